@@ -1,0 +1,40 @@
+/** An unthrottled client for test setup and assertions, plus create-or-update of plain manifests. */
+import { createKubeApi, type KubeApi, type Resource } from "../../src/kube/api.ts";
+import { resolveConnection } from "../../src/kube/connection.ts";
+import { TokenBucket } from "../../src/kube/rate-limiter.ts";
+import { createTransport, isNotFound } from "../../src/kube/transport.ts";
+import type { KubeObject } from "../../src/kube/objects.ts";
+
+export async function createAdminApi(kubeconfig: string): Promise<KubeApi> {
+  const connection = await resolveConnection({ kubeconfig, master: "" });
+  return createKubeApi(createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "ccm-test-harness" }));
+}
+
+const KINDS: Readonly<Record<string, Resource>> = {
+  ServiceAccount: { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true },
+  ClusterRole: { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false },
+  ClusterRoleBinding: { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterrolebindings", kind: "ClusterRoleBinding", namespaced: false },
+  Role: { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", kind: "Role", namespaced: true },
+  RoleBinding: { group: "rbac.authorization.k8s.io", version: "v1", plural: "rolebindings", kind: "RoleBinding", namespaced: true },
+  Namespace: { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false },
+};
+
+export function resourceFor(kind: string): Resource {
+  const res = KINDS[kind];
+  if (!res) throw new Error(`no resource known for kind ${kind}`);
+  return res;
+}
+
+export async function applyObjects(api: KubeApi, objects: readonly KubeObject[]): Promise<void> {
+  for (const obj of objects) {
+    const res = resourceFor(obj.kind ?? "");
+    const target = { namespace: obj.metadata.namespace };
+    try {
+      const existing = await api.get<KubeObject>(res, obj.metadata.name, target);
+      await api.update(res, { ...obj, metadata: { ...obj.metadata, resourceVersion: existing.metadata.resourceVersion } });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      await api.create(res, obj, target);
+    }
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * A real etcd + kube-apiserver on loopback with free ports, generated PKI, `--authorization-mode=Node,RBAC`,
+ * an admin identity (system:masters) and a restricted `system:cloud-controller-manager` identity bound only
+ * to the project's own RBAC (src/manifests/rbac.ts), by client certificate and by bearer token.
+ */
+import { mkdirSync, writeFileSync, rmSync, openSync, closeSync } from "node:fs";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { ensureKubeBinaries, type KubeBinaries } from "./binaries.ts";
+import { writePki, type Pki } from "./pki.ts";
+import { freePort } from "./ports.ts";
+import { CCM_USER, rbacManifests } from "../../src/manifests/rbac.ts";
+import { createAdminApi, applyObjects } from "./admin.ts";
+import type { KubeApi } from "../../src/kube/api.ts";
+
+export interface Kubeconfigs {
+  /** system:masters, for test setup and assertions. */
+  readonly admin: string;
+  /** The restricted CCM identity by client certificate. */
+  readonly ccm: string;
+  /** The same restricted identity by bearer token. */
+  readonly ccmToken: string;
+}
+
+export interface ControlPlane {
+  readonly dir: string;
+  readonly server: string;
+  readonly caFile: string;
+  readonly kubeconfigs: Kubeconfigs;
+  readonly admin: KubeApi;
+  readonly pki: Pki;
+  /** Stops kube-apiserver only (etcd keeps the data); `startApiServer` brings it back on the same port. */
+  stopApiServer(): Promise<void>;
+  startApiServer(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly dir: string;
+  readonly log?: (line: string) => void;
+  /** Extra kube-apiserver flags (benchmarks raise the in-flight limits). */
+  readonly apiserverArgs?: readonly string[];
+}
+
+const CCM_TOKEN = "ccm-test-token";
+const ADMIN = "harness-admin";
+
+export async function startControlPlane(options: StartOptions): Promise<ControlPlane> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const binaries = await ensureKubeBinaries(log);
+  mkdirSync(options.dir, { recursive: true });
+  const pki = writePki(join(options.dir, "pki"), { admin: ADMIN, ccm: CCM_USER });
+  writeFileSync(join(options.dir, "tokens.csv"), `${CCM_TOKEN},${CCM_USER},ccm-uid\n`);
+  const ports = { etcd: await freePort(), peer: await freePort(), apiserver: await freePort() };
+  const server = `https://127.0.0.1:${ports.apiserver}`;
+  const etcd = startEtcd(binaries, options.dir, ports);
+  await waitFor(`etcd on ${ports.etcd}`, () => httpOk(`http://127.0.0.1:${ports.etcd}/health`), 30_000, etcd);
+  const kubeconfigs = writeKubeconfigs(options.dir, server, pki);
+  const admin = await createAdminApi(kubeconfigs.admin);
+  let apiserver = startApiServer(binaries, options, ports, pki);
+  const ready = async (): Promise<void> => waitFor(`kube-apiserver on ${ports.apiserver}`, () => readyz(admin), 120_000, apiserver);
+  await ready();
+  await applyObjects(admin, rbacManifests({ namespace: "kube-system", leaseName: "cloud-controller-manager" }));
+  return {
+    dir: options.dir,
+    server,
+    caFile: pki.caFile,
+    kubeconfigs,
+    admin,
+    pki,
+    async stopApiServer() {
+      await terminate(apiserver);
+    },
+    async startApiServer() {
+      apiserver = startApiServer(binaries, options, ports, pki);
+      await ready();
+    },
+    async stop() {
+      await terminate(apiserver);
+      await terminate(etcd);
+    },
+  };
+}
+
+function logFile(dir: string, name: string): number {
+  return openSync(join(dir, `${name}.log`), "a");
+}
+
+function startEtcd(binaries: KubeBinaries, dir: string, ports: { etcd: number; peer: number }): Subprocess {
+  const data = join(dir, "etcd-data");
+  rmSync(data, { recursive: true, force: true });
+  const client = `http://127.0.0.1:${ports.etcd}`;
+  const peer = `http://127.0.0.1:${ports.peer}`;
+  const out = logFile(dir, "etcd");
+  const proc = Bun.spawn(
+    [binaries.etcd, "--name=default", `--data-dir=${data}`, `--listen-client-urls=${client}`, `--advertise-client-urls=${client}`,
+      `--listen-peer-urls=${peer}`, `--initial-advertise-peer-urls=${peer}`, `--initial-cluster=default=${peer}`,
+      "--unsafe-no-fsync=true", "--quota-backend-bytes=8589934592", "--log-level=warn"],
+    { stdout: out, stderr: out },
+  );
+  closeSync(out);
+  return proc;
+}
+
+function startApiServer(binaries: KubeBinaries, options: StartOptions, ports: { etcd: number; apiserver: number }, pki: Pki): Subprocess {
+  const out = logFile(options.dir, "kube-apiserver");
+  const args = [
+    binaries.kubeApiserver,
+    "--advertise-address=127.0.0.1",
+    "--bind-address=127.0.0.1",
+    `--secure-port=${ports.apiserver}`,
+    `--etcd-servers=http://127.0.0.1:${ports.etcd}`,
+    `--tls-cert-file=${pki.servingCertFile}`,
+    `--tls-private-key-file=${pki.servingKeyFile}`,
+    `--cert-dir=${join(options.dir, "pki")}`,
+    `--client-ca-file=${pki.caFile}`,
+    `--token-auth-file=${join(options.dir, "tokens.csv")}`,
+    `--service-account-issuer=https://127.0.0.1:${ports.apiserver}`,
+    `--service-account-key-file=${pki.saPublicKeyFile}`,
+    `--service-account-signing-key-file=${pki.saPrivateKeyFile}`,
+    "--service-cluster-ip-range=10.96.0.0/16,fd00:10:96::/112",
+    "--authorization-mode=Node,RBAC",
+    "--allow-privileged=true",
+    "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
+    "--profiling=false",
+    ...(options.apiserverArgs ?? []),
+  ];
+  const proc = Bun.spawn(args, { stdout: out, stderr: out });
+  closeSync(out);
+  return proc;
+}
+
+function writeKubeconfigs(dir: string, server: string, pki: Pki): Kubeconfigs {
+  const write = (name: string, user: Record<string, string>): string => {
+    const path = join(dir, `${name}.kubeconfig`);
+    const config = {
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "harness", cluster: { server, "certificate-authority": pki.caFile } }],
+      users: [{ name, user }],
+      contexts: [{ name, context: { cluster: "harness", user: name } }],
+      "current-context": name,
+    };
+    writeFileSync(path, JSON.stringify(config, null, 2));
+    return path;
+  };
+  return {
+    admin: write("admin", { "client-certificate": pki.clients.admin.certFile, "client-key": pki.clients.admin.keyFile }),
+    ccm: write("ccm", { "client-certificate": pki.clients.ccm.certFile, "client-key": pki.clients.ccm.keyFile }),
+    ccmToken: write("ccm-token", { token: CCM_TOKEN }),
+  };
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(2000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+async function readyz(admin: KubeApi): Promise<boolean> {
+  try {
+    await admin.get({ group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false }, "default");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, proc: Subprocess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`${what} exited with status ${proc.exitCode} before it was ready (see its log)`);
+    if (await check()) return;
+    await Bun.sleep(250);
+  }
+  throw new Error(`${what} was not ready within ${timeoutMs / 1000} s`);
+}
+
+async function terminate(proc: Subprocess): Promise<void> {
+  if (proc.exitCode !== null) return;
+  proc.kill("SIGTERM");
+  const exited = await Promise.race([proc.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
+  if (!exited) {
+    proc.kill("SIGKILL");
+    await proc.exited;
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * Flag text → one frozen, typed `Config`, or the full list of problems (one line each, naming the flag and
+ * the value) so an operator fixes everything in one go. Nothing here touches the process.
+ */
+import { FLAGS, type FlagSpec } from "./flags.ts";
+import { parseArgv } from "./argv.ts";
+import { parseBool, parseDuration, parseInteger, parseNumber, splitList } from "./values.ts";
+import { parseCIDR, parseIP, type CIDR } from "../net/ip.ts";
+import { selectControllers, type ControllerName } from "../controllers/names.ts";
+
+export interface LeaderElectionConfig {
+  readonly enabled: boolean;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  readonly resourceName: string;
+  readonly resourceNamespace: string;
+  readonly releaseOnShutdown: boolean;
+}
+
+export interface ServingConfig {
+  readonly bindAddress: string;
+  readonly securePort: number;
+  readonly certDir: string;
+  readonly tlsCertFile: string;
+  readonly tlsPrivateKeyFile: string;
+  readonly tlsMinVersion: string;
+  readonly permitPortSharing: boolean;
+  readonly clientCAFile: string;
+  readonly authenticationKubeconfig: string;
+  readonly authenticationCacheTtlMs: number;
+  readonly authorizationKubeconfig: string;
+  readonly alwaysAllowPaths: readonly string[];
+  readonly authorizedTtlMs: number;
+  readonly unauthorizedTtlMs: number;
+}
+
+export interface Config {
+  readonly cloudProvider: string;
+  readonly cloudConfig: string;
+  readonly kubeconfig: string;
+  readonly master: string;
+  readonly controllers: ReadonlySet<ControllerName>;
+  readonly kubeApiQps: number;
+  readonly kubeApiBurst: number;
+  readonly controllerStartIntervalMs: number;
+  readonly leaderElection: LeaderElectionConfig;
+  readonly clusterName: string;
+  readonly clusterCidrs: readonly CIDR[];
+  readonly configureCloudRoutes: boolean;
+  readonly useServiceAccountCredentials: boolean;
+  readonly routeReconciliationPeriodMs: number;
+  readonly nodeMonitorPeriodMs: number;
+  readonly nodeStatusUpdateFrequencyMs: number;
+  readonly concurrentNodeSyncs: number;
+  readonly concurrentNodeStatusUpdates: number;
+  readonly concurrentServiceSyncs: number;
+  readonly serving: ServingConfig;
+  readonly verbosity: number;
+  readonly loggingFormat: "text" | "json";
+  readonly loadBalancerClass: string;
+  readonly loadBalancerResyncPeriodMs: number;
+  readonly nodeDeletionConfirmation: boolean;
+  readonly cloudBatchWindowMs: number;
+  readonly cloudBatchSize: number;
+  readonly shutdownGracePeriodMs: number;
+  readonly controllerThreads: number;
+  /** Compatibility-only flags the user set; the manager warns about each once at start. */
+  readonly compatFlagsSet: readonly string[];
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
+
+/** Typed view over the parsed text; every failed conversion appends one error line. */
+class FlagReader {
+  readonly errors: string[] = [];
+  readonly #values: ReadonlyMap<string, string>;
+
+  constructor(values: ReadonlyMap<string, string>) {
+    this.#values = values;
+  }
+
+  text(name: string): string {
+    return this.#values.get(name) ?? spec(name).default;
+  }
+
+  isSet(name: string): boolean {
+    return this.#values.has(name);
+  }
+
+  fail(name: string, reason: string): void {
+    this.errors.push(`invalid value ${JSON.stringify(this.text(name))} for flag --${name}: ${reason}`);
+  }
+
+  bool(name: string): boolean {
+    const value = parseBool(this.text(name));
+    if (value === undefined) this.fail(name, "must be true or false");
+    return value ?? false;
+  }
+
+  int(name: string, min = Number.MIN_SAFE_INTEGER): number {
+    const value = parseInteger(this.text(name));
+    if (value === undefined) this.fail(name, "must be an integer");
+    else if (value < min) this.fail(name, `must be at least ${min}`);
+    return value ?? 0;
+  }
+
+  number(name: string, min = 0): number {
+    const value = parseNumber(this.text(name));
+    if (value === undefined) this.fail(name, "must be a number");
+    else if (value < min) this.fail(name, `must be at least ${min}`);
+    return value ?? 0;
+  }
+
+  duration(name: string, positive = false): number {
+    const value = parseDuration(this.text(name));
+    if (value === undefined) this.fail(name, "must be a duration such as 300ms, 10s or 5m0s");
+    else if (value < 0 || (positive && value === 0)) this.fail(name, positive ? "must be positive" : "must not be negative");
+    return value ?? 0;
+  }
+
+  list(name: string): string[] {
+    return splitList(this.text(name));
+  }
+
+  choice<T extends string>(name: string): T {
+    const value = this.text(name);
+    const options = spec(name).options ?? [];
+    if (!options.includes(value)) this.fail(name, `must be one of ${options.filter(Boolean).join(", ")}`);
+    return value as T;
+  }
+}
+
+function spec(name: string): FlagSpec {
+  const found = FLAGS.find((s) => s.name === name);
+  if (!found) throw new Error(`flag --${name} is not defined`);
+  return found;
+}
+
+export function loadConfig(argv: readonly string[], knownProviders: readonly string[]): ConfigResult {
+  const parsed = parseArgv(argv, FLAGS);
+  const r = new FlagReader(parsed.values);
+  r.errors.push(...parsed.errors);
+  if (parsed.positionals.length > 0) {
+    r.errors.push(`"cloud-controller-manager" does not take any arguments, got ${JSON.stringify(parsed.positionals)}`);
+  }
+  const config = readConfig(r, knownProviders);
+  return r.errors.length > 0 ? { ok: false, errors: r.errors } : { ok: true, config: deepFreeze(config) };
+}
+
+function readConfig(r: FlagReader, knownProviders: readonly string[]): Config {
+  return {
+    ...readCloud(r, knownProviders),
+    kubeconfig: r.text("kubeconfig"),
+    master: r.text("master"),
+    controllers: readControllers(r),
+    kubeApiQps: r.number("kube-api-qps"),
+    kubeApiBurst: r.int("kube-api-burst", 0),
+    controllerStartIntervalMs: r.duration("controller-start-interval"),
+    leaderElection: readLeaderElection(r),
+    ...readControllerTuning(r),
+    serving: readServing(r),
+    verbosity: r.int("v", 0),
+    loggingFormat: r.choice<"text" | "json">("logging-format"),
+    ...readBeyondUpstream(r),
+    compatFlagsSet: FLAGS.filter((s) => s.status === "compat" && r.isSet(s.name)).map((s) => s.name),
+  };
+}
+
+function readCloud(r: FlagReader, knownProviders: readonly string[]) {
+  const cloudProvider = r.text("cloud-provider");
+  if (cloudProvider === "") r.errors.push("--cloud-provider cannot be empty");
+  else if (!knownProviders.includes(cloudProvider)) {
+    r.fail("cloud-provider", `unknown cloud provider (known: ${knownProviders.join(", ")})`);
+  }
+  r.bool("allocate-node-cidrs");
+  r.bool("allow-untagged-cloud");
+  r.duration("node-sync-period");
+  return {
+    cloudProvider,
+    cloudConfig: r.text("cloud-config"),
+    clusterName: r.text("cluster-name"),
+    clusterCidrs: readClusterCidrs(r),
+    configureCloudRoutes: r.bool("configure-cloud-routes"),
+    useServiceAccountCredentials: r.bool("use-service-account-credentials"),
+    routeReconciliationPeriodMs: r.duration("route-reconciliation-period", true),
+    nodeMonitorPeriodMs: r.duration("node-monitor-period", true),
+  };
+}
+
+/** Syntax only; the count/family rule is the route controller's start condition, as upstream. */
+function readClusterCidrs(r: FlagReader): CIDR[] {
+  const cidrs: CIDR[] = [];
+  for (const text of r.list("cluster-cidr")) {
+    const cidr = parseCIDR(text);
+    if (cidr) cidrs.push(cidr);
+    else r.fail("cluster-cidr", `${JSON.stringify(text)} is not a valid CIDR`);
+  }
+  return cidrs;
+}
+
+function readControllers(r: FlagReader): ReadonlySet<ControllerName> {
+  const { enabled, unknown } = selectControllers(r.list("controllers"));
+  for (const name of unknown) r.fail("controllers", `${JSON.stringify(name)} is not in the list of known controllers`);
+  return enabled;
+}
+
+function readLeaderElection(r: FlagReader): LeaderElectionConfig {
+  const le: LeaderElectionConfig = {
+    enabled: r.bool("leader-elect"),
+    leaseDurationMs: r.duration("leader-elect-lease-duration", true),
+    renewDeadlineMs: r.duration("leader-elect-renew-deadline", true),
+    retryPeriodMs: r.duration("leader-elect-retry-period", true),
+    resourceName: r.text("leader-elect-resource-name"),
+    resourceNamespace: r.text("leader-elect-resource-namespace"),
+    releaseOnShutdown: r.bool("leader-elect-release-on-shutdown"),
+  };
+  r.choice("leader-elect-resource-lock");
+  if (le.enabled && le.leaseDurationMs <= le.renewDeadlineMs) {
+    r.fail("leader-elect-lease-duration", "must be greater than --leader-elect-renew-deadline");
+  }
+  if (le.enabled && le.renewDeadlineMs <= le.retryPeriodMs * 1.2) {
+    r.fail("leader-elect-renew-deadline", "must be greater than 1.2 × --leader-elect-retry-period");
+  }
+  return le;
+}
+
+function readControllerTuning(r: FlagReader) {
+  const concurrentNodeSyncs = r.int("concurrent-node-syncs", 1);
+  const statusUpdates = r.int("concurrent-node-status-updates", 0);
+  return {
+    nodeStatusUpdateFrequencyMs: r.duration("node-status-update-frequency", true),
+    concurrentNodeSyncs,
+    concurrentNodeStatusUpdates: statusUpdates === 0 ? concurrentNodeSyncs : statusUpdates,
+    concurrentServiceSyncs: r.int("concurrent-service-syncs", 1),
+  };
+}
+
+function readServing(r: FlagReader): ServingConfig {
+  const bindAddress = r.text("bind-address");
+  if (!parseIP(bindAddress)) r.fail("bind-address", "must be an IP address");
+  const securePort = r.int("secure-port", 0);
+  if (securePort > 65535) r.fail("secure-port", "must be at most 65535");
+  const serving = {
+    bindAddress,
+    securePort,
+    certDir: r.text("cert-dir"),
+    tlsCertFile: r.text("tls-cert-file"),
+    tlsPrivateKeyFile: r.text("tls-private-key-file"),
+    tlsMinVersion: r.choice<string>("tls-min-version"),
+    permitPortSharing: r.bool("permit-port-sharing"),
+    clientCAFile: r.text("client-ca-file"),
+    authenticationKubeconfig: r.text("authentication-kubeconfig"),
+    authenticationCacheTtlMs: r.duration("authentication-token-webhook-cache-ttl"),
+    authorizationKubeconfig: r.text("authorization-kubeconfig"),
+    alwaysAllowPaths: r.list("authorization-always-allow-paths"),
+    authorizedTtlMs: r.duration("authorization-webhook-cache-authorized-ttl"),
+    unauthorizedTtlMs: r.duration("authorization-webhook-cache-unauthorized-ttl"),
+  };
+  if ((serving.tlsCertFile === "") !== (serving.tlsPrivateKeyFile === "")) {
+    r.fail("tls-cert-file", "--tls-cert-file and --tls-private-key-file must be given together");
+  }
+  readCompatServing(r);
+  return serving;
+}
+
+/** Compatibility flags still get their syntax checked, so a typo is not silently accepted. */
+function readCompatServing(r: FlagReader): void {
+  r.int("http2-max-streams-per-connection", 0);
+  r.bool("disable-http2-serving");
+  r.bool("permit-address-sharing");
+  r.bool("authentication-skip-lookup");
+  r.bool("authentication-tolerate-lookup-failure");
+  r.int("webhook-secure-port", 0);
+  r.duration("min-resync-period");
+  r.duration("log-flush-frequency");
+  r.bool("profiling");
+  r.bool("contention-profiling");
+  r.bool("enable-leader-migration");
+  for (const gate of r.list("feature-gates")) {
+    if (!/^[A-Za-z0-9]+=(true|false)$/.test(gate)) r.fail("feature-gates", `${JSON.stringify(gate)} is not key=true|false`);
+  }
+}
+
+function readBeyondUpstream(r: FlagReader) {
+  return {
+    loadBalancerClass: r.text("load-balancer-class"),
+    loadBalancerResyncPeriodMs: r.duration("load-balancer-resync-period"),
+    nodeDeletionConfirmation: r.bool("node-deletion-confirmation"),
+    cloudBatchWindowMs: r.duration("cloud-batch-window"),
+    cloudBatchSize: r.int("cloud-batch-size", 1),
+    shutdownGracePeriodMs: r.duration("shutdown-grace-period"),
+    controllerThreads: r.int("controller-threads", 0),
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

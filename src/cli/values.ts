@@ -1,0 +1,69 @@
+/**
+ * Text → value conversions with Go's rules (`time.ParseDuration`, `strconv.ParseBool`), so flags written
+ * for the upstream binary mean the same here. Each returns undefined on bad input; callers name the flag.
+ */
+const UNIT_MS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  "µs": 1e-3,
+  "μs": 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/** Parses a Go duration ("1h2m3.5s", "300ms", "0") into milliseconds. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^([+-]?)(.*)$/.exec(text.trim());
+  const sign = match?.[1] === "-" ? -1 : 1;
+  const body = match?.[2] ?? "";
+  if (body === "0") return 0;
+  if (body === "") return undefined;
+  const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/gy;
+  let total = 0;
+  let consumed = 0;
+  for (let m = part.exec(body); m; m = part.exec(body)) {
+    total += Number(m[1]) * (UNIT_MS[m[2] ?? ""] ?? Number.NaN);
+    consumed = part.lastIndex;
+  }
+  if (consumed !== body.length || Number.isNaN(total)) return undefined;
+  return sign * total;
+}
+
+/** Formats milliseconds the way Go prints a duration ("5m0s", "10s", "300ms"). */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return "0s";
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  if (h > 0) return `${h}h${m}m${s}s`;
+  if (m > 0) return `${m}m${s}s`;
+  return `${s}s`;
+}
+
+export function parseBool(text: string): boolean | undefined {
+  if (["1", "t", "T", "true", "TRUE", "True"].includes(text)) return true;
+  if (["0", "f", "F", "false", "FALSE", "False"].includes(text)) return false;
+  return undefined;
+}
+
+export function parseInteger(text: string): number | undefined {
+  if (!/^[+-]?\d+$/.test(text.trim())) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+export function parseNumber(text: string): number | undefined {
+  if (text.trim() === "") return undefined;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+export function splitList(text: string): string[] {
+  return text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}

@@ -1,0 +1,56 @@
+/**
+ * The closed set of errors a provider may throw to mean something specific (upstream's sentinels and
+ * `api.RetryError`). Callers test with `instanceof`, never by message. Any other error means "unknown,
+ * try again later".
+ */
+export type CloudErrorCode = "InstanceNotFound" | "NotImplemented" | "ImplementedElsewhere" | "Retry";
+
+abstract class CloudError extends Error {
+  abstract readonly code: CloudErrorCode;
+}
+
+/** The instance does not exist. Never for a stopped instance. */
+export class InstanceNotFoundError extends CloudError {
+  override readonly name = "InstanceNotFoundError";
+  readonly code = "InstanceNotFound";
+  constructor(message = "instance not found", options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+/** The provider does not implement this call. */
+export class NotImplementedError extends CloudError {
+  override readonly name = "NotImplementedError";
+  readonly code = "NotImplemented";
+  constructor(message = "unimplemented", options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+/** Another controller owns this load balancer; the service controller treats it as success. */
+export class ImplementedElsewhereError extends CloudError {
+  override readonly name = "ImplementedElsewhereError";
+  readonly code = "ImplementedElsewhere";
+  constructor(message = "implemented by alternate to cloud provider", options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+/** Call again after exactly `retryAfterMs`, instead of exponential backoff. */
+export class RetryError extends CloudError {
+  override readonly name = "RetryError";
+  readonly code = "Retry";
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs: number, options?: ErrorOptions) {
+    super(message, options);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+/** Finds a RetryError anywhere in a `cause` chain (upstream unwraps with errors.As). */
+export function findRetryError(error: unknown): RetryError | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    if (e instanceof RetryError) return e;
+  }
+  return undefined;
+}

@@ -1,0 +1,176 @@
+/**
+ * The provider contract: the TypeScript form of upstream `cloudprovider.Interface` (k8s.io/cloud-provider
+ * cloud.go) as the controllers use it. Every capability is optional; a controller checks for the ones it
+ * needs when it is built, and is skipped with a log line when they are missing.
+ *
+ * Rules that hold for every method:
+ * - Node and Service arguments are read-only views of cached objects. Never mutate them.
+ * - Throw only the error classes of `errors.ts` where a method names one; any other error means
+ *   "could not find out" and is retried. A failed, timed-out or throttled call must never be reported as
+ *   an answer: a wrong "does not exist" deletes a healthy Node.
+ * - Every method honours `signal` when given; the manager aborts it on shutdown.
+ */
+import type { LoadBalancerStatus, Node, NodeAddress, Service } from "../kube/objects.ts";
+import type { Logger } from "../log/logger.ts";
+
+export interface CloudProvider {
+  /** The registered name (`--cloud-provider`); also the conventional providerID scheme `<name>://`. */
+  readonly name: string;
+  /** Present when the provider can describe instances (node and node-lifecycle controllers need it). */
+  readonly instances?: InstancesV2;
+  /** Present when the provider can run load balancers (service-lb-controller needs it). */
+  readonly loadBalancer?: LoadBalancer;
+  /** Present when the provider can program pod-CIDR routes (node-route-controller needs it). */
+  readonly routes?: Routes;
+  /**
+   * Called once, on the leader only, before any controller starts (upstream `Initialize`). A provider may
+   * start background work here; it must stop when `signal` aborts.
+   */
+  initialize?(signal: AbortSignal): Promise<void>;
+  /** Release sockets and timers. Called once on shutdown, on every replica. */
+  close?(): Promise<void>;
+}
+
+/** Everything the cloud knows about the instance behind a Node (upstream `InstanceMetadata`). */
+export interface InstanceMetadata {
+  /**
+   * `<provider>://<instance>`; stable for the life of the instance. Written to `spec.providerID` only when
+   * the Node has none. Empty means "use the Node's own providerID"; if the Node has none either, the
+   * node controller refuses to initialise it.
+   */
+  readonly providerID: string;
+  /** Becomes `node.kubernetes.io/instance-type` (and the beta key). Empty: not set. */
+  readonly instanceType: string;
+  /** Written to `status.addresses`, after the provided-node-ip filter. Empty list: addresses untouched. */
+  readonly nodeAddresses: readonly NodeAddress[];
+  /** Becomes `topology.kubernetes.io/zone` (and the beta key). Empty: not set. */
+  readonly zone: string;
+  /** Becomes `topology.kubernetes.io/region` (and the beta key). Empty: not set. */
+  readonly region: string;
+  /** Extra labels; keys under kubernetes.io / k8s.io and keys the Node already has are skipped. */
+  readonly additionalLabels?: Readonly<Record<string, string>>;
+}
+
+/** The answer the lifecycle controller acts on. `exists: false` deletes a NotReady Node. */
+export type InstanceState = { readonly exists: false } | { readonly exists: true; readonly shutdown: boolean };
+
+/** One answer of a batched lookup: a value, or the error for that node alone. */
+export type Answer<T> = { readonly value: T } | { readonly error: Error };
+
+/** Upstream `InstancesV2`: instances found by `spec.providerID` first, else by node name. */
+export interface InstancesV2 {
+  /**
+   * False only when the cloud says definitely that the instance is gone (terminated, deleted). A stopped
+   * or sleeping instance exists. Unknown → throw.
+   */
+  instanceExists(node: Node, signal?: AbortSignal): Promise<boolean>;
+  /** True when the instance exists but is powered off / stopped. */
+  instanceShutdown(node: Node, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Metadata used to initialise the Node. `undefined` means "skip this node for now, no error"
+   * (upstream's nil metadata). Throw `InstanceNotFoundError` when there is no such instance.
+   */
+  instanceMetadata(node: Node, signal?: AbortSignal): Promise<InstanceMetadata | undefined>;
+  /** Beyond upstream: optional batched forms; controllers use them when present. */
+  readonly batch?: InstancesBatch;
+}
+
+/**
+ * Beyond upstream: answer many nodes with one cloud call, so N nodes cost O(N / batch) calls instead of
+ * O(N). Answer `i` belongs to `nodes[i]`; the per-node semantics equal the single-node methods (an
+ * `InstanceNotFoundError` answer from `instanceMetadataBatch`, `{ exists: false }` only when definite).
+ * Throw when the whole call failed.
+ */
+export interface InstancesBatch {
+  /** The most nodes one call may carry. */
+  readonly maxBatchSize: number;
+  instanceMetadataBatch(nodes: readonly Node[], signal?: AbortSignal): Promise<readonly Answer<InstanceMetadata | undefined>[]>;
+  instanceStateBatch(nodes: readonly Node[], signal?: AbortSignal): Promise<readonly Answer<InstanceState>[]>;
+}
+
+/** A non-fatal remark the service controller turns into a Warning event on the Service. */
+export interface ServiceWarning {
+  /** PascalCase event reason, e.g. `UnsupportedAnnotation`. */
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface EnsuredLoadBalancer {
+  /** Written to `status.loadBalancer` when its ingress differs from the Service's. */
+  readonly status: LoadBalancerStatus;
+  readonly warnings?: readonly ServiceWarning[];
+}
+
+/**
+ * Upstream `LoadBalancer`. `clusterName` is `--cluster-name`. `nodes` is the filtered backend set
+ * (not being deleted, not excluded by label, not being removed by the cluster autoscaler).
+ */
+export interface LoadBalancer {
+  /**
+   * The LB for this Service, if this controller created one (`exists: false` otherwise). Consulted only
+   * before deletion and after a failed `updateLoadBalancer`.
+   */
+  getLoadBalancer(clusterName: string, service: Service, signal?: AbortSignal): Promise<{ status: LoadBalancerStatus; exists: boolean }>;
+  /** The cloud name of the Service's LB; provider-internal, never called by the controller. */
+  getLoadBalancerName(clusterName: string, service: Service): string;
+  /**
+   * Create or update the LB so it matches the Service and `nodes`. Throw `ImplementedElsewhereError` when
+   * another controller owns this kind of LB, `RetryError` to be called again after a fixed delay, and a
+   * plain error (its message reaches the Service's Warning event) for bad annotations.
+   */
+  ensureLoadBalancer(clusterName: string, service: Service, nodes: readonly Node[], signal?: AbortSignal): Promise<EnsuredLoadBalancer>;
+  /** Point the existing LB at `nodes` (backends only). Same error rules as `ensureLoadBalancer`. */
+  updateLoadBalancer(clusterName: string, service: Service, nodes: readonly Node[], signal?: AbortSignal): Promise<void>;
+  /**
+   * Delete the LB and everything created for it; resolve when it is gone, also when it never existed.
+   * Must not throw `ImplementedElsewhereError`.
+   */
+  ensureLoadBalancerDeleted(clusterName: string, service: Service, signal?: AbortSignal): Promise<void>;
+}
+
+export interface Route {
+  /** Provider-chosen; ignored on create. */
+  readonly name: string;
+  /** The Node name the route points at; empty when the provider cannot tell (such routes are deleted). */
+  readonly targetNode: string;
+  readonly destinationCIDR: string;
+  /** The target is gone; the controller deletes blackholed routes inside the cluster CIDRs. */
+  readonly blackhole: boolean;
+  /** Set by providers whose routes follow node addresses: then an address change replaces the route. */
+  readonly enableNodeAddresses?: boolean;
+  readonly targetNodeAddresses?: readonly NodeAddress[];
+}
+
+/** Upstream `Routes`: pod-CIDR routes of this cluster. */
+export interface Routes {
+  /** Every route managed for `clusterName`, including blackholed ones. */
+  listRoutes(clusterName: string, signal?: AbortSignal): Promise<readonly Route[]>;
+  /**
+   * Create a route to `route.targetNode` for `route.destinationCIDR`. `nameHint` is the Node UID, the same
+   * for both families of a dual-stack node; the provider makes names unique per CIDR.
+   */
+  createRoute(clusterName: string, nameHint: string, route: Route, signal?: AbortSignal): Promise<void>;
+  /** Delete a route as returned by `listRoutes`; resolve if it is already gone. */
+  deleteRoute(clusterName: string, route: Route, signal?: AbortSignal): Promise<void>;
+}
+
+/** What a provider factory gets besides its own configuration. */
+export interface ProviderContext {
+  readonly logger: Logger;
+  readonly clusterName: string;
+  /** Reports one cloud API call; feeds the cloud call metrics. `outcome` is "success", "error" or "throttled". */
+  readonly observeCall: (operation: string, seconds: number, outcome: CallOutcome) => void;
+}
+
+export type CallOutcome = "success" | "error" | "throttled";
+
+/**
+ * A provider as registered: validates its cloud-config text (all problems at once) and builds the
+ * provider from the validated form.
+ */
+export interface ProviderFactory<C = unknown> {
+  readonly name: string;
+  /** `text` is the `--cloud-config` file's content, undefined without the flag. */
+  parseConfig(text: string | undefined, path: string): { ok: true; config: C } | { ok: false; errors: string[] };
+  create(config: C, context: ProviderContext): CloudProvider;
+}

@@ -1,0 +1,152 @@
+/**
+ * A small generic REST client over the transport: one set of verbs for every resource, addressed by a
+ * `Resource` descriptor. This is the only module that sends writes to the API server.
+ */
+import type { KubeObject } from "./objects.ts";
+import type { Query, Transport } from "./transport.ts";
+
+export interface Resource {
+  readonly group: string;
+  readonly version: string;
+  readonly plural: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+}
+
+const core = (plural: string, kind: string, namespaced: boolean): Resource => ({ group: "", version: "v1", plural, kind, namespaced });
+
+export const NODES = core("nodes", "Node", false);
+export const SERVICES = core("services", "Service", true);
+export const EVENTS = core("events", "Event", true);
+export const NAMESPACES = core("namespaces", "Namespace", false);
+export const SERVICE_ACCOUNTS = core("serviceaccounts", "ServiceAccount", true);
+export const LEASES: Resource = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true };
+export const TOKEN_REVIEWS: Resource = { group: "authentication.k8s.io", version: "v1", plural: "tokenreviews", kind: "TokenReview", namespaced: false };
+export const SUBJECT_ACCESS_REVIEWS: Resource = { group: "authorization.k8s.io", version: "v1", plural: "subjectaccessreviews", kind: "SubjectAccessReview", namespaced: false };
+export const SELF_SUBJECT_ACCESS_REVIEWS: Resource = { group: "authorization.k8s.io", version: "v1", plural: "selfsubjectaccessreviews", kind: "SelfSubjectAccessReview", namespaced: false };
+
+export type PatchType = "merge" | "strategic" | "json";
+
+const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
+  merge: "application/merge-patch+json",
+  strategic: "application/strategic-merge-patch+json",
+  json: "application/json-patch+json",
+};
+
+export interface Target {
+  readonly namespace?: string;
+  readonly subresource?: string;
+  readonly signal?: AbortSignal;
+  readonly dryRun?: boolean;
+}
+
+export interface ListOptions {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly resourceVersion?: string;
+  readonly limit?: number;
+  readonly continue?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface ObjectList<T> {
+  readonly metadata: { readonly resourceVersion: string; readonly continue?: string };
+  readonly items: T[];
+}
+
+export interface WatchOptions {
+  readonly resourceVersion: string;
+  readonly timeoutSeconds: number;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  readonly signal: AbortSignal;
+}
+
+export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
+
+export interface WatchEvent<T> {
+  readonly type: WatchEventType;
+  readonly object: T;
+}
+
+export interface KubeApi {
+  readonly server: string;
+  get<T extends KubeObject>(res: Resource, name: string, target?: Target): Promise<T>;
+  list<T extends KubeObject>(res: Resource, options?: ListOptions): Promise<ObjectList<T>>;
+  watch<T extends KubeObject>(res: Resource, options: WatchOptions): AsyncGenerator<WatchEvent<T>>;
+  create<T>(res: Resource, body: T, target?: Target): Promise<T>;
+  update<T extends KubeObject>(res: Resource, body: T, target?: Target): Promise<T>;
+  patch<T extends KubeObject>(res: Resource, name: string, patch: unknown, target: Target & { type: PatchType }): Promise<T>;
+  delete(res: Resource, name: string, target?: Target & { preconditions?: { uid?: string; resourceVersion?: string } }): Promise<void>;
+}
+
+export function resourcePath(res: Resource, namespace?: string, name?: string, subresource?: string): string {
+  const base = res.group === "" ? `/api/${res.version}` : `/apis/${res.group}/${res.version}`;
+  const ns = res.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : "";
+  const obj = name === undefined ? "" : `/${encodeURIComponent(name)}`;
+  const sub = subresource ? `/${subresource}` : "";
+  return `${base}${ns}/${res.plural}${obj}${sub}`;
+}
+
+function dryRun(target: Target | undefined): Query {
+  return target?.dryRun ? { dryRun: "All" } : {};
+}
+
+export function createKubeApi(transport: Transport): KubeApi {
+  return {
+    server: transport.server,
+    get: (res, name, target) => transport.json({ method: "GET", path: resourcePath(res, target?.namespace, name, target?.subresource), signal: target?.signal }),
+    list: (res, o = {}) =>
+      transport.json({
+        method: "GET",
+        path: resourcePath(res, o.namespace),
+        query: { labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, resourceVersion: o.resourceVersion, limit: o.limit, continue: o.continue },
+        signal: o.signal,
+        timeoutMs: 60_000,
+      }),
+    watch: (res, o) => watchEvents(transport, res, o),
+    create: (res, body, target) =>
+      transport.json({ method: "POST", path: resourcePath(res, target?.namespace ?? namespaceOf(body), undefined, target?.subresource), query: dryRun(target), body, signal: target?.signal }),
+    update: (res, body, target) =>
+      transport.json({ method: "PUT", path: resourcePath(res, body.metadata.namespace, body.metadata.name, target?.subresource), query: dryRun(target), body, signal: target?.signal }),
+    patch: (res, name, patch, target) =>
+      transport.json({ method: "PATCH", path: resourcePath(res, target.namespace, name, target.subresource), query: dryRun(target), body: patch, contentType: PATCH_CONTENT_TYPES[target.type], signal: target.signal }),
+    async delete(res, name, target): Promise<void> {
+      const body = target?.preconditions ? { kind: "DeleteOptions", apiVersion: "v1", preconditions: target.preconditions } : undefined;
+      await transport.json({ method: "DELETE", path: resourcePath(res, target?.namespace, name), query: dryRun(target), body, signal: target?.signal });
+    },
+  };
+}
+
+function namespaceOf(body: unknown): string | undefined {
+  return (body as Partial<KubeObject> | undefined)?.metadata?.namespace;
+}
+
+async function* watchEvents<T>(transport: Transport, res: Resource, o: WatchOptions): AsyncGenerator<WatchEvent<T>> {
+  const stream = await transport.stream({
+    method: "GET",
+    path: resourcePath(res),
+    query: { watch: 1, allowWatchBookmarks: true, resourceVersion: o.resourceVersion, timeoutSeconds: o.timeoutSeconds, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector },
+    signal: o.signal,
+  });
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffered += decoder.decode(value, { stream: true });
+      let newline = buffered.indexOf("\n");
+      while (newline >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        if (line.trim() !== "") yield JSON.parse(line) as WatchEvent<T>;
+        newline = buffered.indexOf("\n");
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * core/v1 Events as client-go's recorder writes them: component names and reasons as upstream; a repeat
+ * of the same event on the same object patches `count` and `lastTimestamp` instead of creating another;
+ * a per-object token bucket (burst 25, one more every 5 minutes) stops a hot error loop from flooding the
+ * API server. Recording never blocks a sync: events queue and are sent in the background.
+ */
+import type { Logger } from "../log/logger.ts";
+import { realClock, type Clock } from "../util/clock.ts";
+import { EVENTS, type KubeApi } from "./api.ts";
+import type { KubeObject, ObjectReference } from "./objects.ts";
+import { isNotFound } from "./transport.ts";
+import { errorMessage } from "./worker.ts";
+
+export type EventType = "Normal" | "Warning";
+
+export interface EventRecorder {
+  event(object: KubeObject, type: EventType, reason: string, message: string): void;
+}
+
+export interface EventSink {
+  /** A recorder whose events carry `component` as their source (upstream: the controller name). */
+  recorder(component: string): EventRecorder;
+  /** Sends queued events until `signal` aborts, then flushes what is left. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+export interface EventSinkOptions {
+  readonly api: KubeApi;
+  readonly logger: Logger;
+  readonly host: string;
+  readonly clock?: Clock;
+  readonly onDrop?: (reason: "spam" | "full" | "error") => void;
+}
+
+interface Pending {
+  readonly ref: ObjectReference;
+  readonly type: EventType;
+  readonly reason: string;
+  readonly message: string;
+  readonly component: string;
+  readonly at: number;
+}
+
+interface Seen {
+  readonly name: string;
+  readonly namespace: string;
+  count: number;
+  lastAt: number;
+}
+
+const MAX_PENDING = 1000;
+const MAX_TRACKED = 4096;
+const AGGREGATE_WINDOW_MS = 10 * 60_000;
+const SPAM_BURST = 25;
+const SPAM_REFILL_MS = 5 * 60_000;
+
+export function referenceOf(obj: KubeObject): ObjectReference {
+  return {
+    apiVersion: obj.apiVersion ?? "v1",
+    kind: obj.kind ?? "",
+    name: obj.metadata.name,
+    namespace: obj.metadata.namespace,
+    uid: obj.metadata.uid,
+    resourceVersion: obj.metadata.resourceVersion,
+  };
+}
+
+/** Bounded insertion-ordered map: the oldest entry goes when full. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_TRACKED) map.delete(map.keys().next().value as string);
+}
+
+/** Per-object token bucket of client-go's EventSourceObjectSpamFilter. */
+function spamFilter(): (objectKey: string, now: number) => boolean {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  return (objectKey, now) => {
+    const bucket = buckets.get(objectKey) ?? { tokens: SPAM_BURST, at: now };
+    bucket.tokens = Math.min(SPAM_BURST, bucket.tokens + (now - bucket.at) / SPAM_REFILL_MS);
+    bucket.at = now;
+    remember(buckets, objectKey, bucket);
+    if (bucket.tokens < 1) return false;
+    bucket.tokens -= 1;
+    return true;
+  };
+}
+
+function eventName(ref: ObjectReference, at: number): string {
+  const unique = BigInt(at) * 1_000_000n + BigInt(Math.floor(Math.random() * 1_000_000));
+  return `${ref.name}.${unique.toString(16)}`;
+}
+
+export function createEventSink(options: EventSinkOptions): EventSink {
+  const clock = options.clock ?? realClock;
+  const pending: Pending[] = [];
+  const seen = new Map<string, Seen>();
+  const allowed = spamFilter();
+  const drop = options.onDrop ?? ((): void => undefined);
+  let wake: (() => void) | undefined;
+
+  async function aggregate(prior: Seen, at: number): Promise<boolean> {
+    try {
+      const patch = { count: prior.count + 1, lastTimestamp: new Date(at).toISOString() };
+      await options.api.patch(EVENTS, prior.name, patch, { namespace: prior.namespace, type: "merge" });
+      prior.count += 1;
+      prior.lastAt = at;
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  async function send(e: Pending): Promise<void> {
+    const key = [e.component, e.ref.kind, e.ref.namespace, e.ref.name, e.ref.uid, e.type, e.reason, e.message].join("\u0000");
+    const prior = seen.get(key);
+    if (prior && e.at - prior.lastAt < AGGREGATE_WINDOW_MS && (await aggregate(prior, e.at))) return;
+    const namespace = e.ref.namespace || "default";
+    const name = eventName(e.ref, e.at);
+    const stamp = new Date(e.at).toISOString();
+    await options.api.create(EVENTS, {
+      apiVersion: "v1",
+      kind: "Event",
+      metadata: { name, namespace },
+      involvedObject: e.ref,
+      reason: e.reason,
+      message: e.message,
+      type: e.type,
+      source: { component: e.component, host: options.host },
+      reportingComponent: e.component,
+      reportingInstance: options.host,
+      firstTimestamp: stamp,
+      lastTimestamp: stamp,
+      count: 1,
+    });
+    remember(seen, key, { name, namespace, count: 1, lastAt: e.at });
+  }
+
+  async function drain(): Promise<void> {
+    for (let e = pending.shift(); e; e = pending.shift()) {
+      try {
+        await send(e);
+      } catch (error) {
+        drop("error");
+        options.logger.warn(`could not write event ${e.reason} on ${e.ref.kind} ${e.ref.name}: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  function record(component: string, object: KubeObject, e: Omit<Pending, "ref" | "component" | "at">): void {
+    const now = clock.now();
+    const ref = referenceOf(object);
+    if (!allowed(`${component}/${ref.kind}/${ref.namespace ?? ""}/${ref.name}`, now)) {
+      drop("spam");
+      return;
+    }
+    if (pending.length >= MAX_PENDING) {
+      pending.shift();
+      drop("full");
+    }
+    pending.push({ ...e, ref, component, at: now });
+    wake?.();
+  }
+
+  return {
+    recorder: (component) => ({
+      event: (object, type, reason, message) => record(component, object, { type, reason, message }),
+    }),
+    async run(signal) {
+      const onAbort = (): void => wake?.();
+      signal.addEventListener("abort", onAbort, { once: true });
+      try {
+        while (!signal.aborted) {
+          await drain();
+          if (pending.length === 0 && !signal.aborted) await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+        }
+      } finally {
+        signal.removeEventListener("abort", onAbort);
+      }
+      await drain();
+    },
+  };
+}

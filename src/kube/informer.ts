@@ -1,0 +1,201 @@
+/**
+ * A shared informer: list (paged) then watch from the list's resourceVersion with bookmarks; re-watch
+ * when the server ends a watch; relist on 410 Gone; reconnect with jittered exponential backoff on
+ * errors. Objects pass through `transform` before they are cached, so the cache holds only the fields the
+ * controllers read. Handlers are called synchronously and should only enqueue keys.
+ */
+import type { Logger } from "../log/logger.ts";
+import { backoff, jitter, realClock, type Clock } from "../util/clock.ts";
+import type { KubeApi, Resource, WatchEvent } from "./api.ts";
+import { objectKey, type KubeObject } from "./objects.ts";
+import { isGone } from "./transport.ts";
+import { errorMessage } from "./worker.ts";
+
+export interface EventHandler<T> {
+  add?(obj: T): void;
+  update?(oldObj: T, newObj: T): void;
+  delete?(obj: T): void;
+}
+
+export interface Lister<T> {
+  get(key: string): T | undefined;
+  list(): T[];
+  readonly size: number;
+}
+
+export interface InformerOptions<T extends KubeObject> {
+  readonly api: KubeApi;
+  readonly resource: Resource;
+  readonly logger: Logger;
+  readonly transform?: (obj: T) => T;
+  readonly pageSize?: number;
+  readonly clock?: Clock;
+}
+
+interface WatchStatus {
+  code?: number;
+  reason?: string;
+  message?: string;
+}
+
+class WatchExpiredError extends Error {}
+
+const MIN_WATCH_TIMEOUT_S = 300;
+const BACKOFF_INITIAL_MS = 800;
+const BACKOFF_MAX_MS = 30_000;
+
+export class Informer<T extends KubeObject> implements Lister<T> {
+  readonly resource: Resource;
+  readonly #o: InformerOptions<T>;
+  readonly #store = new Map<string, T>();
+  readonly #handlers = new Set<EventHandler<T>>();
+  readonly #clock: Clock;
+  #synced = false;
+  #syncWaiters: (() => void)[] = [];
+  #resourceVersion: string | undefined;
+
+  constructor(options: InformerOptions<T>) {
+    this.#o = options;
+    this.resource = options.resource;
+    this.#clock = options.clock ?? realClock;
+  }
+
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  get size(): number {
+    return this.#store.size;
+  }
+
+  get(key: string): T | undefined {
+    return this.#store.get(key);
+  }
+
+  list(): T[] {
+    return [...this.#store.values()];
+  }
+
+  /** Registers a handler; objects already cached are replayed to it as adds (client-go semantics). */
+  addHandler(handler: EventHandler<T>): () => void {
+    this.#handlers.add(handler);
+    for (const obj of this.#store.values()) handler.add?.(obj);
+    return () => this.#handlers.delete(handler);
+  }
+
+  async waitForSync(signal: AbortSignal): Promise<boolean> {
+    if (this.#synced) return true;
+    if (signal.aborted) return false;
+    return new Promise((resolve) => {
+      const onAbort = (): void => resolve(false);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#syncWaiters.push(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(true);
+      });
+    });
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        if (this.#resourceVersion === undefined) await this.#relist(signal);
+        await this.#watch(signal);
+        failures = 0;
+      } catch (error) {
+        if (signal.aborted) return;
+        if (error instanceof WatchExpiredError || isGone(error)) {
+          this.#o.logger.debug(`${this.resource.plural}: watch expired, relisting`);
+          this.#resourceVersion = undefined;
+          continue;
+        }
+        const delay = jitter(backoff(failures++, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS), 1);
+        this.#o.logger.warn(`${this.resource.plural}: list/watch failed, retrying in ${(delay / 1000).toFixed(1)} s: ${errorMessage(error)}`);
+        await this.#clock.sleep(delay, signal).catch(() => undefined);
+      }
+    }
+  }
+
+  async #relist(signal: AbortSignal): Promise<void> {
+    const fresh = new Map<string, T>();
+    let page: string | undefined;
+    let resourceVersion = "";
+    do {
+      const list = await this.#o.api.list<T>(this.resource, { limit: this.#o.pageSize ?? 500, continue: page, signal });
+      for (const item of list.items) {
+        const obj = this.#prepare(item);
+        fresh.set(objectKey(obj), obj);
+      }
+      page = list.metadata.continue || undefined;
+      resourceVersion = list.metadata.resourceVersion;
+    } while (page);
+    this.#replace(fresh);
+    this.#resourceVersion = resourceVersion;
+    this.#markSynced();
+  }
+
+  /** Swaps in a full listing, telling handlers what changed since the last one. */
+  #replace(fresh: Map<string, T>): void {
+    for (const [key, old] of this.#store) {
+      if (!fresh.has(key)) {
+        this.#store.delete(key);
+        this.#emit((h) => h.delete?.(old));
+      }
+    }
+    for (const [key, obj] of fresh) {
+      const old = this.#store.get(key);
+      this.#store.set(key, obj);
+      if (!old) this.#emit((h) => h.add?.(obj));
+      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.#emit((h) => h.update?.(old, obj));
+    }
+  }
+
+  async #watch(signal: AbortSignal): Promise<void> {
+    const timeoutSeconds = Math.floor(MIN_WATCH_TIMEOUT_S * (1 + Math.random()));
+    const events = this.#o.api.watch<T>(this.resource, { resourceVersion: this.#resourceVersion ?? "", timeoutSeconds, signal });
+    for await (const event of events) this.#apply(event);
+  }
+
+  #apply(event: WatchEvent<T>): void {
+    if (event.type === "ERROR") {
+      const status = event.object as unknown as WatchStatus;
+      if (status.code === 410 || status.reason === "Expired" || status.reason === "Gone") throw new WatchExpiredError(status.message);
+      throw new Error(`watch error ${status.code ?? ""} ${status.reason ?? ""}: ${status.message ?? ""}`);
+    }
+    this.#resourceVersion = event.object.metadata.resourceVersion ?? this.#resourceVersion;
+    if (event.type === "BOOKMARK") return;
+    const obj = this.#prepare(event.object);
+    const key = objectKey(obj);
+    const old = this.#store.get(key);
+    if (event.type === "DELETED") {
+      this.#store.delete(key);
+      this.#emit((h) => h.delete?.(old ?? obj));
+      return;
+    }
+    this.#store.set(key, obj);
+    this.#emit((h) => (old ? h.update?.(old, obj) : h.add?.(obj)));
+  }
+
+  #prepare(obj: T): T {
+    return this.#o.transform ? this.#o.transform(obj) : obj;
+  }
+
+  #emit(call: (h: EventHandler<T>) => void): void {
+    for (const handler of this.#handlers) {
+      try {
+        call(handler);
+      } catch (error) {
+        this.#o.logger.error(`${this.resource.plural}: event handler failed: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  #markSynced(): void {
+    if (this.#synced) return;
+    this.#synced = true;
+    const waiters = this.#syncWaiters;
+    this.#syncWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

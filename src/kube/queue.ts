@@ -1,0 +1,161 @@
+/**
+ * A work queue with client-go semantics: keys, not objects; a key waiting in the queue is not added twice;
+ * a key being processed is never handed to a second worker (if it is added meanwhile it runs again after
+ * `done`); delayed and rate-limited re-adds; shut down with or without draining in-flight work.
+ */
+import type { Clock } from "../util/clock.ts";
+import { realClock } from "../util/clock.ts";
+import type { RateLimiter } from "./rate-limiters.ts";
+
+export interface QueueMetrics {
+  depth(name: string, value: number): void;
+  added(name: string): void;
+  retried(name: string): void;
+  waited(name: string, seconds: number): void;
+  worked(name: string, seconds: number): void;
+  inFlight(name: string, unfinishedSeconds: number, longestSeconds: number): void;
+}
+
+export interface QueueOptions {
+  readonly name: string;
+  readonly rateLimiter: RateLimiter;
+  readonly clock?: Clock;
+  readonly metrics?: QueueMetrics;
+}
+
+export class WorkQueue {
+  readonly name: string;
+  readonly #limiter: RateLimiter;
+  readonly #clock: Clock;
+  readonly #metrics: QueueMetrics | undefined;
+  readonly #queue: string[] = [];
+  readonly #dirty = new Set<string>();
+  readonly #processing = new Map<string, number>();
+  readonly #addedAt = new Map<string, number>();
+  readonly #delayed = new Map<string, { at: number; timer: ReturnType<typeof setTimeout> }>();
+  #waiters: ((key: string | undefined) => void)[] = [];
+  #drained: (() => void) | undefined;
+  #shuttingDown = false;
+
+  constructor(options: QueueOptions) {
+    this.name = options.name;
+    this.#limiter = options.rateLimiter;
+    this.#clock = options.clock ?? realClock;
+    this.#metrics = options.metrics;
+  }
+
+  get length(): number {
+    return this.#queue.length;
+  }
+
+  get shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  add(key: string): void {
+    if (this.#shuttingDown || this.#dirty.has(key)) return;
+    this.#metrics?.added(this.name);
+    this.#dirty.add(key);
+    this.#addedAt.set(key, this.#clock.now());
+    if (this.#processing.has(key)) return;
+    const waiter = this.#waiters.shift();
+    if (waiter) this.#hand(key, waiter);
+    else {
+      this.#queue.push(key);
+      this.#metrics?.depth(this.name, this.#queue.length);
+    }
+  }
+
+  /** Adds `key` after `ms`; an earlier pending add of the same key wins. */
+  addAfter(key: string, ms: number): void {
+    if (this.#shuttingDown) return;
+    if (ms <= 0) {
+      this.add(key);
+      return;
+    }
+    const at = this.#clock.now() + ms;
+    const pending = this.#delayed.get(key);
+    if (pending && pending.at <= at) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
+      this.#delayed.delete(key);
+      this.add(key);
+    }, ms);
+    this.#delayed.set(key, { at, timer });
+  }
+
+  addRateLimited(key: string): void {
+    this.#metrics?.retried(this.name);
+    this.addAfter(key, this.#limiter.when(key));
+  }
+
+  forget(key: string): void {
+    this.#limiter.forget(key);
+  }
+
+  numRequeues(key: string): number {
+    return this.#limiter.retries(key);
+  }
+
+  /** The next key, or undefined once the queue is shut down and empty. */
+  get(): Promise<string | undefined> {
+    const key = this.#queue.shift();
+    if (key !== undefined) {
+      this.#metrics?.depth(this.name, this.#queue.length);
+      return new Promise((resolve) => this.#hand(key, resolve));
+    }
+    if (this.#shuttingDown) return Promise.resolve(undefined);
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  done(key: string): void {
+    const started = this.#processing.get(key);
+    this.#processing.delete(key);
+    if (started !== undefined) this.#metrics?.worked(this.name, (this.#clock.now() - started) / 1000);
+    if (this.#dirty.has(key) && !this.#shuttingDown) {
+      const waiter = this.#waiters.shift();
+      if (waiter) this.#hand(key, waiter);
+      else this.#queue.push(key);
+    }
+    if (this.#shuttingDown && this.#processing.size === 0) this.#drained?.();
+  }
+
+  /** Stops handing out work; resolves once every in-flight key is done (client-go ShutDownWithDrain). */
+  async shutDownWithDrain(): Promise<void> {
+    this.shutDown();
+    if (this.#processing.size === 0) return;
+    await new Promise<void>((resolve) => (this.#drained = resolve));
+  }
+
+  shutDown(): void {
+    this.#shuttingDown = true;
+    for (const { timer } of this.#delayed.values()) clearTimeout(timer);
+    this.#delayed.clear();
+    this.#queue.length = 0;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const waiter of waiters) waiter(undefined);
+  }
+
+  /** Reports unfinished work for the gauges; called periodically by the worker pool. */
+  reportInFlight(): void {
+    const now = this.#clock.now();
+    let total = 0;
+    let longest = 0;
+    for (const started of this.#processing.values()) {
+      total += now - started;
+      longest = Math.max(longest, now - started);
+    }
+    this.#metrics?.inFlight(this.name, total / 1000, longest / 1000);
+  }
+
+  #hand(key: string, to: (key: string) => void): void {
+    const now = this.#clock.now();
+    this.#dirty.delete(key);
+    this.#processing.set(key, now);
+    const added = this.#addedAt.get(key);
+    this.#addedAt.delete(key);
+    if (added !== undefined) this.#metrics?.waited(this.name, (now - added) / 1000);
+    to(key);
+  }
+}

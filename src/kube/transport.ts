@@ -1,0 +1,163 @@
+/**
+ * HTTP to the API server over Bun's fetch: TLS from the connection, the shared token bucket before every
+ * request (watches included, as client-go), a user agent, a timeout on every non-watch request, and one
+ * observation per request for the `rest_client_*` metrics. API errors become `KubeApiError` carrying the
+ * `Status` reason; network failures become `KubeUnreachableError` naming the server.
+ */
+import type { Connection } from "./connection.ts";
+import type { TokenBucket } from "./rate-limiter.ts";
+
+export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
+
+export interface Request {
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  readonly path: string;
+  readonly query?: Query;
+  readonly body?: unknown;
+  readonly contentType?: string;
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface RequestObserver {
+  (method: string, code: string, seconds: number): void;
+}
+
+export interface TransportOptions {
+  readonly connection: Connection;
+  readonly limiter: TokenBucket;
+  readonly userAgent: string;
+  readonly defaultTimeoutMs?: number;
+  readonly observe?: RequestObserver;
+}
+
+export interface Transport {
+  readonly server: string;
+  /** Sends a request and returns the decoded JSON body (undefined for empty bodies). */
+  json<T>(request: Request): Promise<T>;
+  /** Opens a streaming request (watch); the caller reads and cancels the body. */
+  stream(request: Request): Promise<ReadableStream<Uint8Array>>;
+}
+
+/** An error answer from the API server (a `Status` object). */
+export class KubeApiError extends Error {
+  override readonly name = "KubeApiError";
+  readonly status: number;
+  /** `Status.reason`: NotFound, Conflict, AlreadyExists, Gone, Forbidden, Invalid, … */
+  readonly reason: string;
+  readonly retryAfterSeconds: number | undefined;
+  constructor(status: number, reason: string, message: string, retryAfterSeconds?: number) {
+    super(message);
+    this.status = status;
+    this.reason = reason;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** The API server could not be reached at all (refused, reset, DNS, TLS, timeout). */
+export class KubeUnreachableError extends Error {
+  override readonly name = "KubeUnreachableError";
+}
+
+export const isNotFound = (e: unknown): boolean => e instanceof KubeApiError && e.status === 404;
+export const isConflict = (e: unknown): boolean => e instanceof KubeApiError && e.status === 409 && e.reason === "Conflict";
+export const isAlreadyExists = (e: unknown): boolean => e instanceof KubeApiError && e.reason === "AlreadyExists";
+export const isGone = (e: unknown): boolean => e instanceof KubeApiError && (e.status === 410 || e.reason === "Expired" || e.reason === "Gone");
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+export function createTransport(options: TransportOptions): Transport {
+  const { connection, limiter } = options;
+  const observe = options.observe ?? ((): void => undefined);
+
+  async function send(request: Request, streaming: boolean): Promise<Response> {
+    await limiter.wait(request.signal);
+    const started = performance.now();
+    const timeout = streaming ? undefined : AbortSignal.timeout(request.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const signal = anySignal(request.signal, timeout);
+    const url = buildUrl(connection.server, request.path, request.query);
+    let response: Response;
+    try {
+      response = await fetch(url, { method: request.method, headers: await headers(request), body: encode(request.body), signal, tls: connection.tls, keepalive: true } as RequestInit);
+    } catch (error) {
+      observe(request.method, "<error>", (performance.now() - started) / 1000);
+      throw unreachable(connection.server, request, error, timeout);
+    }
+    observe(request.method, String(response.status), (performance.now() - started) / 1000);
+    if (!response.ok) throw await apiError(response);
+    return response;
+  }
+
+  async function headers(request: Request): Promise<Record<string, string>> {
+    const h: Record<string, string> = { "User-Agent": options.userAgent, Accept: "application/json" };
+    const auth = await connection.authorization();
+    if (auth) h.Authorization = auth;
+    if (request.body !== undefined) h["Content-Type"] = request.contentType ?? "application/json";
+    return h;
+  }
+
+  return {
+    server: connection.server,
+    async json<T>(request: Request): Promise<T> {
+      const response = await send(request, false);
+      const text = await response.text();
+      return (text === "" ? undefined : JSON.parse(text)) as T;
+    },
+    async stream(request: Request): Promise<ReadableStream<Uint8Array>> {
+      const response = await send(request, true);
+      if (!response.body) throw new KubeUnreachableError(`empty watch response from ${connection.server}${request.path}`);
+      return response.body;
+    },
+  };
+}
+
+function buildUrl(server: string, path: string, query: Query | undefined): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== "") params.set(k, String(v));
+  const qs = params.toString();
+  return `${server}${path}${qs ? `?${qs}` : ""}`;
+}
+
+function encode(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  return typeof body === "string" ? body : JSON.stringify(body);
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (present.length <= 1) return present[0];
+  return AbortSignal.any(present);
+}
+
+function unreachable(server: string, request: Request, error: unknown, timeout: AbortSignal | undefined): Error {
+  if (request.signal?.aborted) return error instanceof Error ? error : new Error(String(error));
+  const reason = timeout?.aborted ? `no answer within ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` : errorText(error);
+  return new KubeUnreachableError(`cannot reach the API server at ${server} (${request.method} ${request.path}): ${reason}`, { cause: error });
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: string }).code;
+    return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}
+
+interface StatusBody {
+  kind?: string;
+  reason?: string;
+  message?: string;
+  details?: { retryAfterSeconds?: number };
+}
+
+async function apiError(response: Response): Promise<KubeApiError> {
+  const text = await response.text();
+  let status: StatusBody = {};
+  try {
+    status = JSON.parse(text) as StatusBody;
+  } catch {
+    status = { message: text.slice(0, 500) };
+  }
+  const retryAfter = Number(response.headers.get("Retry-After") ?? status.details?.retryAfterSeconds ?? Number.NaN);
+  return new KubeApiError(response.status, status.reason ?? response.statusText, status.message ?? `HTTP ${response.status}`, Number.isNaN(retryAfter) ? undefined : retryAfter);
+}

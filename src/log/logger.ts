@@ -1,0 +1,86 @@
+/**
+ * One consola root per process; each component logs through `withTag(name)`. `-v` maps onto consola
+ * levels (0–3 info, 4–5 debug, 6+ trace). Two line formats: klog-like text, or one JSON object a line.
+ * A trailing plain object argument carries structured fields (`log.info("Synced", { node })`).
+ */
+import { createConsola, type ConsolaInstance, type ConsolaReporter, type LogObject } from "consola";
+
+export type Logger = ConsolaInstance;
+
+export interface LoggerOptions {
+  readonly verbosity: number;
+  readonly format: "text" | "json";
+  /** Where lines go; defaults to stderr, like klog. */
+  readonly write?: (line: string) => void;
+}
+
+export function consolaLevel(verbosity: number): number {
+  if (verbosity >= 6) return 5;
+  if (verbosity >= 4) return 4;
+  return 3;
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const write = options.write ?? ((line: string) => process.stderr.write(line));
+  const reporter = options.format === "json" ? jsonReporter(write) : textReporter(write);
+  return createConsola({ level: consolaLevel(options.verbosity), reporters: [reporter] });
+}
+
+interface Split {
+  readonly message: string;
+  readonly fields: Record<string, unknown>;
+}
+
+function splitArgs(args: readonly unknown[]): Split {
+  const last = args.at(-1);
+  const hasFields = args.length > 1 && isPlainObject(last);
+  const parts = hasFields ? args.slice(0, -1) : args;
+  const fields = hasFields ? (last as Record<string, unknown>) : {};
+  return { message: parts.map(render).join(" "), fields };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+function render(value: unknown): string {
+  if (value instanceof Error) return value.message;
+  if (typeof value === "string") return value;
+  return JSON.stringify(value) ?? String(value);
+}
+
+function severity(level: number): string {
+  if (level <= 0) return "E";
+  if (level === 1) return "W";
+  return "I";
+}
+
+const pad = (n: number, width = 2): string => String(n).padStart(width, "0");
+
+/** klog header: `I1121 15:45:55.123456 <tag>] message key="value"`. */
+function textReporter(write: (line: string) => void): ConsolaReporter {
+  return {
+    log(obj: LogObject): void {
+      const d = obj.date;
+      const stamp = `${pad(d.getMonth() + 1)}${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}000`;
+      const { message, fields } = splitArgs(obj.args);
+      const kv = Object.entries(fields).map(([k, v]) => ` ${k}=${JSON.stringify(renderField(v))}`);
+      write(`${severity(obj.level)}${stamp} ${obj.tag || "main"}] ${message}${kv.join("")}\n`);
+    },
+  };
+}
+
+function renderField(value: unknown): unknown {
+  return value instanceof Error ? value.message : value;
+}
+
+function jsonReporter(write: (line: string) => void): ConsolaReporter {
+  return {
+    log(obj: LogObject): void {
+      const { message, fields } = splitArgs(obj.args);
+      const extra = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, renderField(v)]));
+      const line = { ts: obj.date.getTime() / 1000, level: obj.type, logger: obj.tag || "main", msg: message, ...extra };
+      write(`${JSON.stringify(line)}\n`);
+    },
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The least-privilege RBAC for exactly the calls the manager makes (not the outdated docs role): the
+ * test control plane binds its restricted identity with these objects, so shipped and tested RBAC are one.
+ */
+export const CCM_USER = "system:cloud-controller-manager";
+export const CCM_SERVICE_ACCOUNT = "cloud-controller-manager";
+export const CCM_ROLE = "system:cloud-controller-manager";
+
+export interface RbacOptions {
+  /** Namespace of the leader-election Lease and the per-controller ServiceAccounts. */
+  readonly namespace: string;
+  /** Name of the leader-election Lease. */
+  readonly leaseName: string;
+}
+
+export interface PolicyRule {
+  apiGroups: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+  verbs: string[];
+}
+
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [field: string]: unknown;
+}
+
+const LABELS = { "app.kubernetes.io/name": "cloud-controller-manager" };
+
+/** Cluster-wide: Nodes, Services, Events, and the reviews behind delegated authn/authz. */
+export function clusterRules(): PolicyRule[] {
+  return [
+    { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "watch", "patch", "update", "delete"] },
+    { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch", "update"] },
+    { apiGroups: [""], resources: ["services"], verbs: ["get", "list", "watch"] },
+    { apiGroups: [""], resources: ["services/status"], verbs: ["patch", "update"] },
+    { apiGroups: ["", "events.k8s.io"], resources: ["events"], verbs: ["create", "patch", "update"] },
+    { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },
+    { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
+  ];
+}
+
+/** In the Lease namespace only: the leader-election Lease and per-controller ServiceAccount tokens. */
+export function namespaceRules(options: RbacOptions): PolicyRule[] {
+  return [
+    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
+    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [options.leaseName], verbs: ["get", "update", "patch"] },
+    { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get", "create"] },
+    { apiGroups: [""], resources: ["serviceaccounts/token"], verbs: ["create"] },
+  ];
+}
+
+const subjects = (namespace: string): unknown[] => [
+  { kind: "User", apiGroup: "rbac.authorization.k8s.io", name: CCM_USER },
+  { kind: "ServiceAccount", name: CCM_SERVICE_ACCOUNT, namespace },
+];
+
+export function rbacManifests(options: RbacOptions): Manifest[] {
+  const rbac = "rbac.authorization.k8s.io/v1";
+  const roleRef = (kind: string): unknown => ({ apiGroup: "rbac.authorization.k8s.io", kind, name: CCM_ROLE });
+  const named = { name: CCM_ROLE, labels: LABELS };
+  const inNamespace = { ...named, namespace: options.namespace };
+  return [
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: CCM_SERVICE_ACCOUNT, namespace: options.namespace, labels: LABELS } },
+    { apiVersion: rbac, kind: "ClusterRole", metadata: named, rules: clusterRules() },
+    { apiVersion: rbac, kind: "ClusterRoleBinding", metadata: named, roleRef: roleRef("ClusterRole"), subjects: subjects(options.namespace) },
+    { apiVersion: rbac, kind: "Role", metadata: inNamespace, rules: namespaceRules(options) },
+    { apiVersion: rbac, kind: "RoleBinding", metadata: inNamespace, roleRef: roleRef("Role"), subjects: subjects(options.namespace) },
+  ];
+}
