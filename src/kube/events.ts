@@ -5,7 +5,7 @@
  * API server. Recording never blocks a sync: events queue and are sent in the background.
  */
 import type { Logger } from "../log/logger.ts";
-import { realClock, type Clock } from "../util/clock.ts";
+import { realClock, rfc3339, type Clock } from "../util/clock.ts";
 import { EVENTS, type KubeApi } from "./api.ts";
 import type { KubeObject, ObjectReference } from "./objects.ts";
 import { isNotFound } from "./transport.ts";
@@ -101,7 +101,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
 
   async function aggregate(prior: Seen, at: number): Promise<boolean> {
     try {
-      const patch = { count: prior.count + 1, lastTimestamp: new Date(at).toISOString() };
+      const patch = { count: prior.count + 1, lastTimestamp: rfc3339(at) };
       await options.api.patch(EVENTS, prior.name, patch, { namespace: prior.namespace, type: "merge" });
       prior.count += 1;
       prior.lastAt = at;
@@ -118,7 +118,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
     if (prior && e.at - prior.lastAt < AGGREGATE_WINDOW_MS && (await aggregate(prior, e.at))) return;
     const namespace = e.ref.namespace || "default";
     const name = eventName(e.ref, e.at);
-    const stamp = new Date(e.at).toISOString();
+    const stamp = rfc3339(e.at);
     await options.api.create(EVENTS, {
       apiVersion: "v1",
       kind: "Event",

@@ -43,3 +43,14 @@ export function jitter(base: number, factor = 1): number {
 export function backoff(attempt: number, initialMs: number, maxMs: number): number {
   return Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30));
 }
+
+/** metav1.Time: RFC 3339 with seconds precision. */
+export function rfc3339(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+}
+
+/** metav1.MicroTime: RFC 3339 with exactly six fractional digits (Lease times, events.k8s.io). */
+export function microTime(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, 23)}000Z`;
+}

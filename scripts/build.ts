@@ -1,0 +1,52 @@
+/**
+ * Compiles the manager into one executable, `dist/cloud-controller-manager`, holding every provider and
+ * every worker-thread entry point. Version and git commit are baked in.
+ *
+ *   bun scripts/build.ts [--target bun-linux-arm64] [--outfile path]
+ */
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import pkg from "../package.json" with { type: "json" };
+
+const root = join(import.meta.dir, "..");
+
+export async function gitCommit(): Promise<string> {
+  const proc = Bun.spawn(["git", "rev-parse", "--short=12", "HEAD"], { cwd: root, stdout: "pipe", stderr: "ignore" });
+  const out = (await new Response(proc.stdout).text()).trim();
+  if ((await proc.exited) !== 0 || out === "") return "unknown";
+  const dirty = Bun.spawn(["git", "status", "--porcelain", "--untracked-files=no"], { cwd: root, stdout: "pipe", stderr: "ignore" });
+  const changes = (await new Response(dirty.stdout).text()).trim();
+  await dirty.exited;
+  return changes === "" ? out : `${out}-dirty`;
+}
+
+/** Extra entry points compiled into the binary (worker threads). */
+export const WORKER_ENTRIES: readonly string[] = [];
+
+export async function build(options: { outfile?: string; target?: string } = {}): Promise<string> {
+  const outfile = options.outfile ?? join(root, "dist", "cloud-controller-manager");
+  mkdirSync(dirname(outfile), { recursive: true });
+  const commit = await gitCommit();
+  const args = [
+    process.execPath, "build", "--compile", "--minify-syntax", "--minify-whitespace", "--sourcemap",
+    ...(options.target ? [`--target=${options.target}`] : []),
+    `--define`, `CCM_BUILD_VERSION=${JSON.stringify(`v${pkg.version}`)}`,
+    `--define`, `CCM_BUILD_COMMIT=${JSON.stringify(commit)}`,
+    join(root, "src", "main.ts"),
+    ...WORKER_ENTRIES.map((e) => join(root, e)),
+    "--outfile", outfile,
+  ];
+  const proc = Bun.spawn(args, { cwd: root, stdout: "inherit", stderr: "inherit" });
+  if ((await proc.exited) !== 0) throw new Error("bun build --compile failed");
+  return outfile;
+}
+
+if (import.meta.main) {
+  const argv = process.argv.slice(2);
+  const value = (flag: string): string | undefined => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const out = await build({ outfile: value("--outfile"), target: value("--target") });
+  console.log(`built ${out}`);
+}

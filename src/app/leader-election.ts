@@ -1,0 +1,165 @@
+/**
+ * Leader election on a coordination.k8s.io/v1 Lease with client-go's rules: candidates retry every
+ * retry period (jittered); a held lease is taken only after `leaseDuration` has passed since this process
+ * last *observed* it change (local clock, so skew between hosts does not matter); the leader renews every
+ * retry period and gives up when a renewal has not succeeded within the renew deadline.
+ *
+ * Beyond upstream: `release()` hands the Lease back (empty holder, 1 s duration) so a standby takes over
+ * within one retry period (kubernetes/kubernetes#119905).
+ */
+import type { LeaderElectionConfig } from "../cli/config.ts";
+import { LEASES, type KubeApi } from "../kube/api.ts";
+import type { EventRecorder } from "../kube/events.ts";
+import type { KubeObject } from "../kube/objects.ts";
+import { isAlreadyExists, isConflict, isNotFound } from "../kube/transport.ts";
+import { errorMessage } from "../kube/worker.ts";
+import type { Logger } from "../log/logger.ts";
+import { jitter, microTime, type Clock } from "../util/clock.ts";
+
+export interface Lease extends KubeObject {
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+export interface LeaderElectorDeps {
+  readonly api: KubeApi;
+  readonly config: LeaderElectionConfig;
+  readonly identity: string;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly recorder: EventRecorder;
+  readonly onStatus?: (leading: boolean) => void;
+  readonly onSlowPath?: () => void;
+}
+
+export interface LeaderElector {
+  /** Resolves true once this process leads, false if `signal` aborts first. */
+  acquire(signal: AbortSignal): Promise<boolean>;
+  /** Renews until `signal` aborts (resolves) or the renew deadline passes (rejects: leadership lost). */
+  renew(signal: AbortSignal): Promise<void>;
+  /** Gives the Lease up, if this process still holds it. */
+  release(): Promise<void>;
+}
+
+const JITTER = 1.2;
+
+export class LeadershipLostError extends Error {
+  override readonly name = "LeadershipLostError";
+}
+
+export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
+  const { api, config, identity, clock } = deps;
+  const target = { namespace: config.resourceNamespace };
+  let observed: { holder: string; renewTime: string; at: number; lease?: Lease } | undefined;
+  let leading = false;
+
+  const setLeading = (value: boolean): void => {
+    leading = value;
+    deps.onStatus?.(value);
+  };
+
+  function record(previous: Lease["spec"], now: string): NonNullable<Lease["spec"]> {
+    const sameHolder = previous?.holderIdentity === identity;
+    return {
+      holderIdentity: identity,
+      leaseDurationSeconds: Math.round(config.leaseDurationMs / 1000),
+      acquireTime: sameHolder ? previous?.acquireTime : now,
+      renewTime: now,
+      leaseTransitions: (previous?.leaseTransitions ?? 0) + (sameHolder || !previous?.holderIdentity ? 0 : 1),
+    };
+  }
+
+  function heldByOther(lease: Lease): boolean {
+    const holder = lease.spec?.holderIdentity ?? "";
+    const renewTime = lease.spec?.renewTime ?? "";
+    if (!observed || observed.holder !== holder || observed.renewTime !== renewTime) {
+      observed = { holder, renewTime, at: clock.now() };
+    }
+    if (holder === "" || holder === identity) return false;
+    const duration = (lease.spec?.leaseDurationSeconds ?? config.leaseDurationMs / 1000) * 1000;
+    return observed.at + duration > clock.now();
+  }
+
+  async function tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const now = microTime(clock.now());
+    let lease: Lease;
+    try {
+      lease = await api.get<Lease>(LEASES, config.resourceName, { ...target, signal });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      const fresh: Lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: config.resourceName, namespace: config.resourceNamespace }, spec: record(undefined, now) };
+      const created = await api.create(LEASES, fresh, { ...target, signal }).catch((e: unknown) => {
+        if (isAlreadyExists(e)) return undefined;
+        throw e;
+      });
+      if (created) observed = { holder: identity, renewTime: now, at: clock.now(), lease: created };
+      return created !== undefined;
+    }
+    if (heldByOther(lease)) return false;
+    if (leading && lease.spec?.holderIdentity !== identity) return false;
+    if (lease.spec?.holderIdentity !== identity) deps.onSlowPath?.();
+    const updated = await api.update<Lease>(LEASES, { ...lease, spec: record(lease.spec, now) }, { signal });
+    observed = { holder: identity, renewTime: now, at: clock.now(), lease: updated };
+    return true;
+  }
+
+  async function attempt(signal: AbortSignal): Promise<boolean> {
+    try {
+      return await tryAcquireOrRenew(signal);
+    } catch (error) {
+      if (!signal.aborted && !isConflict(error)) deps.logger.warn(`error retrieving or updating lease ${config.resourceNamespace}/${config.resourceName}: ${errorMessage(error)}`);
+      return false;
+    }
+  }
+
+  return {
+    async acquire(signal) {
+      deps.logger.info(`attempting to acquire leader lease ${config.resourceNamespace}/${config.resourceName}...`);
+      while (!signal.aborted) {
+        if (await attempt(signal)) {
+          setLeading(true);
+          deps.logger.info(`successfully acquired lease ${config.resourceNamespace}/${config.resourceName}`);
+          if (observed?.lease) deps.recorder.event(observed.lease, "Normal", "LeaderElection", `${identity} became leader`);
+          return true;
+        }
+        await clock.sleep(jitter(config.retryPeriodMs, JITTER), signal).catch(() => undefined);
+      }
+      return false;
+    },
+    async renew(signal) {
+      while (!signal.aborted) {
+        await clock.sleep(config.retryPeriodMs, signal).catch(() => undefined);
+        if (signal.aborted) return;
+        const deadline = clock.now() + config.renewDeadlineMs;
+        let renewed = false;
+        while (!renewed && clock.now() < deadline && !signal.aborted) {
+          renewed = await attempt(AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, deadline - clock.now()))]));
+          if (!renewed) await clock.sleep(config.retryPeriodMs / 4, signal).catch(() => undefined);
+        }
+        if (!renewed && !signal.aborted) {
+          setLeading(false);
+          throw new LeadershipLostError(`leaderelection lost: could not renew lease ${config.resourceNamespace}/${config.resourceName} within ${config.renewDeadlineMs} ms`);
+        }
+      }
+    },
+    async release() {
+      if (!leading || !observed?.lease) return;
+      const now = microTime(clock.now());
+      const lease = observed.lease;
+      const spec = { leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0, holderIdentity: "" };
+      try {
+        await api.update<Lease>(LEASES, { ...lease, spec }, {});
+        deps.logger.info(`released lease ${config.resourceNamespace}/${config.resourceName}`);
+      } catch (error) {
+        deps.logger.warn(`could not release lease ${config.resourceNamespace}/${config.resourceName}: ${errorMessage(error)}`);
+      } finally {
+        setLeading(false);
+      }
+    },
+  };
+}

@@ -1,0 +1,19 @@
+/** What this binary holds: every provider and every controller, compiled in. */
+import { controllerFactories } from "./app/controllers.ts";
+import type { SubCommands } from "./cli/cli.ts";
+import type { Builtins } from "./cli/run.ts";
+import { createRegistry } from "./cloud/registry.ts";
+import type { ProviderFactory } from "./cloud/provider.ts";
+import { fakeProviderFactory } from "../providers/fake/index.ts";
+
+export function providerFactories(): ProviderFactory<never>[] {
+  return [fakeProviderFactory as ProviderFactory<never>];
+}
+
+export function builtins(): Builtins {
+  return { providers: createRegistry(providerFactories()), controllers: controllerFactories() };
+}
+
+export function subCommands(): SubCommands {
+  return {};
+}

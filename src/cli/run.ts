@@ -1,0 +1,89 @@
+/**
+ * The default command: validate everything (flags, cloud-config, kubeconfig), report every problem at once
+ * with exit status 2, else run the manager until a signal asks it to stop.
+ */
+import { readFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { loadConfig, type Config } from "./config.ts";
+import type { ProviderRegistry } from "../cloud/registry.ts";
+import type { ProviderContext, CloudProvider } from "../cloud/provider.ts";
+import type { ControllerFactory } from "../app/context.ts";
+import { resolveConnection, type Connection } from "../kube/connection.ts";
+import { createLogger } from "../log/logger.ts";
+import { createMetrics } from "../metrics/metrics.ts";
+import { runManager } from "../app/manager.ts";
+import { realClock } from "../util/clock.ts";
+
+export interface Io {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Aborted on SIGTERM / SIGINT. */
+  readonly signal: AbortSignal;
+  readonly hostname: string;
+}
+
+export interface Builtins {
+  readonly providers: ProviderRegistry;
+  readonly controllers: Readonly<Record<string, ControllerFactory>>;
+}
+
+type Prepared = { ok: true; config: Config; createProvider: (c: ProviderContext) => CloudProvider } | { ok: false; errors: string[] };
+
+/** Flags, then the provider's cloud-config; every problem collected. */
+export function prepare(argv: readonly string[], builtins: Builtins): Prepared {
+  const loaded = loadConfig(argv, builtins.providers.names);
+  if (!loaded.ok) return loaded;
+  const { config } = loaded;
+  let text: string | undefined;
+  if (config.cloudConfig !== "") {
+    try {
+      text = readFileSync(config.cloudConfig, "utf8");
+    } catch (error) {
+      return { ok: false, errors: [`invalid value ${JSON.stringify(config.cloudConfig)} for flag --cloud-config: cannot read it: ${(error as Error).message}`] };
+    }
+  }
+  const provider = builtins.providers.prepare(config.cloudProvider, text, config.cloudConfig);
+  return provider.ok ? { ok: true, config, createProvider: provider.create } : provider;
+}
+
+async function connect(config: Config, io: Io): Promise<Connection | string> {
+  if (config.kubeconfig === "" && config.master === "" && !io.env.KUBERNETES_SERVICE_HOST) {
+    return "--kubeconfig or --master is required when not running in a cluster (no KUBERNETES_SERVICE_HOST)";
+  }
+  try {
+    return await resolveConnection({ kubeconfig: config.kubeconfig, master: config.master });
+  } catch (error) {
+    const flag = config.kubeconfig !== "" ? `--kubeconfig ${JSON.stringify(config.kubeconfig)}` : "the in-cluster configuration";
+    return `invalid ${flag}: ${(error as Error).message}`;
+  }
+}
+
+export async function runManagerCommand(argv: readonly string[], io: Io, builtins: Builtins): Promise<number> {
+  const prepared = prepare(argv, builtins);
+  if (!prepared.ok) {
+    for (const line of prepared.errors) io.stderr(`error: ${line}\n`);
+    return 2;
+  }
+  const { config } = prepared;
+  const connection = await connect(config, io);
+  if (typeof connection === "string") {
+    io.stderr(`error: ${connection}\n`);
+    return 2;
+  }
+  const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write: io.stderr });
+  return runManager(
+    {
+      config,
+      logger,
+      connection,
+      createProvider: prepared.createProvider,
+      factories: builtins.controllers,
+      metrics: createMetrics({ defaultMetrics: true }),
+      clock: realClock,
+      identity: `${io.hostname}_${randomUUID()}`,
+      hostname: io.hostname,
+    },
+    io.signal,
+  );
+}

@@ -1,0 +1,60 @@
+/**
+ * The compiled executable on its own: it runs from an empty directory with nothing beside it, talks TLS to
+ * a real kube-apiserver as the restricted identity (client certificate, and bearer token), starts its
+ * controllers and exits 0 on SIGTERM.
+ */
+import { describe, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
+import { compiledBinary } from "../harness/binary.ts";
+import { startCcm } from "../harness/ccm.ts";
+import { controlPlane } from "../harness/control-plane.ts";
+
+async function lonelyBinary(): Promise<{ dir: string; binary: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "ccm-binary-"));
+  const binary = join(dir, "cloud-controller-manager");
+  copyFileSync(await compiledBinary(), binary);
+  return { dir, binary };
+}
+
+describe("compiled binary", () => {
+  test("prints its version and git commit from an empty directory", async () => {
+    const { dir, binary } = await lonelyBinary();
+    expect(readdirSync(dir)).toEqual(["cloud-controller-manager"]);
+    const proc = Bun.spawn([binary, "--version"], { cwd: dir, env: { PATH: "/usr/bin:/bin" }, stdout: "pipe" });
+    const out = await new Response(proc.stdout).text();
+    expect(await proc.exited).toBe(0);
+    expect(out).toMatch(new RegExp(`^cloud-controller-manager v${pkg.version.replaceAll(".", "\\.")} \\(commit [0-9a-f]{12}(-dirty)?\\)\\n$`));
+  });
+
+  test("rejects bad flags with status 2 and one line per problem", async () => {
+    const { dir, binary } = await lonelyBinary();
+    const proc = Bun.spawn([binary, "--cloud-provider=fake", "--kube-api-burst=lots", "--controllers=nope"], { cwd: dir, stderr: "pipe" });
+    const err = await new Response(proc.stderr).text();
+    expect(await proc.exited).toBe(2);
+    expect(err.trim().split("\n")).toEqual([
+      'error: invalid value "nope" for flag --controllers: "nope" is not in the list of known controllers',
+      'error: invalid value "lots" for flag --kube-api-burst: must be an integer',
+    ]);
+  });
+
+  for (const identity of ["ccm", "ccmToken"] as const) {
+    test(`runs as the restricted identity over TLS (${identity === "ccm" ? "client certificate" : "bearer token"}) and exits 0 on SIGTERM`, async () => {
+      const cp = await controlPlane();
+      const { dir, binary } = await lonelyBinary();
+      const ccm = startCcm({
+        binary,
+        cwd: dir,
+        env: { PATH: "/usr/bin:/bin" },
+        args: ["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs[identity]}`, "--secure-port=0", `--leader-elect-resource-name=e2e-${identity.toLowerCase()}`],
+      });
+      await ccm.waitForLine(/successfully acquired lease kube-system\/e2e-/);
+      await ccm.waitForLine(/started 4 controller\(s\): cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller/);
+      await ccm.waitForLine(/caches synced: \d+ node\(s\), \d+ service\(s\)/);
+      expect(await ccm.stop("SIGTERM")).toBe(0);
+      expect(ccm.output()).not.toMatch(/forbidden|Forbidden/);
+    });
+  }
+});

@@ -1,0 +1,82 @@
+/**
+ * Runs the manager as a real process (from source, or the compiled binary), collects its log lines and
+ * lets a test wait for a line, signal it and read its exit status.
+ */
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { track } from "./processes.ts";
+
+const root = join(import.meta.dir, "..", "..");
+
+export interface CcmProcess {
+  readonly proc: Subprocess;
+  readonly lines: string[];
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Sends `signal` and resolves the exit status. */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number>;
+  readonly output: () => string;
+}
+
+export interface CcmOptions {
+  readonly args: readonly string[];
+  /** Path of a compiled binary; from source (`bun src/main.ts`) when absent. */
+  readonly binary?: string;
+  readonly cwd?: string;
+  readonly env?: Record<string, string>;
+  /** Echo log lines to the test output as they come. */
+  readonly echo?: boolean;
+}
+
+export function startCcm(options: CcmOptions): CcmProcess {
+  const command = options.binary ? [options.binary, ...options.args] : [process.execPath, join(root, "src", "main.ts"), ...options.args];
+  const proc = track(Bun.spawn(command, { cwd: options.cwd ?? root, env: { ...process.env, ...options.env }, stdout: "pipe", stderr: "pipe" }));
+  const lines: string[] = [];
+  const waiters = new Set<() => void>();
+  const pump = async (stream: ReadableStream<Uint8Array>): Promise<void> => {
+    const decoder = new TextDecoder();
+    let buffered = "";
+    for await (const chunk of stream) {
+      buffered += decoder.decode(chunk, { stream: true });
+      const parts = buffered.split("\n");
+      buffered = parts.pop() ?? "";
+      for (const line of parts) {
+        lines.push(line);
+        if (options.echo) console.error(`[ccm ${proc.pid}] ${line}`);
+      }
+      for (const wake of waiters) wake();
+    }
+  };
+  void pump(proc.stdout);
+  void pump(proc.stderr);
+  return {
+    proc,
+    lines,
+    output: () => lines.join("\n"),
+    async waitForLine(pattern, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const hit = lines.find((l) => pattern.test(l));
+        if (hit !== undefined) return hit;
+        if (proc.exitCode !== null) throw new Error(`CCM exited (${proc.exitCode}) before logging ${pattern}:\n${lines.slice(-40).join("\n")}`);
+        if (Date.now() > deadline) throw new Error(`CCM did not log ${pattern} within ${timeoutMs} ms:\n${lines.slice(-40).join("\n")}`);
+        await new Promise<void>((resolve) => {
+          const wake = (): void => {
+            waiters.delete(wake);
+            resolve();
+          };
+          waiters.add(wake);
+          setTimeout(wake, 200);
+        });
+      }
+    },
+    async stop(signal = "SIGTERM", timeoutMs = 30_000) {
+      if (proc.exitCode === null) proc.kill(signal);
+      const code = await Promise.race([proc.exited, Bun.sleep(timeoutMs).then(() => undefined)]);
+      if (code === undefined) {
+        proc.kill("SIGKILL");
+        throw new Error(`CCM did not exit within ${timeoutMs} ms of ${signal}:\n${lines.slice(-40).join("\n")}`);
+      }
+      return code;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * One real control plane per test run, started on first use and stopped after the last test (see
+ * test/setup.ts). Run directories (logs, PKI, kubeconfigs) are kept for the last three runs.
+ */
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { cacheRoot } from "../../scripts/control-plane/binaries.ts";
+import { startControlPlane, type ControlPlane } from "../../scripts/control-plane/control-plane.ts";
+
+let shared: Promise<ControlPlane> | undefined;
+
+function runDir(): string {
+  const runs = join(cacheRoot(), "test-runs");
+  mkdirSync(runs, { recursive: true });
+  const old = readdirSync(runs)
+    .map((name) => ({ name, at: statSync(join(runs, name)).mtimeMs }))
+    .sort((a, b) => b.at - a.at)
+    .slice(2);
+  for (const { name } of old) rmSync(join(runs, name), { recursive: true, force: true });
+  return join(runs, `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}`);
+}
+
+export function controlPlane(): Promise<ControlPlane> {
+  shared ??= startControlPlane({ dir: runDir(), log: (line) => console.error(`[control-plane] ${line}`) }).then((cp) => {
+    console.error(`[control-plane] ${cp.server}; logs and kubeconfigs in ${cp.dir}`);
+    return cp;
+  });
+  return shared;
+}
+
+export async function stopControlPlane(): Promise<void> {
+  if (!shared) return;
+  const cp = await shared.catch(() => undefined);
+  shared = undefined;
+  await cp?.stop();
+}
