@@ -134,8 +134,10 @@ async function lead(deps: ManagerDeps, shared: Shared, signal: AbortSignal): Pro
 /** Initialise the provider, start every enabled controller and the informers, wait for `signal`. */
 async function runControllers(deps: ManagerDeps, shared: Shared, signal: AbortSignal): Promise<void> {
   const { config, logger } = deps;
-  if (shared.provider.initialize) await shared.provider.initialize(signal);
   const informers = createSharedInformers({ api: shared.api, logger, clock: deps.clock });
+  if (shared.provider.initialize) {
+    await shared.provider.initialize({ signal, nodes: informers.nodes(), services: informers.services(), waitForSync: (s) => informers.waitForSync(s), kube: shared.api });
+  }
   const context: ControllerContext = {
     config,
     logger,
@@ -155,7 +157,7 @@ async function runControllers(deps: ManagerDeps, shared: Shared, signal: AbortSi
   const runs = controllers.map((c) => runOne(deps, c, stop, (error) => crash.abort(error)));
   logger.info(`started ${controllers.length} controller(s): ${controllers.map((c) => c.name).join(", ") || "none"}`);
   void informers.waitForSync(stop).then((synced) => {
-    if (synced) logger.info(`caches synced: ${informers.nodes().size} node(s), ${informers.services().size} service(s)`);
+    if (synced) logger.info(`caches synced: ${informers.describe()}`);
   });
   await stopped(stop);
   logger.info("shutting down: controllers stop taking work and finish what is in flight");

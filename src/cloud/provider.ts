@@ -10,6 +10,8 @@
  *   an answer: a wrong "does not exist" deletes a healthy Node.
  * - Every method honours `signal` when given; the manager aborts it on shutdown.
  */
+import type { KubeApi } from "../kube/api.ts";
+import type { Lister } from "../kube/informer.ts";
 import type { LoadBalancerStatus, Node, NodeAddress, Service } from "../kube/objects.ts";
 import type { Logger } from "../log/logger.ts";
 
@@ -23,10 +25,10 @@ export interface CloudProvider {
   /** Present when the provider can program pod-CIDR routes (node-route-controller needs it). */
   readonly routes?: Routes;
   /**
-   * Called once, on the leader only, before any controller starts (upstream `Initialize`). A provider may
-   * start background work here; it must stop when `signal` aborts.
+   * Called once, on the leader only, before any controller starts (upstream `Initialize` and
+   * `SetInformers`). A provider may start background work here; it must stop when `init.signal` aborts.
    */
-  initialize?(signal: AbortSignal): Promise<void>;
+  initialize?(init: ProviderInit): Promise<void>;
   /** Release sockets and timers. Called once on shutdown, on every replica. */
   close?(): Promise<void>;
 }
@@ -152,6 +154,17 @@ export interface Routes {
   createRoute(clusterName: string, nameHint: string, route: Route, signal?: AbortSignal): Promise<void>;
   /** Delete a route as returned by `listRoutes`; resolve if it is already gone. */
   deleteRoute(clusterName: string, route: Route, signal?: AbortSignal): Promise<void>;
+}
+
+/** What a provider gets on the leader: the shared caches and an API client (upstream clientBuilder). */
+export interface ProviderInit {
+  readonly signal: AbortSignal;
+  /** The manager's shared caches; read-only. Wait for `waitForSync` before trusting them. */
+  readonly nodes: Lister<Node>;
+  readonly services: Lister<Service>;
+  waitForSync(signal: AbortSignal): Promise<boolean>;
+  /** For providers that must write to the cluster themselves (their RBAC needs documenting). */
+  readonly kube: KubeApi;
 }
 
 /** What a provider factory gets besides its own configuration. */

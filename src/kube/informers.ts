@@ -17,6 +17,8 @@ export interface SharedInformers {
   /** Resolves true once every requested informer has listed, false if `signal` aborts first. */
   waitForSync(signal: AbortSignal): Promise<boolean>;
   readonly synced: boolean;
+  /** "N node(s), M service(s)" for the informers in use. */
+  describe(): string;
 }
 
 export function createSharedInformers(deps: { api: KubeApi; logger: Logger; clock?: Clock }): SharedInformers {
@@ -36,6 +38,10 @@ export function createSharedInformers(deps: { api: KubeApi; logger: Logger; cloc
     },
     get synced() {
       return all().every((i) => i.synced);
+    },
+    describe() {
+      const parts = [nodes && `${nodes.size} node(s)`, services && `${services.size} service(s)`].filter(Boolean);
+      return parts.length > 0 ? parts.join(", ") : "no informers in use";
     },
   };
 }

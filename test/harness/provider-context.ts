@@ -1,0 +1,16 @@
+/** A ProviderContext for tests: quiet logger, calls recorded for assertions. */
+import type { CallOutcome, ProviderContext } from "../../src/cloud/provider.ts";
+import { createLogger } from "../../src/log/logger.ts";
+
+export interface RecordedCall {
+  readonly operation: string;
+  readonly outcome: CallOutcome;
+}
+
+export function testProviderContext(calls: RecordedCall[] = [], lines: string[] = []): ProviderContext {
+  return {
+    logger: createLogger({ verbosity: 0, format: "text", write: (line) => lines.push(line) }),
+    clusterName: "test",
+    observeCall: (operation, _seconds, outcome) => calls.push({ operation, outcome }),
+  };
+}
