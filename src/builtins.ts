@@ -5,6 +5,7 @@ import type { Builtins } from "./cli/run.ts";
 import { createRegistry } from "./cloud/registry.ts";
 import type { ProviderFactory } from "./cloud/provider.ts";
 import { fakeProviderFactory } from "../providers/fake/index.ts";
+import { fakeCloudCommand } from "./cli/commands/fake-cloud.ts";
 
 export function providerFactories(): ProviderFactory<never>[] {
   return [fakeProviderFactory as ProviderFactory<never>];
@@ -15,5 +16,5 @@ export function builtins(): Builtins {
 }
 
 export function subCommands(): SubCommands {
-  return {};
+  return { "fake-cloud": fakeCloudCommand };
 }

@@ -16,7 +16,7 @@
  *     addresses: [{ type: InternalIP, address: 10.0.0.1 }]
  *     labels: { example.com/rack: r1 }
  *     state: running                # running | stopped | terminated
- * loadBalancers: { ipPool: [203.0.113.0/24, 2001:db8:1::/120], hostnameSuffix: "" }
+ * loadBalancers: { ipPool: [203.0.113.0/24, 2001:db8:fa::/112], hostnameSuffix: "" }
  * routes: true                      # offer the Routes capability (default true)
  * ```
  */
@@ -67,151 +67,168 @@ export interface FakeConfig {
 const ADDRESS_TYPES: readonly NodeAddressType[] = ["Hostname", "InternalIP", "ExternalIP", "InternalDNS", "ExternalDNS"];
 const STATES: readonly InstanceState[] = ["running", "stopped", "terminated"];
 const TOP_KEYS = ["endpoint", "batching", "maxBatchSize", "faults", "defaults", "autoInstances", "instances", "loadBalancers", "routes"];
+const DEFAULT_POOL = ["203.0.113.0/24", "2001:db8:fa::/112"];
 
 type Raw = Record<string, unknown>;
 
-class Problems {
-  readonly list: string[] = [];
-  add(field: string, message: string): void {
-    this.list.push(`${field}: ${message}`);
-  }
-}
-
 const isObject = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
 
-function str(p: Problems, raw: Raw, key: string, field: string, fallback: string): string {
-  const v = raw[key];
-  if (v === undefined) return fallback;
-  if (typeof v !== "string") p.add(`${field}.${key}`, "must be a string");
-  return typeof v === "string" ? v : fallback;
-}
+/** Typed reads from one mapping; each bad field adds one problem naming `<field>.<key>`. */
+class Fields {
+  readonly #raw: Raw;
+  readonly #field: string;
+  readonly #problems: string[];
 
-function num(p: Problems, raw: Raw, key: string, field: string, range: [number, number], fallback: number): number {
-  const v = raw[key];
-  if (v === undefined) return fallback;
-  if (typeof v !== "number" || v < range[0] || v > range[1]) p.add(`${field}.${key}`, `must be a number from ${range[0]} to ${range[1]}`);
-  return typeof v === "number" ? v : fallback;
-}
-
-function flag(p: Problems, raw: Raw, key: string, fallback: boolean): boolean {
-  const v = raw[key];
-  if (v === undefined) return fallback;
-  if (typeof v !== "boolean") p.add(key, "must be true or false");
-  return typeof v === "boolean" ? v : fallback;
-}
-
-function readFaults(p: Problems, raw: unknown): Faults {
-  if (raw === undefined) return { latencyMs: 0, errorRate: 0 };
-  if (!isObject(raw)) {
-    p.add("faults", "must be a mapping");
-    return { latencyMs: 0, errorRate: 0 };
+  constructor(raw: unknown, field: string, problems: string[]) {
+    this.#raw = isObject(raw) ? raw : {};
+    this.#field = field;
+    this.#problems = problems;
+    if (raw !== undefined && !isObject(raw)) this.problem("", "must be a mapping");
   }
-  const latencyText = raw.latency === undefined ? "0" : String(raw.latency);
-  const latencyMs = parseDuration(latencyText);
-  if (latencyMs === undefined || latencyMs < 0) p.add("faults.latency", `${JSON.stringify(latencyText)} is not a duration such as 50ms`);
-  const failAll = raw.failAll;
-  if (failAll !== undefined && failAll !== "error" && failAll !== "throttle") p.add("faults.failAll", "must be error or throttle");
-  let throttle: Faults["throttle"];
-  if (raw.throttle !== undefined) {
-    if (!isObject(raw.throttle)) p.add("faults.throttle", "must be a mapping with qps and burst");
-    else throttle = { qps: num(p, raw.throttle, "qps", "faults.throttle", [0.001, 1e9], 1), burst: num(p, raw.throttle, "burst", "faults.throttle", [1, 1e9], 1) };
+
+  get raw(): Raw {
+    return this.#raw;
   }
-  return { latencyMs: latencyMs ?? 0, errorRate: num(p, raw, "errorRate", "faults", [0, 1], 0), throttle, failAll: failAll as Faults["failAll"] };
+
+  problem(key: string, message: string): void {
+    this.#problems.push(`${[this.#field, key].filter(Boolean).join(".")}: ${message}`);
+  }
+
+  str(key: string, fallback: string): string {
+    const v = this.#raw[key];
+    if (v === undefined) return fallback;
+    if (typeof v !== "string") this.problem(key, "must be a string");
+    return typeof v === "string" ? v : fallback;
+  }
+
+  num(key: string, [min, max]: readonly [number, number], fallback: number): number {
+    const v = this.#raw[key];
+    if (v === undefined) return fallback;
+    if (typeof v !== "number" || v < min || v > max) this.problem(key, `must be a number from ${min} to ${max}`);
+    return typeof v === "number" ? v : fallback;
+  }
+
+  bool(key: string, fallback: boolean): boolean {
+    const v = this.#raw[key];
+    if (v === undefined) return fallback;
+    if (typeof v !== "boolean") this.problem(key, "must be true or false");
+    return typeof v === "boolean" ? v : fallback;
+  }
+
+  duration(key: string): number {
+    const v = this.#raw[key];
+    if (v === undefined) return 0;
+    const ms = typeof v === "string" || typeof v === "number" ? parseDuration(String(v)) : undefined;
+    if (ms === undefined || ms < 0) this.problem(key, `${JSON.stringify(v)} is not a duration such as 50ms`);
+    return ms ?? 0;
+  }
+
+  oneOf<T extends string>(key: string, options: readonly T[], fallback: T | undefined): T | undefined {
+    const v = this.#raw[key];
+    if (v === undefined) return fallback;
+    if (!options.includes(v as T)) this.problem(key, `must be one of ${options.join(", ")}`);
+    return options.includes(v as T) ? (v as T) : fallback;
+  }
+
+  list(key: string): unknown[] {
+    const v = this.#raw[key];
+    if (v === undefined) return [];
+    if (!Array.isArray(v)) this.problem(key, "must be a list");
+    return Array.isArray(v) ? v : [];
+  }
 }
 
-function readAddresses(p: Problems, raw: unknown, field: string): NodeAddress[] {
-  if (raw === undefined) return [];
-  if (!Array.isArray(raw)) {
-    p.add(field, "must be a list of {type, address}");
-    return [];
-  }
-  return raw.flatMap((a: unknown, i) => {
-    if (!isObject(a) || !ADDRESS_TYPES.includes(a.type as NodeAddressType) || typeof a.address !== "string") {
-      p.add(`${field}[${i}]`, `must be {type: ${ADDRESS_TYPES.join("|")}, address: string}`);
-      return [];
+function readFaults(problems: string[], raw: unknown): Faults {
+  const f = new Fields(raw, "faults", problems);
+  const throttle = f.raw.throttle === undefined ? undefined : new Fields(f.raw.throttle, "faults.throttle", problems);
+  return {
+    latencyMs: f.duration("latency"),
+    errorRate: f.num("errorRate", [0, 1], 0),
+    throttle: throttle && { qps: throttle.num("qps", [0.001, 1e9], 1), burst: throttle.num("burst", [1, 1e9], 1) },
+    failAll: f.oneOf("failAll", ["error", "throttle"], undefined),
+  };
+}
+
+function readAddresses(f: Fields, key: string): NodeAddress[] {
+  return f.list(key).flatMap((a: unknown, i) => {
+    if (isObject(a) && ADDRESS_TYPES.includes(a.type as NodeAddressType) && typeof a.address === "string") {
+      return [{ type: a.type as NodeAddressType, address: a.address }];
     }
-    return [{ type: a.type as NodeAddressType, address: a.address }];
+    f.problem(`${key}[${i}]`, `must be {type: ${ADDRESS_TYPES.join("|")}, address: string}`);
+    return [];
   });
 }
 
-function readLabels(p: Problems, raw: unknown, field: string): Record<string, string> {
-  if (raw === undefined) return {};
-  if (!isObject(raw) || !Object.values(raw).every((v) => typeof v === "string")) {
-    p.add(field, "must map label keys to string values");
-    return {};
-  }
-  return raw as Record<string, string>;
+function readLabels(f: Fields, key: string): Record<string, string> {
+  const v = f.raw[key];
+  if (v === undefined) return {};
+  if (isObject(v) && Object.values(v).every((x) => typeof x === "string")) return v as Record<string, string>;
+  f.problem(key, "must map label keys to string values");
+  return {};
 }
 
-function readInstance(p: Problems, raw: unknown, i: number, defaults: Defaults): FakeInstance | undefined {
-  const field = `instances[${i}]`;
-  if (!isObject(raw) || typeof raw.name !== "string" || raw.name === "") {
-    p.add(field, "must be a mapping with a non-empty name");
+function readInstance(problems: string[], raw: unknown, i: number, defaults: Defaults): FakeInstance | undefined {
+  const f = new Fields(raw, `instances[${i}]`, problems);
+  const name = f.str("name", "");
+  if (name === "") {
+    f.problem("name", "must be a non-empty string");
     return undefined;
   }
-  const state = raw.state === undefined ? "running" : raw.state;
-  if (!STATES.includes(state as InstanceState)) p.add(`${field}.state`, `must be one of ${STATES.join(", ")}`);
   return {
-    name: raw.name,
-    providerID: str(p, raw, "providerID", field, `fake://${raw.name}`),
-    instanceType: str(p, raw, "instanceType", field, defaults.instanceType),
-    zone: str(p, raw, "zone", field, defaults.zone),
-    region: str(p, raw, "region", field, defaults.region),
-    addresses: readAddresses(p, raw.addresses, `${field}.addresses`),
-    labels: readLabels(p, raw.labels, `${field}.labels`),
-    state: state as InstanceState,
+    name,
+    providerID: f.str("providerID", `fake://${name}`),
+    instanceType: f.str("instanceType", defaults.instanceType),
+    zone: f.str("zone", defaults.zone),
+    region: f.str("region", defaults.region),
+    addresses: readAddresses(f, "addresses"),
+    labels: readLabels(f, "labels"),
+    state: f.oneOf("state", STATES, "running") ?? "running",
   };
 }
 
-function readLoadBalancers(p: Problems, raw: unknown): { ipPool: string[]; hostnameSuffix: string } {
-  const fallback = { ipPool: ["203.0.113.0/24", "2001:db8:fa::/112"], hostnameSuffix: "" };
-  if (raw === undefined) return fallback;
-  if (!isObject(raw)) {
-    p.add("loadBalancers", "must be a mapping");
-    return fallback;
+function readPool(problems: string[], raw: unknown): { ipPool: string[]; hostnameSuffix: string } {
+  const f = new Fields(raw, "loadBalancers", problems);
+  const ipPool = f.raw.ipPool === undefined ? DEFAULT_POOL : f.list("ipPool").map(String);
+  if (ipPool.length === 0) f.problem("ipPool", "must be a non-empty list of CIDRs");
+  for (const cidr of ipPool) if (!parseCIDR(cidr)) f.problem("ipPool", `${JSON.stringify(cidr)} is not a CIDR`);
+  return { ipPool, hostnameSuffix: f.str("hostnameSuffix", "") };
+}
+
+function parseText(text: string | undefined): { raw: unknown } | { error: string } {
+  if (text === undefined || text.trim() === "") return { raw: {} };
+  try {
+    return { raw: Bun.YAML.parse(text) };
+  } catch (error) {
+    return { error: `not valid YAML or JSON: ${(error as Error).message}` };
   }
-  const pool = raw.ipPool === undefined ? fallback.ipPool : raw.ipPool;
-  const ipPool = Array.isArray(pool) ? pool.map(String) : [];
-  if (!Array.isArray(pool) || ipPool.length === 0) p.add("loadBalancers.ipPool", "must be a non-empty list of CIDRs");
-  for (const cidr of ipPool) if (!parseCIDR(cidr)) p.add("loadBalancers.ipPool", `${JSON.stringify(cidr)} is not a CIDR`);
-  return { ipPool, hostnameSuffix: str(p, raw, "hostnameSuffix", "loadBalancers", "") };
+}
+
+function readConfig(root: Fields, problems: string[]): FakeConfig {
+  const d = new Fields(root.raw.defaults, "defaults", problems);
+  const defaults: Defaults = { instanceType: d.str("instanceType", "fake.small"), zone: d.str("zone", "zone-a"), region: d.str("region", "region-1") };
+  const endpoint = root.str("endpoint", "");
+  if (endpoint !== "" && !/^https?:\/\/[^/]+/.test(endpoint)) root.problem("endpoint", `${JSON.stringify(endpoint)} is not an http(s) URL`);
+  const pool = readPool(problems, root.raw.loadBalancers);
+  return {
+    endpoint,
+    batching: root.bool("batching", true),
+    maxBatchSize: root.num("maxBatchSize", [1, 10_000], 100),
+    faults: readFaults(problems, root.raw.faults),
+    defaults,
+    autoInstances: root.bool("autoInstances", false),
+    instances: root.list("instances").map((item, i) => readInstance(problems, item, i, defaults)).filter((x) => x !== undefined),
+    ipPool: pool.ipPool,
+    hostnameSuffix: pool.hostnameSuffix,
+    routes: root.bool("routes", true),
+  };
 }
 
 export function parseFakeConfig(text: string | undefined): { ok: true; config: FakeConfig } | { ok: false; errors: string[] } {
-  const p = new Problems();
-  let raw: unknown = {};
-  if (text !== undefined && text.trim() !== "") {
-    try {
-      raw = Bun.YAML.parse(text);
-    } catch (error) {
-      return { ok: false, errors: [`not valid YAML or JSON: ${(error as Error).message}`] };
-    }
-  }
-  if (!isObject(raw)) return { ok: false, errors: ["must be a YAML or JSON mapping"] };
-  for (const key of Object.keys(raw)) if (!TOP_KEYS.includes(key)) p.add(key, `unknown field (known: ${TOP_KEYS.join(", ")})`);
-  const rawDefaults = isObject(raw.defaults) ? raw.defaults : {};
-  const defaults: Defaults = {
-    instanceType: str(p, rawDefaults, "instanceType", "defaults", "fake.small"),
-    zone: str(p, rawDefaults, "zone", "defaults", "zone-a"),
-    region: str(p, rawDefaults, "region", "defaults", "region-1"),
-  };
-  const list = raw.instances === undefined ? [] : raw.instances;
-  if (!Array.isArray(list)) p.add("instances", "must be a list");
-  const instances = (Array.isArray(list) ? list : []).map((item, i) => readInstance(p, item, i, defaults)).filter((x) => x !== undefined);
-  const endpoint = str(p, raw, "endpoint", "config", "");
-  if (endpoint !== "" && !/^https?:\/\/[^/]+/.test(endpoint)) p.add("endpoint", `${JSON.stringify(endpoint)} is not an http(s) URL`);
-  const lbs = readLoadBalancers(p, raw.loadBalancers);
-  const config: FakeConfig = {
-    endpoint,
-    batching: flag(p, raw, "batching", true),
-    maxBatchSize: num(p, raw, "maxBatchSize", "config", [1, 10_000], 100),
-    faults: readFaults(p, raw.faults),
-    defaults,
-    autoInstances: flag(p, raw, "autoInstances", false),
-    instances,
-    ipPool: lbs.ipPool,
-    hostnameSuffix: lbs.hostnameSuffix,
-    routes: flag(p, raw, "routes", true),
-  };
-  return p.list.length > 0 ? { ok: false, errors: p.list } : { ok: true, config };
+  const parsed = parseText(text);
+  if ("error" in parsed) return { ok: false, errors: [parsed.error] };
+  if (!isObject(parsed.raw)) return { ok: false, errors: ["must be a YAML or JSON mapping"] };
+  const problems: string[] = [];
+  for (const key of Object.keys(parsed.raw)) if (!TOP_KEYS.includes(key)) problems.push(`${key}: unknown field (known: ${TOP_KEYS.join(", ")})`);
+  const config = readConfig(new Fields(parsed.raw, "", problems), problems);
+  return problems.length > 0 ? { ok: false, errors: problems } : { ok: true, config };
 }

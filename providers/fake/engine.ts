@@ -153,32 +153,32 @@ export class FakeCloud {
   }
 
   #dispatch(operation: string, body: unknown): unknown {
-    const b = body as Record<string, unknown>;
-    switch (operation) {
-      case "InstanceExists":
-      case "InstanceShutdown":
-      case "InstanceMetadata":
-      case "InstanceMetadataBatch":
-      case "InstanceStateBatch":
-        return { instances: (b.nodes as NodeRef[]).map((n) => this.#find(n) ?? null) };
-      case "GetLoadBalancer":
-        return { loadBalancer: this.#lbs.get(String(b.name)) ?? null };
-      case "EnsureLoadBalancer":
-        return this.#ensureLoadBalancer(b as unknown as LbRequest);
-      case "UpdateLoadBalancer":
-        return this.#updateLoadBalancer(b as unknown as LbRequest);
-      case "EnsureLoadBalancerDeleted":
-        return this.#deleteLoadBalancer(String(b.name));
-      case "ListRoutes":
-        return { routes: this.routes().filter((r) => r.clusterName === b.clusterName) };
-      case "CreateRoute":
-        return this.#createRoute(b as unknown as RouteRequest);
-      case "DeleteRoute":
-        this.#routes.delete(String(b.name));
-        return {};
-      default:
-        throw new FakeCloudError("InvalidParameter", `unknown operation ${operation}`);
-    }
+    const handler = this.#operations[operation];
+    if (!handler) throw new FakeCloudError("InvalidParameter", `unknown operation ${operation}`);
+    return handler(body as Record<string, unknown>);
+  }
+
+  /** The cloud API: every instance lookup shares one implementation but keeps its own counter name. */
+  readonly #operations: Readonly<Record<string, (b: Record<string, unknown>) => unknown>> = {
+    InstanceExists: (b) => this.#describe(b),
+    InstanceShutdown: (b) => this.#describe(b),
+    InstanceMetadata: (b) => this.#describe(b),
+    InstanceMetadataBatch: (b) => this.#describe(b),
+    InstanceStateBatch: (b) => this.#describe(b),
+    GetLoadBalancer: (b) => ({ loadBalancer: this.#lbs.get(String(b.name)) ?? null }),
+    EnsureLoadBalancer: (b) => this.#ensureLoadBalancer(b as unknown as LbRequest),
+    UpdateLoadBalancer: (b) => this.#updateLoadBalancer(b as unknown as LbRequest),
+    EnsureLoadBalancerDeleted: (b) => this.#deleteLoadBalancer(String(b.name)),
+    ListRoutes: (b) => ({ routes: this.routes().filter((r) => r.clusterName === b.clusterName) }),
+    CreateRoute: (b) => this.#createRoute(b as unknown as RouteRequest),
+    DeleteRoute: (b) => {
+      this.#routes.delete(String(b.name));
+      return {};
+    },
+  };
+
+  #describe(b: Record<string, unknown>): { instances: (FakeInstance | null)[] } {
+    return { instances: (b.nodes as NodeRef[]).map((n) => this.#find(n) ?? null) };
   }
 
   #find(node: NodeRef): FakeInstance | undefined {

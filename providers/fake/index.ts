@@ -53,7 +53,10 @@ export function createFakeProvider(input: FakeProviderConfig, context: ProviderC
     instances: fakeInstances(api, { enabled: config.batching, maxBatchSize: config.maxBatchSize }),
     loadBalancer: fakeLoadBalancer(api),
     routes: config.routes ? fakeRoutes(api) : undefined,
-    close: async () => stopFollowing(),
+    close: () => {
+      stopFollowing();
+      return Promise.resolve();
+    },
   };
 }
 

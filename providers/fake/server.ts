@@ -18,36 +18,43 @@ async function callRoute(engine: FakeCloud, operation: string, req: Request): Pr
   }
 }
 
-async function adminRoute(engine: FakeCloud, path: string, req: Request): Promise<Response> {
-  const [, resource, name] = path.split("/");
-  const method = req.method;
-  if (resource === "calls") {
-    if (method === "DELETE") engine.resetCalls();
-    return json(engine.calls());
-  }
-  if (resource === "state") return json({ instances: engine.instances(), loadBalancers: engine.loadBalancers(), routes: engine.routes(), faults: engine.faults });
-  if (resource === "faults" && method === "PUT") {
+type AdminHandler = (engine: FakeCloud, name: string, req: Request) => unknown;
+
+/** `<METHOD> /admin/<resource>[/<name>]` → handler. */
+const ADMIN: Readonly<Record<string, AdminHandler>> = {
+  "GET calls": (engine) => engine.calls(),
+  "DELETE calls": (engine) => {
+    engine.resetCalls();
+    return engine.calls();
+  },
+  "GET state": (engine) => ({ instances: engine.instances(), loadBalancers: engine.loadBalancers(), routes: engine.routes(), faults: engine.faults }),
+  "PUT faults": async (engine, _name, req) => {
     engine.setFaults((await req.json()) as Faults);
-    return json(engine.faults);
-  }
-  if (resource === "instances" && name && method === "PUT") {
-    const body = (await req.json()) as Partial<FakeInstance>;
-    engine.putInstance(engine.instanceWithDefaults({ ...body, name }));
-    return json({});
-  }
-  if (resource === "instances" && name && method === "PATCH") {
+    return engine.faults;
+  },
+  "PUT instances": async (engine, name, req) => {
+    engine.putInstance(engine.instanceWithDefaults({ ...((await req.json()) as Partial<FakeInstance>), name }));
+    return {};
+  },
+  "PATCH instances": async (engine, name, req) => {
     engine.setInstanceState(name, ((await req.json()) as { state: InstanceState }).state);
-    return json({});
-  }
-  if (resource === "instances" && name && method === "DELETE") {
+    return {};
+  },
+  "DELETE instances": (engine, name) => {
     engine.removeInstance(name);
-    return json({});
-  }
-  if (resource === "routes" && method === "POST") {
+    return {};
+  },
+  "POST routes": async (engine, _name, req) => {
     engine.putRoute((await req.json()) as FakeRoute);
-    return json({});
-  }
-  return json({ error: { code: "NotFound", message: `no admin route ${method} ${path}` } }, 404);
+    return {};
+  },
+};
+
+async function adminRoute(engine: FakeCloud, path: string, req: Request): Promise<Response> {
+  const [, resource, name = ""] = path.split("/");
+  const handler = ADMIN[`${req.method} ${resource ?? ""}`];
+  if (!handler) return json({ error: { code: "NotFound", message: `no admin route ${req.method} ${path}` } }, 404);
+  return json(await handler(engine, name, req));
 }
 
 export function serveFakeCloud(engine: FakeCloud, options: { hostname?: string; port?: number } = {}): Server<undefined> {

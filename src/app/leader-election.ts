@@ -74,35 +74,44 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     };
   }
 
-  function heldByOther(lease: Lease): boolean {
+  /** Notes when the lease's holder or renew time last changed, by our clock (client-go observedTime). */
+  function observe(lease: Lease): { holder: string; at: number } {
     const holder = lease.spec?.holderIdentity ?? "";
     const renewTime = lease.spec?.renewTime ?? "";
-    if (!observed || observed.holder !== holder || observed.renewTime !== renewTime) {
-      observed = { holder, renewTime, at: clock.now() };
-    }
+    if (observed?.holder !== holder || observed.renewTime !== renewTime) observed = { holder, renewTime, at: clock.now() };
+    return observed;
+  }
+
+  /** Held by someone else whose last renewal we observed less than a lease duration ago. */
+  function heldByOther(lease: Lease): boolean {
+    const { holder, at } = observe(lease);
     if (holder === "" || holder === identity) return false;
     const duration = (lease.spec?.leaseDurationSeconds ?? config.leaseDurationMs / 1000) * 1000;
-    return observed.at + duration > clock.now();
+    return at + duration > clock.now();
+  }
+
+  async function create(now: string, signal: AbortSignal): Promise<boolean> {
+    const fresh: Lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: config.resourceName, namespace: config.resourceNamespace }, spec: record(undefined, now) };
+    try {
+      const created = await api.create(LEASES, fresh, { ...target, signal });
+      observed = { holder: identity, renewTime: now, at: clock.now(), lease: created };
+      return true;
+    } catch (error) {
+      if (isAlreadyExists(error)) return false;
+      throw error;
+    }
   }
 
   async function tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const now = microTime(clock.now());
-    let lease: Lease;
-    try {
-      lease = await api.get<Lease>(LEASES, config.resourceName, { ...target, signal });
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      const fresh: Lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: config.resourceName, namespace: config.resourceNamespace }, spec: record(undefined, now) };
-      const created = await api.create(LEASES, fresh, { ...target, signal }).catch((e: unknown) => {
-        if (isAlreadyExists(e)) return undefined;
-        throw e;
-      });
-      if (created) observed = { holder: identity, renewTime: now, at: clock.now(), lease: created };
-      return created !== undefined;
-    }
-    if (heldByOther(lease)) return false;
-    if (leading && lease.spec?.holderIdentity !== identity) return false;
-    if (lease.spec?.holderIdentity !== identity) deps.onSlowPath?.();
+    const lease = await api.get<Lease>(LEASES, config.resourceName, { ...target, signal }).catch((error: unknown) => {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    });
+    if (!lease) return create(now, signal);
+    const mine = lease.spec?.holderIdentity === identity;
+    if (heldByOther(lease) || (leading && !mine)) return false;
+    if (!mine) deps.onSlowPath?.();
     const updated = await api.update<Lease>(LEASES, { ...lease, spec: record(lease.spec, now) }, { signal });
     observed = { holder: identity, renewTime: now, at: clock.now(), lease: updated };
     return true;

@@ -19,60 +19,70 @@ interface Token {
 }
 
 export function parseArgv(argv: readonly string[], specs: readonly FlagSpec[]): ParsedArgv {
-  const byName = new Map(specs.map((s) => [s.name, s]));
-  const byShort = new Map(specs.filter((s) => s.short).map((s) => [s.short, s]));
-  const values = new Map<string, string>();
-  const positionals: string[] = [];
-  const errors: string[] = [];
-  let i = 0;
-  while (i < argv.length) {
-    const arg = argv[i++] ?? "";
+  const state = { byName: new Map(specs.map((s) => [s.name, s])), byShort: shortNames(specs), values: new Map<string, string>(), positionals: [] as string[], errors: [] as string[] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
     if (arg === "--") {
-      positionals.push(...argv.slice(i));
+      state.positionals.push(...argv.slice(i + 1));
       break;
     }
-    const token = tokenize(arg, byShort);
-    if (!token) {
-      positionals.push(arg);
-      continue;
-    }
-    const spec = byName.get(token.name);
-    if (!spec) {
-      errors.push(`unknown flag: ${token.display}`);
-      continue;
-    }
-    const value = token.inline ?? takeValue(spec, argv, i);
-    if (token.inline === undefined && spec.type !== "bool") i++;
-    if (value === undefined) {
-      errors.push(`flag needs an argument: ${token.display}`);
-      continue;
-    }
-    store(values, spec, value);
+    i += consume(state, arg, argv[i + 1]);
   }
-  return { values, positionals, errors };
+  return { values: state.values, positionals: state.positionals, errors: state.errors };
 }
 
-function tokenize(arg: string, byShort: ReadonlyMap<string | undefined, FlagSpec>): Token | undefined {
-  if (arg.startsWith("--") && arg.length > 2) {
-    const body = arg.slice(2);
-    const eq = body.indexOf("=");
-    const name = eq < 0 ? body : body.slice(0, eq);
-    return { name, inline: eq < 0 ? undefined : body.slice(eq + 1), display: `--${name}` };
+interface ParseState {
+  readonly byName: ReadonlyMap<string, FlagSpec>;
+  readonly byShort: ReadonlyMap<string, FlagSpec>;
+  readonly values: Map<string, string>;
+  readonly positionals: string[];
+  readonly errors: string[];
+}
+
+function shortNames(specs: readonly FlagSpec[]): Map<string, FlagSpec> {
+  return new Map(specs.flatMap((s) => (s.short ? [[s.short, s] as const] : [])));
+}
+
+/** Handles one argument; returns how many following arguments it used as its value (0 or 1). */
+function consume(state: ParseState, arg: string, next: string | undefined): number {
+  const token = tokenize(arg, state.byShort);
+  if (!token) {
+    state.positionals.push(arg);
+    return 0;
   }
-  if (arg.startsWith("-") && arg.length > 1 && !/^-\d/.test(arg)) {
-    const short = arg.slice(1, 2);
-    const rest = arg.slice(2);
-    const spec = byShort.get(short);
-    const name = spec?.name ?? short;
-    const inline = rest === "" ? undefined : rest.replace(/^=/, "");
-    return { name, inline, display: `-${short}` };
+  const spec = state.byName.get(token.name);
+  if (!spec) {
+    state.errors.push(`unknown flag: ${token.display}`);
+    return 0;
   }
+  const fromNext = token.inline === undefined && spec.type !== "bool";
+  const value = token.inline ?? takeValue(spec, next);
+  if (value === undefined) state.errors.push(`flag needs an argument: ${token.display}`);
+  else store(state.values, spec, value);
+  return fromNext && value !== undefined ? 1 : 0;
+}
+
+function tokenize(arg: string, byShort: ReadonlyMap<string, FlagSpec>): Token | undefined {
+  if (arg.startsWith("--") && arg.length > 2) return longToken(arg.slice(2));
+  if (arg.startsWith("-") && arg.length > 1 && !/^-\d/.test(arg)) return shortToken(arg, byShort);
   return undefined;
 }
 
-function takeValue(spec: FlagSpec, argv: readonly string[], next: number): string | undefined {
-  if (spec.type === "bool") return "true";
-  return argv[next];
+function longToken(body: string): Token {
+  const eq = body.indexOf("=");
+  const name = eq < 0 ? body : body.slice(0, eq);
+  return { name, inline: eq < 0 ? undefined : body.slice(eq + 1), display: `--${name}` };
+}
+
+/** `-v`, `-v=4`, `-v4`. */
+function shortToken(arg: string, byShort: ReadonlyMap<string, FlagSpec>): Token {
+  const short = arg.slice(1, 2);
+  const rest = arg.slice(2);
+  return { name: byShort.get(short)?.name ?? short, inline: rest === "" ? undefined : rest.replace(/^=/, ""), display: `-${short}` };
+}
+
+function takeValue(spec: FlagSpec, next: string | undefined): string | undefined {
+  return spec.type === "bool" ? "true" : next;
 }
 
 function store(values: Map<string, string>, spec: FlagSpec, value: string): void {

@@ -2,14 +2,14 @@
  * Command dispatch with citty: the default command runs the manager; other commands are listed in
  * `subCommands`. Help and version are answered before anything else. Returns the exit status.
  */
-import { defineCommand, renderUsage, runCommand, type CommandDef } from "citty";
+import { defineCommand, renderUsage, runCommand, type CommandDef, type SubCommandsDef } from "citty";
 import { FLAGS } from "./flags.ts";
 import { renderManagerHelp } from "./usage.ts";
 import { runManagerCommand, type Builtins, type Io } from "./run.ts";
 import { buildInfo } from "../version.ts";
 
 /** Other commands, each a citty command that receives `Io` and `Builtins` through `data`. */
-export type SubCommands = Readonly<Record<string, CommandDef>>;
+export type SubCommands = SubCommandsDef;
 
 export interface CommandData {
   readonly io: Io;
@@ -24,19 +24,8 @@ function managerArgs(): CommandDef["args"] {
 export async function runCli(argv: readonly string[], io: Io, builtins: Builtins, subCommands: SubCommands = {}): Promise<number> {
   const sub = argv[0] !== undefined && !argv[0].startsWith("-") ? argv[0] : undefined;
   const wantsHelp = argv.includes("--help") || argv.includes("-h");
-  if (argv.includes("--version") && sub === undefined) {
-    const info = buildInfo();
-    io.stdout(`cloud-controller-manager ${info.version} (commit ${info.commit})\n`);
-    return 0;
-  }
-  if (sub === undefined || sub === "run") {
-    if (wantsHelp) {
-      io.stdout(renderManagerHelp());
-      return 0;
-    }
-    return runManagerCommand(sub === "run" ? argv.slice(1) : argv, io, builtins);
-  }
-  const command = subCommands[sub];
+  if (sub === undefined || sub === "run") return runDefault(sub === "run" ? argv.slice(1) : argv, wantsHelp, io, builtins);
+  const command = subCommands[sub] as CommandDef | undefined;
   if (!command) {
     io.stderr(`error: unknown command ${JSON.stringify(sub)} (commands: run, ${Object.keys(subCommands).join(", ")})\n`);
     return 2;
@@ -48,4 +37,17 @@ export async function runCli(argv: readonly string[], io: Io, builtins: Builtins
   const data: CommandData = { io, builtins, exitCode: 0 };
   await runCommand(command, { rawArgs: argv.slice(1), data });
   return data.exitCode;
+}
+
+async function runDefault(argv: readonly string[], wantsHelp: boolean, io: Io, builtins: Builtins): Promise<number> {
+  if (wantsHelp) {
+    io.stdout(renderManagerHelp());
+    return 0;
+  }
+  if (argv.includes("--version")) {
+    const info = buildInfo();
+    io.stdout(`cloud-controller-manager ${info.version} (commit ${info.commit})\n`);
+    return 0;
+  }
+  return runManagerCommand(argv, io, builtins);
 }

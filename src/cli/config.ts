@@ -167,7 +167,9 @@ function readConfig(r: FlagReader, knownProviders: readonly string[]): Config {
   };
 }
 
-function readCloud(r: FlagReader, knownProviders: readonly string[]) {
+type CloudSettings = Pick<Config, "cloudProvider" | "cloudConfig" | "clusterName" | "clusterCidrs" | "configureCloudRoutes" | "useServiceAccountCredentials" | "routeReconciliationPeriodMs" | "nodeMonitorPeriodMs">;
+
+function readCloud(r: FlagReader, knownProviders: readonly string[]): CloudSettings {
   const cloudProvider = r.text("cloud-provider");
   if (cloudProvider === "") r.errors.push("--cloud-provider cannot be empty");
   else if (!knownProviders.includes(cloudProvider)) {
@@ -225,7 +227,9 @@ function readLeaderElection(r: FlagReader): LeaderElectionConfig {
   return le;
 }
 
-function readControllerTuning(r: FlagReader) {
+type TuningSettings = Pick<Config, "nodeStatusUpdateFrequencyMs" | "concurrentNodeSyncs" | "concurrentNodeStatusUpdates" | "concurrentServiceSyncs">;
+
+function readControllerTuning(r: FlagReader): TuningSettings {
   const concurrentNodeSyncs = r.int("concurrent-node-syncs", 1);
   const statusUpdates = r.int("concurrent-node-status-updates", 0);
   return {
@@ -282,7 +286,9 @@ function readCompatServing(r: FlagReader): void {
   }
 }
 
-function readBeyondUpstream(r: FlagReader) {
+type BeyondSettings = Pick<Config, "loadBalancerClass" | "loadBalancerResyncPeriodMs" | "nodeDeletionConfirmation" | "cloudBatchWindowMs" | "cloudBatchSize" | "shutdownGracePeriodMs" | "controllerThreads">;
+
+function readBeyondUpstream(r: FlagReader): BeyondSettings {
   return {
     loadBalancerClass: r.text("load-balancer-class"),
     loadBalancerResyncPeriodMs: r.duration("load-balancer-resync-period"),

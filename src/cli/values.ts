@@ -15,10 +15,16 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 
 /** Parses a Go duration ("1h2m3.5s", "300ms", "0") into milliseconds. */
 export function parseDuration(text: string): number | undefined {
-  const match = /^([+-]?)(.*)$/.exec(text.trim());
-  const sign = match?.[1] === "-" ? -1 : 1;
-  const body = match?.[2] ?? "";
+  const trimmed = text.trim();
+  const sign = trimmed.startsWith("-") ? -1 : 1;
+  const body = /^[+-]/.test(trimmed) ? trimmed.slice(1) : trimmed;
   if (body === "0") return 0;
+  const total = sumUnits(body);
+  return total === undefined ? undefined : sign * total;
+}
+
+/** "1h2m3.5s" → ms; undefined unless the whole text is number+unit pairs. */
+function sumUnits(body: string): number | undefined {
   if (body === "") return undefined;
   const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/gy;
   let total = 0;
@@ -27,8 +33,7 @@ export function parseDuration(text: string): number | undefined {
     total += Number(m[1]) * (UNIT_MS[m[2] ?? ""] ?? Number.NaN);
     consumed = part.lastIndex;
   }
-  if (consumed !== body.length || Number.isNaN(total)) return undefined;
-  return sign * total;
+  return consumed === body.length && !Number.isNaN(total) ? total : undefined;
 }
 
 /** Formats milliseconds the way Go prints a duration ("5m0s", "10s", "300ms"). */

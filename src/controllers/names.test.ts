@@ -16,7 +16,7 @@ describe("--controllers selection (upstream IsControllerEnabled)", () => {
   for (const c of cases) {
     test(JSON.stringify(c.entries), () => {
       const got = selectControllers(c.entries);
-      expect([...got.enabled].sort()).toEqual(c.want);
+      expect([...got.enabled].sort() as string[]).toEqual(c.want);
       expect(got.unknown).toEqual(c.unknown ?? []);
     });
   }

@@ -130,21 +130,20 @@ async function* watchEvents<T>(transport: Transport, res: Resource, o: WatchOpti
     query: { watch: 1, allowWatchBookmarks: true, resourceVersion: o.resourceVersion, timeoutSeconds: o.timeoutSeconds, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector },
     signal: o.signal,
   });
+  for await (const line of lines(stream)) yield JSON.parse(line) as WatchEvent<T>;
+}
+
+/** Splits a byte stream into non-empty text lines (watch events are newline-delimited JSON). */
+async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   let buffered = "";
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      buffered += decoder.decode(value, { stream: true });
-      let newline = buffered.indexOf("\n");
-      while (newline >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        if (line.trim() !== "") yield JSON.parse(line) as WatchEvent<T>;
-        newline = buffered.indexOf("\n");
-      }
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      buffered += decoder.decode(chunk.value, { stream: true });
+      const parts = buffered.split("\n");
+      buffered = parts.pop() ?? "";
+      yield* parts.filter((line) => line.trim() !== "");
     }
   } finally {
     await reader.cancel().catch(() => undefined);

@@ -40,6 +40,12 @@ interface WatchStatus {
 
 class WatchExpiredError extends Error {}
 
+/** An ERROR event: 410 Gone / Expired means "relist"; anything else is retried with backoff. */
+function watchError(status: WatchStatus): Error {
+  const expired = status.code === 410 || status.reason === "Expired" || status.reason === "Gone";
+  return expired ? new WatchExpiredError(status.message) : new Error(`watch error ${status.code ?? ""} ${status.reason ?? ""}: ${status.message ?? ""}`);
+}
+
 const MIN_WATCH_TIMEOUT_S = 300;
 const BACKOFF_INITIAL_MS = 800;
 const BACKOFF_MAX_MS = 30_000;
@@ -158,11 +164,7 @@ export class Informer<T extends KubeObject> implements Lister<T> {
   }
 
   #apply(event: WatchEvent<T>): void {
-    if (event.type === "ERROR") {
-      const status = event.object as unknown as WatchStatus;
-      if (status.code === 410 || status.reason === "Expired" || status.reason === "Gone") throw new WatchExpiredError(status.message);
-      throw new Error(`watch error ${status.code ?? ""} ${status.reason ?? ""}: ${status.message ?? ""}`);
-    }
+    if (event.type === "ERROR") throw watchError(event.object as unknown as WatchStatus);
     this.#resourceVersion = event.object.metadata.resourceVersion ?? this.#resourceVersion;
     if (event.type === "BOOKMARK") return;
     const obj = this.#prepare(event.object);

@@ -20,5 +20,5 @@ test("a bucket attached from its shared buffer draws from the same tokens", () =
 
 test("qps <= 0 is unlimited", () => {
   const bucket = TokenBucket.create(0, 0);
-  expect(Array.from({ length: 100 }, () => bucket.reserve())).toEqual(Array(100).fill(0));
+  expect(Array.from({ length: 100 }, () => bucket.reserve())).toEqual(Array<number>(100).fill(0));
 });

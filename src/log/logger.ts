@@ -35,7 +35,7 @@ function splitArgs(args: readonly unknown[]): Split {
   const last = args.at(-1);
   const hasFields = args.length > 1 && isPlainObject(last);
   const parts = hasFields ? args.slice(0, -1) : args;
-  const fields = hasFields ? (last as Record<string, unknown>) : {};
+  const fields = hasFields ? last : {};
   return { message: parts.map(render).join(" "), fields };
 }
 

@@ -43,15 +43,18 @@ function parseIPv4(text: string): bigint | undefined {
 function parseIPv6(text: string): IP | undefined {
   if (text.includes("%")) return undefined;
   const halves = text.split("::");
-  if (halves.length > 2) return undefined;
-  const head = parseGroups(halves[0] ?? "");
-  const tail = halves.length === 2 ? parseGroups(halves[1] ?? "") : [];
+  const groups = halves.length === 2 ? expand(halves[0] ?? "", halves[1] ?? "") : halves.length === 1 ? parseGroups(text) : undefined;
+  if (!groups || groups.length !== 8) return undefined;
+  return { family: 6, value: groups.reduce((acc, g) => (acc << 16n) | g, 0n) };
+}
+
+/** "head::tail": the zero run must stand for at least one group. */
+function expand(headText: string, tailText: string): bigint[] | undefined {
+  const head = parseGroups(headText);
+  const tail = parseGroups(tailText);
   if (!head || !tail) return undefined;
   const missing = 8 - head.length - tail.length;
-  if ((halves.length === 2 && missing < 1) || (halves.length === 1 && missing !== 0)) return undefined;
-  const groups = [...head, ...Array<bigint>(Math.max(missing, 0)).fill(0n), ...tail];
-  const value = groups.reduce((acc, g) => (acc << 16n) | g, 0n);
-  return { family: 6, value };
+  return missing < 1 ? undefined : [...head, ...Array<bigint>(missing).fill(0n), ...tail];
 }
 
 /** Hex groups of one side of "::"; a trailing dotted quad counts as two groups. */
