@@ -29,6 +29,8 @@ export interface ControlPlane {
   readonly kubeconfigs: Kubeconfigs;
   readonly admin: KubeApi;
   readonly pki: Pki;
+  /** Metadata-level audit log of writes to nodes, services, events and leases (JSON lines). */
+  readonly auditLog: string;
   /** Stops kube-apiserver only (etcd keeps the data); `startApiServer` brings it back on the same port. */
   stopApiServer(): Promise<void>;
   startApiServer(): Promise<void>;
@@ -68,6 +70,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
     kubeconfigs,
     admin,
     pki,
+    auditLog: join(options.dir, "audit.log"),
     async stopApiServer() {
       await terminate(apiserver);
     },
@@ -123,11 +126,34 @@ function startApiServer(binaries: KubeBinaries, options: StartOptions, ports: { 
     "--allow-privileged=true",
     "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
     "--profiling=false",
+    `--audit-policy-file=${writeAuditPolicy(options.dir)}`,
+    `--audit-log-path=${join(options.dir, "audit.log")}`,
+    "--audit-log-maxsize=200",
     ...(options.apiserverArgs ?? []),
   ];
   const proc = Bun.spawn(args, { stdout: out, stderr: out });
   closeSync(out);
   return proc;
+}
+
+/** Who wrote what: tests check which identity (e.g. a per-controller ServiceAccount) made each write. */
+function writeAuditPolicy(dir: string): string {
+  const path = join(dir, "audit-policy.json");
+  const policy = {
+    apiVersion: "audit.k8s.io/v1",
+    kind: "Policy",
+    omitStages: ["RequestReceived"],
+    rules: [
+      {
+        level: "Metadata",
+        verbs: ["create", "update", "patch", "delete"],
+        resources: [{ group: "", resources: ["nodes", "nodes/status", "services", "services/status", "events", "serviceaccounts", "serviceaccounts/token"] }, { group: "coordination.k8s.io", resources: ["leases"] }],
+      },
+      { level: "None" },
+    ],
+  };
+  writeFileSync(path, JSON.stringify(policy));
+  return path;
 }
 
 function writeKubeconfigs(dir: string, server: string, pki: Pki): Kubeconfigs {

@@ -15,6 +15,7 @@ import { isAlreadyExists, isConflict, isNotFound } from "../kube/transport.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
 import { jitter, microTime, type Clock } from "../util/clock.ts";
+import { watchLease } from "./lease-watch.ts";
 
 export interface Lease extends KubeObject {
   spec?: {
@@ -44,7 +45,13 @@ export interface LeaderElector {
   renew(signal: AbortSignal): Promise<void>;
   /** Gives the Lease up, if this process still holds it. */
   release(): Promise<void>;
+  /** Health: a reason when this process leads but has not renewed for lease duration + 20 s. */
+  check(): string | undefined;
+  readonly leading: boolean;
 }
+
+/** Upstream's HealthzAdaptor tolerance past lease expiry. */
+const MAX_TOLERABLE_EXPIRED_MS = 20_000;
 
 const JITTER = 1.2;
 
@@ -57,6 +64,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
   const target = { namespace: config.resourceNamespace };
   let observed: { holder: string; renewTime: string; at: number; lease?: Lease } | undefined;
   let leading = false;
+  let renewedAt = 0;
 
   const setLeading = (value: boolean): void => {
     leading = value;
@@ -95,6 +103,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     try {
       const created = await api.create(LEASES, fresh, { ...target, signal });
       observed = { holder: identity, renewTime: now, at: clock.now(), lease: created };
+      renewedAt = clock.now();
       return true;
     } catch (error) {
       if (isAlreadyExists(error)) return false;
@@ -114,6 +123,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     if (!mine) deps.onSlowPath?.();
     const updated = await api.update<Lease>(LEASES, { ...lease, spec: record(lease.spec, now) }, { signal });
     observed = { holder: identity, renewTime: now, at: clock.now(), lease: updated };
+    renewedAt = clock.now();
     return true;
   }
 
@@ -127,18 +137,30 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
   }
 
   return {
+    get leading() {
+      return leading;
+    },
+    check() {
+      const stale = clock.now() - renewedAt - config.leaseDurationMs;
+      return leading && stale > MAX_TOLERABLE_EXPIRED_MS ? `lease not renewed for ${Math.round((clock.now() - renewedAt) / 1000)} s` : undefined;
+    },
     async acquire(signal) {
       deps.logger.info(`attempting to acquire leader lease ${config.resourceNamespace}/${config.resourceName}...`);
-      while (!signal.aborted) {
-        if (await attempt(signal)) {
-          setLeading(true);
-          deps.logger.info(`successfully acquired lease ${config.resourceNamespace}/${config.resourceName}`);
-          if (observed?.lease) deps.recorder.event(observed.lease, "Normal", "LeaderElection", `${identity} became leader`);
-          return true;
+      const standby = new AbortController();
+      const watch = watchLease(api, { namespace: config.resourceNamespace, name: config.resourceName, clock }, AbortSignal.any([signal, standby.signal]));
+      let acquired = false;
+      try {
+        while (!signal.aborted && !(acquired = await attempt(signal))) {
+          await Promise.race([clock.sleep(jitter(config.retryPeriodMs, JITTER), signal).catch(() => undefined), watch.released()]);
         }
-        await clock.sleep(jitter(config.retryPeriodMs, JITTER), signal).catch(() => undefined);
+      } finally {
+        standby.abort();
       }
-      return false;
+      if (!acquired) return false;
+      setLeading(true);
+      deps.logger.info(`successfully acquired lease ${config.resourceNamespace}/${config.resourceName}`);
+      if (observed?.lease) deps.recorder.event(observed.lease, "Normal", "LeaderElection", `${identity} became leader`);
+      return true;
     },
     async renew(signal) {
       while (!signal.aborted) {

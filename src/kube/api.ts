@@ -56,6 +56,7 @@ export interface ObjectList<T> {
 }
 
 export interface WatchOptions {
+  readonly namespace?: string;
   readonly resourceVersion: string;
   readonly timeoutSeconds: number;
   readonly labelSelector?: string;
@@ -126,7 +127,7 @@ function namespaceOf(body: unknown): string | undefined {
 async function* watchEvents<T>(transport: Transport, res: Resource, o: WatchOptions): AsyncGenerator<WatchEvent<T>> {
   const stream = await transport.stream({
     method: "GET",
-    path: resourcePath(res),
+    path: resourcePath(res, o.namespace),
     query: { watch: 1, allowWatchBookmarks: true, resourceVersion: o.resourceVersion, timeoutSeconds: o.timeoutSeconds, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector },
     signal: o.signal,
   });

@@ -47,7 +47,7 @@ export function clusterRules(): PolicyRule[] {
 export function namespaceRules(options: RbacOptions): PolicyRule[] {
   return [
     { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
-    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [options.leaseName], verbs: ["get", "update", "patch"] },
+    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [options.leaseName], verbs: ["get", "list", "watch", "update", "patch"] },
     { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get", "create"] },
     { apiGroups: [""], resources: ["serviceaccounts/token"], verbs: ["create"] },
   ];

@@ -1,0 +1,108 @@
+/**
+ * The manager's API clients. Every controller client draws from one token bucket (`--kube-api-qps` /
+ * `--kube-api-burst` is a process-wide ceiling); with `--use-service-account-credentials` each controller
+ * writes with its own ServiceAccount's token (upstream client names node-controller, service-controller,
+ * route-controller), while informers stay on the root identity.
+ */
+import { SERVICE_ACCOUNTS, createKubeApi, type KubeApi } from "../kube/api.ts";
+import { withBearerToken, type Connection } from "../kube/connection.ts";
+import type { TokenBucket } from "../kube/rate-limiter.ts";
+import { createTransport, isAlreadyExists, isNotFound } from "../kube/transport.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import type { Clock } from "../util/clock.ts";
+import { userAgent } from "../version.ts";
+import type { ControllerIdentity } from "./context.ts";
+
+export interface ClientFactory {
+  /** A client for `connection` drawing from `limiter`, reporting to the rest_client metrics. */
+  api(connection: Connection, limiter: TokenBucket, agent?: string): KubeApi;
+}
+
+export function clientFactory(metrics: Metrics): ClientFactory {
+  return {
+    api(connection, limiter, agent = userAgent()) {
+      const host = new URL(connection.server).host;
+      const transport = createTransport({
+        connection,
+        limiter,
+        userAgent: agent,
+        observe: (method, code, seconds) => {
+          metrics.restRequests.inc({ code, method, host });
+          metrics.restLatency.observe({ verb: method, host }, seconds);
+        },
+      });
+      return createKubeApi(transport);
+    },
+  };
+}
+
+const TOKEN_SECONDS = 3600;
+/** Refresh when this share of the token's life has passed (client-go rotates well before expiry). */
+const REFRESH_AT = 0.8;
+
+interface TokenRequestStatus {
+  status?: { token?: string; expirationTimestamp?: string };
+}
+
+/** Keeps a ServiceAccount token fresh: requested on first use, re-requested at 80% of its lifetime. */
+function rotatingToken(root: KubeApi, namespace: string, name: string, clock: Clock): () => Promise<string> {
+  let current: { token: string; refreshAt: number } | undefined;
+  let pending: Promise<string> | undefined;
+  const request = async (): Promise<string> => {
+    const answer = await root.create<TokenRequestStatus>(
+      SERVICE_ACCOUNTS,
+      { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: TOKEN_SECONDS } } as TokenRequestStatus,
+      { namespace, subresource: `${encodeURIComponent(name)}/token` },
+    );
+    const token = answer.status?.token;
+    if (!token) throw new Error(`TokenRequest for ${namespace}/${name} returned no token`);
+    const expires = Date.parse(answer.status?.expirationTimestamp ?? "") || clock.now() + TOKEN_SECONDS * 1000;
+    current = { token, refreshAt: clock.now() + (expires - clock.now()) * REFRESH_AT };
+    return token;
+  };
+  return () => {
+    if (current && clock.now() < current.refreshAt) return Promise.resolve(current.token);
+    pending ??= request().finally(() => (pending = undefined));
+    return pending;
+  };
+}
+
+async function ensureServiceAccount(root: KubeApi, namespace: string, name: string): Promise<void> {
+  try {
+    await root.get(SERVICE_ACCOUNTS, name, { namespace });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    await root.create(SERVICE_ACCOUNTS, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace } }, { namespace }).catch((e: unknown) => {
+      if (!isAlreadyExists(e)) throw e;
+    });
+  }
+}
+
+export interface ControllerClients {
+  apiFor(identity: ControllerIdentity): KubeApi;
+}
+
+/** Per-controller clients: the root one, or (with SA credentials) one per ServiceAccount, made on start. */
+export async function controllerClients(o: {
+  enabled: boolean;
+  root: KubeApi;
+  connection: Connection;
+  limiter: TokenBucket;
+  factory: ClientFactory;
+  namespace: string;
+  clock: Clock;
+  logger: Logger;
+}): Promise<ControllerClients> {
+  if (!o.enabled) return { apiFor: () => o.root };
+  const identities: ControllerIdentity[] = ["node-controller", "service-controller", "route-controller"];
+  const clients = new Map<ControllerIdentity, KubeApi>();
+  for (const identity of identities) {
+    await ensureServiceAccount(o.root, o.namespace, identity);
+    const token = rotatingToken(o.root, o.namespace, identity, o.clock);
+    await token();
+    clients.set(identity, o.factory.api(withBearerToken(o.connection, token), o.limiter, `${userAgent()} ${identity}`));
+  }
+  o.logger.info(`using ServiceAccount credentials: ${identities.map((i) => `${o.namespace}/${i}`).join(", ")}`);
+  return { apiFor: (identity) => clients.get(identity) ?? o.root };
+}

@@ -1,0 +1,113 @@
+/**
+ * What runs on the leader: the provider is initialised, every enabled controller is built (each checks
+ * its capabilities and may skip itself) and started, then the shared informers. On stop, controllers
+ * stop taking work and get `--shutdown-grace-period` to finish; a controller that crashes stops them all.
+ */
+import type { Config } from "../cli/config.ts";
+import type { CloudProvider } from "../cloud/provider.ts";
+import { CONTROLLER_NAMES, METRIC_NAMES } from "../controllers/names.ts";
+import type { KubeApi } from "../kube/api.ts";
+import type { EventSink } from "../kube/events.ts";
+import { createSharedInformers, type SharedInformers } from "../kube/informers.ts";
+import { errorMessage } from "../kube/worker.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { queueMetrics } from "../metrics/queue-metrics.ts";
+import type { HealthRegistry } from "../serving/health.ts";
+import type { Clock } from "../util/clock.ts";
+import type { ControllerClients } from "./clients.ts";
+import type { Controller, ControllerContext, ControllerFactory } from "./context.ts";
+
+export interface LeaderDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly clock: Clock;
+  readonly factories: Readonly<Record<string, ControllerFactory>>;
+  readonly health: HealthRegistry;
+  readonly root: KubeApi;
+  readonly events: EventSink;
+  readonly provider: CloudProvider;
+  /** Builds the per-controller clients once leading (ServiceAccounts are created then). */
+  readonly clients: () => Promise<ControllerClients>;
+}
+
+/** A controller's run loop threw: the manager stops everything rather than run half its controllers. */
+export class ControllerCrashedError extends Error {
+  override readonly name = "ControllerCrashedError";
+}
+
+export async function runControllers(deps: LeaderDeps, signal: AbortSignal): Promise<void> {
+  const { config, logger } = deps;
+  const informers = createSharedInformers({ api: deps.root, logger, clock: deps.clock });
+  deps.health.add("informer-sync", () => (informers.synced ? undefined : "caches not synced yet"));
+  if (deps.provider.initialize) {
+    await deps.provider.initialize({ signal, nodes: informers.nodes(), services: informers.services(), waitForSync: (s) => informers.waitForSync(s), kube: deps.root });
+  }
+  const controllers = await buildControllers(deps, controllerContext(deps, informers, await deps.clients()), signal);
+  const informerStop = new AbortController();
+  const informersDone = informers.run(informerStop.signal);
+  const crash = new AbortController();
+  const stop = AbortSignal.any([signal, crash.signal]);
+  const runs = controllers.map((c) => runOne(deps, c, stop, (error) => crash.abort(error)));
+  logger.info(`started ${controllers.length} controller(s): ${controllers.map((c) => c.name).join(", ") || "none"}`);
+  void informers.waitForSync(stop).then((synced) => synced && logger.info(`caches synced: ${informers.describe()}`));
+  await stopped(stop);
+  logger.info("shutting down: controllers stop taking work and finish what is in flight");
+  const finished = await Promise.race([Promise.all(runs).then(() => true), deps.clock.sleep(config.shutdownGracePeriodMs).then(() => false)]);
+  if (!finished) logger.warn(`in-flight work did not finish within --shutdown-grace-period=${config.shutdownGracePeriodMs} ms; stopping anyway`);
+  informerStop.abort();
+  await informersDone;
+  if (crash.signal.aborted) throw new ControllerCrashedError(errorMessage(crash.signal.reason), { cause: crash.signal.reason });
+}
+
+function controllerContext(deps: LeaderDeps, informers: SharedInformers, clients: ControllerClients): ControllerContext {
+  return {
+    config: deps.config,
+    logger: deps.logger,
+    provider: deps.provider,
+    informers,
+    events: deps.events,
+    metrics: deps.metrics,
+    queueMetrics: queueMetrics(deps.metrics),
+    clock: deps.clock,
+    apiFor: (identity) => clients.apiFor(identity),
+  };
+}
+
+async function buildControllers(deps: LeaderDeps, context: ControllerContext, signal: AbortSignal): Promise<Controller[]> {
+  const built: Controller[] = [];
+  for (const name of CONTROLLER_NAMES) {
+    if (!deps.config.controllers.has(name)) {
+      deps.logger.info(`"${name}" is disabled`);
+      continue;
+    }
+    const factory = deps.factories[name];
+    const result = factory ? factory({ ...context, logger: deps.logger.withTag(name) }) : { skip: "not available in this build" };
+    if ("skip" in result) deps.logger.warn(`skipping "${name}": ${result.skip}`);
+    else built.push(result);
+    if (deps.config.controllerStartIntervalMs > 0) await deps.clock.sleep(deps.config.controllerStartIntervalMs, signal).catch(() => undefined);
+  }
+  return built;
+}
+
+async function runOne(deps: LeaderDeps, controller: Controller, signal: AbortSignal, onCrash: (error: unknown) => void): Promise<void> {
+  const labels = { name: METRIC_NAMES[controller.name], manager: "cloud-controller-manager" };
+  let failure: string | undefined;
+  deps.health.add(controller.name, () => failure);
+  deps.metrics.runningControllers.set(labels, 1);
+  try {
+    await controller.run(signal);
+  } catch (error) {
+    failure = `crashed: ${errorMessage(error)}`;
+    deps.logger.error(`controller ${controller.name} crashed, stopping the manager: ${errorMessage(error)}`);
+    onCrash(new Error(`${controller.name}: ${errorMessage(error)}`, { cause: error }));
+  } finally {
+    deps.metrics.runningControllers.set(labels, 0);
+  }
+}
+
+function stopped(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}

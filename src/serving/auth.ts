@@ -1,0 +1,103 @@
+/**
+ * Delegated authentication and authorization, as upstream's serving chain does it: a bearer token is
+ * checked with a TokenReview, the request with a SubjectAccessReview for its non-resource path and verb.
+ * Answers are cached for the TTLs of the `--authentication-*` / `--authorization-*` flags. Paths in
+ * `--authorization-always-allow-paths` skip both; `system:masters` skips the access review.
+ */
+import { createHash } from "node:crypto";
+import { SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS, type KubeApi } from "../kube/api.ts";
+import { errorMessage } from "../kube/worker.ts";
+import type { Logger } from "../log/logger.ts";
+
+export interface UserInfo {
+  readonly username: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface AuthOptions {
+  readonly authn: KubeApi;
+  readonly authz: KubeApi;
+  readonly alwaysAllowPaths: readonly string[];
+  readonly authnTtlMs: number;
+  readonly allowedTtlMs: number;
+  readonly deniedTtlMs: number;
+  readonly logger: Logger;
+  readonly now?: () => number;
+}
+
+export type Verdict = { allowed: true } | { allowed: false; status: 401 | 403; reason: string };
+
+interface Cached<T> {
+  readonly value: T;
+  readonly until: number;
+}
+
+const MAX_CACHED = 1024;
+
+function remember<T>(cache: Map<string, Cached<T>>, key: string, entry: Cached<T>): T {
+  cache.set(key, entry);
+  if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string);
+  return entry.value;
+}
+
+interface ReviewedUser {
+  status?: { authenticated?: boolean; user?: Partial<UserInfo> };
+}
+
+function userOf(review: ReviewedUser): UserInfo | undefined {
+  const user = review.status?.user;
+  if (!review.status?.authenticated || !user) return undefined;
+  return { username: user.username ?? "", uid: user.uid, groups: user.groups ?? [], extra: user.extra };
+}
+
+/** `/metrics` matches `/metrics`; `/healthz*`-style prefixes as upstream (`*` suffix). */
+export function pathAllowed(path: string, allowed: readonly string[]): boolean {
+  return allowed.some((p) => (p.endsWith("*") ? path.startsWith(p.slice(0, -1)) : path === p));
+}
+
+export function createAuthorizer(o: AuthOptions): (req: Request, path: string) => Promise<Verdict> {
+  const now = o.now ?? Date.now;
+  const tokens = new Map<string, Cached<UserInfo | undefined>>();
+  const decisions = new Map<string, Cached<boolean>>();
+
+  async function authenticate(token: string): Promise<UserInfo | undefined> {
+    const key = createHash("sha256").update(token).digest("hex");
+    const hit = tokens.get(key);
+    if (hit && hit.until > now()) return hit.value;
+    const review = await o.authn.create(TOKEN_REVIEWS, { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } });
+    return remember(tokens, key, { value: userOf(review as ReviewedUser), until: now() + o.authnTtlMs });
+  }
+
+  async function authorize(user: UserInfo, path: string, verb: string): Promise<boolean> {
+    if (user.groups.includes("system:masters")) return true;
+    const key = JSON.stringify([user.username, user.uid, user.groups, path, verb]);
+    const hit = decisions.get(key);
+    if (hit && hit.until > now()) return hit.value;
+    const review = await o.authz.create(SUBJECT_ACCESS_REVIEWS, {
+      apiVersion: "authorization.k8s.io/v1",
+      kind: "SubjectAccessReview",
+      spec: { user: user.username, uid: user.uid, groups: user.groups, extra: user.extra, nonResourceAttributes: { path, verb } },
+    });
+    const allowed = (review as { status?: { allowed?: boolean } }).status?.allowed === true;
+    return remember(decisions, key, { value: allowed, until: now() + (allowed ? o.allowedTtlMs : o.deniedTtlMs) });
+  }
+
+  return async (req, path) => {
+    if (pathAllowed(path, o.alwaysAllowPaths)) return { allowed: true };
+    const header = req.headers.get("authorization") ?? "";
+    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    if (!token) return { allowed: false, status: 401, reason: "Unauthorized" };
+    try {
+      const user = await authenticate(token);
+      if (!user) return { allowed: false, status: 401, reason: "Unauthorized" };
+      const verb = req.method === "GET" || req.method === "HEAD" ? "get" : req.method.toLowerCase();
+      if (await authorize(user, path, verb)) return { allowed: true };
+      return { allowed: false, status: 403, reason: `Forbidden: user "${user.username}" cannot ${verb} path "${path}"` };
+    } catch (error) {
+      o.logger.warn(`delegated auth for ${path} failed: ${errorMessage(error)}`);
+      return { allowed: false, status: 401, reason: "Unauthorized: authentication or authorization could not be checked" };
+    }
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Named health checks and the `/healthz` `/livez` `/readyz` handlers, with upstream's conventions:
+ * `/<endpoint>/<check>` runs one check, `?verbose` lists every check, `?exclude=<name>` skips one.
+ */
+export type Check = () => string | undefined;
+
+export interface HealthRegistry {
+  /** Registers a check; it returns undefined when healthy, else the reason. */
+  add(name: string, check: Check): void;
+  handle(endpoint: string, url: URL): Response;
+}
+
+export function createHealthRegistry(endpoints: Readonly<Record<string, readonly string[] | "all">>): HealthRegistry {
+  const checks = new Map<string, Check>();
+  const namesFor = (endpoint: string): string[] => {
+    const wanted = endpoints[endpoint];
+    return wanted === "all" || wanted === undefined ? [...checks.keys()] : [...checks.keys()].filter((n) => wanted.includes(n) || n === "ping");
+  };
+  return {
+    add(name, check) {
+      checks.set(name, check);
+    },
+    handle(endpoint, url) {
+      const rest = url.pathname.slice(endpoint.length + 1).replace(/^\//, "");
+      if (rest !== "") return single(checks.get(rest), rest);
+      const excluded = new Set(url.searchParams.getAll("exclude"));
+      const results = namesFor(endpoint)
+        .filter((n) => !excluded.has(n))
+        .map((name) => ({ name, failure: safely(checks.get(name)) }));
+      const failed = results.filter((r) => r.failure !== undefined);
+      const verbose = url.searchParams.has("verbose") || failed.length > 0;
+      const body = verbose
+        ? [...results.map((r) => (r.failure === undefined ? `[+]${r.name} ok` : `[-]${r.name} failed: ${r.failure}`)), failed.length > 0 ? `${endpoint} check failed` : `${endpoint} check passed`].join("\n")
+        : "ok";
+      return new Response(`${body}\n`, { status: failed.length > 0 ? 500 : 200, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
+    },
+  };
+}
+
+function safely(check: Check | undefined): string | undefined {
+  try {
+    return check?.();
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function single(check: Check | undefined, name: string): Response {
+  if (!check) return new Response(`no such check: ${name}\n`, { status: 404 });
+  const failure = safely(check);
+  return new Response(failure === undefined ? "ok\n" : `internal server error: ${failure}\n`, { status: failure === undefined ? 200 : 500 });
+}

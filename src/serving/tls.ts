@@ -1,0 +1,33 @@
+/**
+ * The serving certificate: `--tls-cert-file`/`--tls-private-key-file` when given; otherwise a self-signed
+ * one for localhost / 127.0.0.1 (upstream's in-memory certificate), kept in `--cert-dir` as
+ * `cloud-controller-manager.crt` / `.key` when that flag is set so restarts present the same one.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { issueCertificate } from "../pki/x509.ts";
+
+export interface ServingCert {
+  readonly cert: string;
+  readonly key: string;
+  readonly source: string;
+}
+
+const PAIR = "cloud-controller-manager";
+
+export function loadServingCert(o: { tlsCertFile: string; tlsPrivateKeyFile: string; certDir: string; hostname: string }): ServingCert {
+  if (o.tlsCertFile !== "") {
+    return { cert: readFileSync(o.tlsCertFile, "utf8"), key: readFileSync(o.tlsPrivateKeyFile, "utf8"), source: o.tlsCertFile };
+  }
+  const certFile = o.certDir === "" ? "" : join(o.certDir, `${PAIR}.crt`);
+  const keyFile = o.certDir === "" ? "" : join(o.certDir, `${PAIR}.key`);
+  if (certFile !== "" && existsSync(certFile) && existsSync(keyFile)) {
+    return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8"), source: certFile };
+  }
+  const pair = issueCertificate({ subject: { commonName: `localhost@${Math.floor(Date.now() / 1000)}` }, serverAuth: true, dnsNames: ["localhost", o.hostname], ipAddresses: ["127.0.0.1", "::1"] });
+  if (certFile === "") return { cert: pair.certPem, key: pair.keyPem, source: "self-signed (in memory)" };
+  mkdirSync(o.certDir, { recursive: true });
+  writeFileSync(certFile, pair.certPem);
+  writeFileSync(keyFile, pair.keyPem, { mode: 0o600 });
+  return { cert: pair.certPem, key: pair.keyPem, source: certFile };
+}
