@@ -158,7 +158,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
       }
       if (!acquired) return false;
       setLeading(true);
-      deps.logger.info(`successfully acquired lease ${config.resourceNamespace}/${config.resourceName}`);
+      deps.logger.info(`successfully acquired lease ${config.resourceNamespace}/${config.resourceName} as ${identity}`);
       if (observed?.lease) deps.recorder.event(observed.lease, "Normal", "LeaderElection", `${identity} became leader`);
       return true;
     },
@@ -185,7 +185,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
       const spec = { leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0, holderIdentity: "" };
       try {
         await api.update<Lease>(LEASES, { ...lease, spec }, {});
-        deps.logger.info(`released lease ${config.resourceNamespace}/${config.resourceName}`);
+        deps.logger.info(`released lease ${config.resourceNamespace}/${config.resourceName} (was held by ${identity})`);
       } catch (error) {
         deps.logger.warn(`could not release lease ${config.resourceNamespace}/${config.resourceName}: ${errorMessage(error)}`);
       } finally {

@@ -11,6 +11,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { compiledBinary } from "../harness/binary.ts";
 import { startCcm } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
+import { grantLease } from "../harness/rbac.ts";
 
 async function lonelyBinary(): Promise<{ dir: string; binary: string }> {
   const dir = mkdtempSync(join(tmpdir(), "ccm-binary-"));
@@ -44,11 +45,13 @@ describe("compiled binary", () => {
     test(`runs as the restricted identity over TLS (${identity === "ccm" ? "client certificate" : "bearer token"}) and exits 0 on SIGTERM`, async () => {
       const cp = await controlPlane();
       const { dir, binary } = await lonelyBinary();
+      const lease = `e2e-${identity.toLowerCase()}`;
+      await grantLease(lease);
       const ccm = startCcm({
         binary,
         cwd: dir,
         env: { PATH: "/usr/bin:/bin" },
-        args: ["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs[identity]}`, "--secure-port=0", `--leader-elect-resource-name=e2e-${identity.toLowerCase()}`],
+        args: ["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs[identity]}`, "--secure-port=0", `--leader-elect-resource-name=${lease}`, "--cluster-cidr=10.244.0.0/16"],
       });
       await ccm.waitForLine(/successfully acquired lease kube-system\/e2e-/);
       await ccm.waitForLine(/started 4 controller\(s\): cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller/);
