@@ -109,7 +109,7 @@ const authnFlags = group("Authentication", [
   ["authentication-token-webhook-cache-ttl", "duration", "10s", "The duration to cache responses from the token authenticator."],
   ["authentication-skip-lookup", "bool", "false", "Accepted for compatibility: the client CA is taken from --client-ca-file only.", compat],
   ["authentication-tolerate-lookup-failure", "bool", "false", "Accepted for compatibility.", compat],
-  ["client-ca-file", "string", "", "If set, client certificates signed by this CA are accepted, identified by their CommonName."],
+  ["client-ca-file", "string", "", "Accepted for compatibility: client certificates are not checked; clients authenticate with bearer tokens (TokenReview).", compat],
   ["requestheader-client-ca-file", "string", "", "Accepted for compatibility: front-proxy authentication is not supported.", compat],
   ["requestheader-username-headers", "list", "x-remote-user", "Accepted for compatibility.", compat],
   ["requestheader-uid-headers", "list", "", "Accepted for compatibility.", compat],
