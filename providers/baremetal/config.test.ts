@@ -42,7 +42,11 @@ describe("cloud-config", () => {
     expect(inv.patterns[0]?.pattern?.test("xedge-17")).toBe(false);
     expect(inv.byName.get("old-3")?.decommissioned).toBe(true);
     expect(inv.byName.get("db-1")).toMatchObject({ shutdown: true, zone: "dc1-c", region: "dc1" });
-    const lbs = parsed.config.loadBalancers;
+  });
+
+  test("the documented example's pools and annotations", () => {
+    const parsed = parseBaremetalConfig(EXAMPLE);
+    const lbs = parsed.ok ? parsed.config.loadBalancers : undefined;
     expect(lbs?.pools.map((p) => [p.name, p.ranges.length, p.priority, p.autoAssign])).toEqual([
       ["public", 3, 10, true],
       ["team-a", 1, 20, true],
