@@ -7,7 +7,7 @@ export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> =
   name: "baremetal",
   parseConfig(text, path) {
     const parsed = parseBaremetalConfig(text);
-    return parsed.ok ? { ok: true, config: { config: parsed.config, path } } : parsed;
+    return parsed.ok ? { ok: true, config: { config: parsed.config, path, text } } : parsed;
   },
   create: (input, context) => createBaremetalProvider(input, context),
 };

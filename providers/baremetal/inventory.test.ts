@@ -43,6 +43,16 @@ describe("what the inventory says about a node", () => {
     { name: "unmatched, initialize: the defaults", node: node("stranger"), policy: "initialize", want: { kind: "present", metadata: { providerID: "baremetal://stranger", zone: "dc1-a", region: "dc1", instanceType: "metal", additionalLabels: {} } } },
     { name: "unmatched, delete: gone", node: node("stranger"), policy: "delete", want: { kind: "absent", reason: "node stranger matches no machine in the inventory (unmatchedNodes: delete)" } },
     { name: "delete never touches listed machines", node: node("worker-1"), policy: "delete", want: { kind: "present" } },
+    {
+      name: "no listed addresses: the kubelet's own, plus --node-ip, so the node-IP check passes",
+      node: { ...node("edge-3"), metadata: { name: "edge-3", annotations: { "alpha.kubernetes.io/provided-node-ip": "10.9.0.3,fd00::3" } }, status: { addresses: [{ type: "InternalIP", address: "10.9.0.3" }, { type: "Hostname", address: "edge-3" }] } },
+      want: { kind: "present", metadata: { nodeAddresses: [{ type: "InternalIP", address: "fd00::3" }, { type: "InternalIP", address: "10.9.0.3" }, { type: "Hostname", address: "edge-3" }] } },
+    },
+    {
+      name: "listed addresses win over the kubelet's",
+      node: { ...node("worker-1"), status: { addresses: [{ type: "InternalIP", address: "10.9.9.9" }] } },
+      want: { kind: "present", metadata: { nodeAddresses: [{ type: "InternalIP", address: "10.0.0.11" }] } },
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {

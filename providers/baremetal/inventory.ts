@@ -5,6 +5,7 @@
  */
 import type { InstanceMetadata } from "../../src/cloud/provider.ts";
 import type { Node, NodeAddress } from "../../src/kube/objects.ts";
+import { ANNOTATION_PROVIDED_NODE_IP } from "../../src/kube/well-known.ts";
 
 export const PROVIDER_ID_SCHEME = "baremetal://";
 /** Added to every machine that names a rack, so workloads can spread across racks. */
@@ -79,12 +80,25 @@ export function findMachine(inventory: Inventory, node: Node): Match | undefined
   return byNodeName(inventory, node.metadata.name);
 }
 
-function metadataOf(match: Match): InstanceMetadata {
+/**
+ * The node's own addresses (kubelet's `--node-ip` and hostname), for machines the inventory lists no
+ * addresses for. Upstream refuses to initialise a node whose provided-node-ip annotation matches no
+ * provider address, so an empty answer would block every kubelet started with `--node-ip`.
+ */
+function kubeletAddresses(node: Node): NodeAddress[] {
+  const own = (node.status?.addresses ?? []).map((a) => ({ ...a }));
+  const provided = (node.metadata.annotations?.[ANNOTATION_PROVIDED_NODE_IP] ?? "").split(",").map((ip) => ip.trim());
+  const missing = provided.filter((ip) => ip !== "" && !own.some((a) => a.address === ip));
+  return [...missing.map((address): NodeAddress => ({ type: "InternalIP", address })), ...own];
+}
+
+function metadataOf(match: Match, node: Node): InstanceMetadata {
   const m = match.machine;
+  const listed = m.addresses ?? [];
   return {
     providerID: m.providerID ?? `${PROVIDER_ID_SCHEME}${match.name}`,
     instanceType: m.instanceType,
-    nodeAddresses: m.addresses ?? [],
+    nodeAddresses: listed.length > 0 ? listed : kubeletAddresses(node),
     zone: m.zone,
     region: m.region,
     additionalLabels: m.labels,
@@ -94,12 +108,12 @@ function metadataOf(match: Match): InstanceMetadata {
 export function judgeNode(inventory: Inventory, node: Node): Verdict {
   const match = findMachine(inventory, node);
   if (match?.machine.decommissioned) return { kind: "absent", reason: `machine ${match.name} is decommissioned in the inventory` };
-  if (match) return { kind: "present", metadata: metadataOf(match), shutdown: match.machine.shutdown ?? false };
+  if (match) return { kind: "present", metadata: metadataOf(match, node), shutdown: match.machine.shutdown ?? false };
   switch (inventory.unmatchedNodes) {
     case "leave":
       return { kind: "unlisted" };
     case "initialize":
-      return { kind: "present", metadata: metadataOf({ machine: inventory.defaults, name: node.metadata.name }), shutdown: false };
+      return { kind: "present", metadata: metadataOf({ machine: inventory.defaults, name: node.metadata.name }, node), shutdown: false };
     case "delete":
       return { kind: "absent", reason: `node ${node.metadata.name} matches no machine in the inventory (unmatchedNodes: delete)` };
   }

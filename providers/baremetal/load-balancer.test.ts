@@ -150,7 +150,7 @@ describe("bare-metal load balancer", () => {
   test("a Service showing only the annotation (left behind) counts as existing, so cleanup runs", async () => {
     const p = provider();
     const { kube, patches } = patchRecorder((patch) =>
-      patch.name === "recreated" ? Promise.reject(new KubeApiError(409, "Conflict", "Precondition failed: UID in precondition")) : Promise.resolve(),
+      patch.name === "recreated" ? Promise.reject(new KubeApiError(422, "Invalid", 'Service "recreated" is invalid: metadata.uid: Invalid value: "x": field is immutable')) : Promise.resolve(),
     );
     await p.initialize?.(providerInit({ kube }));
     expect((await p.lb.getLoadBalancer("c", service("left", { announced: "10.0.0.5" }))).exists).toBe(true);

@@ -7,10 +7,10 @@
 import type { CallOutcome, EnsuredLoadBalancer, LoadBalancer, ProviderInit } from "../../src/cloud/provider.ts";
 import type { KubeApi } from "../../src/kube/api.ts";
 import type { LoadBalancerStatus, Service } from "../../src/kube/objects.ts";
-import { isConflict, isNotFound } from "../../src/kube/transport.ts";
+import { isNotFound } from "../../src/kube/transport.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { AllocationTable, assign, reconcile, restore, retire, settle, type AllocatorView, type Decision, type Evidence } from "./allocator.ts";
-import { patchServiceAnnotations } from "./api.ts";
+import { patchServiceAnnotations, ServiceReplacedError } from "./api.ts";
 import { claimFor, claimId, evidenceOf, ingressOf, serviceKey, shareTraitsOf, shownAddresses, type Claim } from "./claim.ts";
 import type { LoadBalancerSettings } from "./pools-config.ts";
 
@@ -98,7 +98,7 @@ export function createLoadBalancer(deps: LoadBalancerDeps): BaremetalLoadBalance
     if (keys.length === 0 || (!shown && !table.holding(claimId(service)))) return;
     const removal = Object.fromEntries(keys.map((key) => [key, null]));
     await timed("WithdrawAddresses", () => patchServiceAnnotations(kube, service, removal, signal)).catch((error: unknown) => {
-      if (!isNotFound(error) && !isConflict(error)) throw error;
+      if (!isNotFound(error) && !(error instanceof ServiceReplacedError)) throw error;
     });
   }
 

@@ -27,7 +27,7 @@ function followed(text: string): { provider: BaremetalProvider; path: string; li
   const parsed = parseBaremetalConfig(text);
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   const lines: string[] = [];
-  const provider = createBaremetalProvider({ config: parsed.config, path }, testProviderContext([], lines), { followIntervalMs: 20 });
+  const provider = createBaremetalProvider({ config: parsed.config, path, text }, testProviderContext([], lines), { followIntervalMs: 20 });
   cleanup.push(async () => {
     await provider.close?.();
     rmSync(dir, { recursive: true, force: true });

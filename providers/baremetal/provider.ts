@@ -14,6 +14,8 @@ export interface BaremetalProviderInput {
   readonly config: BaremetalConfig;
   /** The cloud-config file to follow; empty: nothing to follow. */
   readonly path: string;
+  /** The text `config` was parsed from, so following the file starts from it. */
+  readonly text?: string;
 }
 
 export interface BaremetalProviderOptions {
@@ -46,7 +48,7 @@ export function createBaremetalProvider(input: BaremetalProviderInput, context: 
     current = config;
   }
 
-  let lastText: string | undefined;
+  let lastText = input.text;
   const onText = (text: string): void => {
     if (text === lastText) return;
     lastText = text;
