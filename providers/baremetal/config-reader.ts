@@ -30,29 +30,20 @@ export function onlyKeys(p: Problems, raw: Raw, path: string, known: readonly st
 
 const at = (path: string, key: string): string => (path === "" ? key : `${path}.${key}`);
 
-export function optionalString(p: Problems, raw: Raw, key: string, path: string): string | undefined {
-  const value = raw[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === "string") return value;
-  p.add(at(path, key), "must be a string");
-  return undefined;
+/** A reader of one optional scalar field: absent or null is undefined, a wrong type is a problem. */
+function optionalReader<T>(accept: (value: unknown) => value is T, message: string): (p: Problems, raw: Raw, key: string, path: string) => T | undefined {
+  return (p, raw, key, path) => {
+    const value = raw[key];
+    if (value === undefined || value === null) return undefined;
+    if (accept(value)) return value;
+    p.add(at(path, key), message);
+    return undefined;
+  };
 }
 
-export function optionalBool(p: Problems, raw: Raw, key: string, path: string): boolean | undefined {
-  const value = raw[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === "boolean") return value;
-  p.add(at(path, key), "must be true or false");
-  return undefined;
-}
-
-export function optionalCount(p: Problems, raw: Raw, key: string, path: string): number | undefined {
-  const value = raw[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return value;
-  p.add(at(path, key), "must be a whole number, 0 or more");
-  return undefined;
-}
+export const optionalString = optionalReader((v): v is string => typeof v === "string", "must be a string");
+export const optionalBool = optionalReader((v): v is boolean => typeof v === "boolean", "must be true or false");
+export const optionalCount = optionalReader((v): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0, "must be a whole number, 0 or more");
 
 /** The list at `raw[key]`; absent means empty. */
 export function listAt(p: Problems, raw: Raw, key: string, path: string): unknown[] {

@@ -8,7 +8,7 @@
  *     - { name: public, addresses: [203.0.113.0/28, "198.51.100.10-198.51.100.20", "2001:db8::/124"], priority: 10 }
  *     - { name: team-a, namespaces: [team-a], addresses: [10.10.0.0/24] }
  *     - { name: reserved, addresses: [203.0.113.100], autoAssign: false }
- *   sharingAnnotation: baremetal.cloudprovider.io/sharing-key   # e.g. metallb.universe.tf/allow-shared-ip
+ *   sharingAnnotation: baremetal.cloudprovider.io/sharing-key   # e.g. metallb.io/allow-shared-ip
  *   announceAnnotations: [kube-vip.io/loadbalancerIPs]         # [] writes none
  * ```
  */
