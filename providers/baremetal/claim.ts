@@ -107,6 +107,11 @@ const statusIPs = (service: Service): IP[] => parseList((service.status?.loadBal
 const announcedIPs = (service: Service, settings: LoadBalancerSettings): IP[] =>
   parseList(settings.announceAnnotations.flatMap((key) => (service.metadata.annotations?.[key] ?? "").split(",")));
 
+/** Canonical texts of the addresses in the Service's status. */
+export function statusAddresses(service: Service): Set<string> {
+  return new Set(statusIPs(service).map(addressKey));
+}
+
 /** Canonical texts of every address the Service shows (status and announce annotations). */
 export function shownAddresses(service: Service, settings: LoadBalancerSettings): Set<string> {
   return new Set([...statusIPs(service), ...announcedIPs(service, settings)].map(addressKey));

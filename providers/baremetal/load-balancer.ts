@@ -11,7 +11,7 @@ import { isNotFound } from "../../src/kube/transport.ts";
 import type { Logger } from "../../src/log/logger.ts";
 import { AllocationTable, assign, reconcile, restore, retire, settle, type AllocatorView, type Decision, type Evidence } from "./allocator.ts";
 import { patchServiceAnnotations, ServiceReplacedError } from "./api.ts";
-import { claimFor, claimId, evidenceOf, ingressOf, serviceKey, shareTraitsOf, shownAddresses, type Claim } from "./claim.ts";
+import { claimFor, claimId, evidenceOf, ingressOf, serviceKey, shareTraitsOf, shownAddresses, statusAddresses, type Claim } from "./claim.ts";
 import type { LoadBalancerSettings } from "./pools-config.ts";
 
 export interface LoadBalancerDeps {
@@ -122,7 +122,7 @@ export function createLoadBalancer(deps: LoadBalancerDeps): BaremetalLoadBalance
       const decision = allocate(init, claimed.claim);
       const addresses = table.holding(claimed.claim.id)?.addresses ?? [];
       await announce(init.kube, service, addresses, signal);
-      const shownInStatus = new Set((service.status?.loadBalancer?.ingress ?? []).map((i) => i.ip));
+      const shownInStatus = statusAddresses(service);
       settle(table, claimed.claim.id, (address) => shownInStatus.has(address));
       const warnings = [...claimed.remarks, ...decision.remarks].map((message) => ({ reason: "LoadBalancerAddress", message }));
       return { status: ingressOf(addresses), warnings };
@@ -133,7 +133,7 @@ export function createLoadBalancer(deps: LoadBalancerDeps): BaremetalLoadBalance
     async ensureLoadBalancerDeleted(_clusterName, service, signal) {
       const init = await ready();
       await withdraw(init.kube, service, signal);
-      const shownInStatus = new Set((service.status?.loadBalancer?.ingress ?? []).map((i) => i.ip));
+      const shownInStatus = statusAddresses(service);
       retire(table, claimId(service), (address) => shownInStatus.has(address));
     },
   };
