@@ -35,7 +35,9 @@ export function clusterRules(): PolicyRule[] {
   return [
     { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "watch", "patch", "update", "delete"] },
     { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch", "update"] },
-    { apiGroups: [""], resources: ["services"], verbs: ["get", "list", "watch"] },
+    // patch: the baremetal provider writes the allocated addresses to an annotation announcers read
+    // (kube-vip.io/loadbalancerIPs); a merge patch of metadata, never update, never spec.
+    { apiGroups: [""], resources: ["services"], verbs: ["get", "list", "watch", "patch"] },
     { apiGroups: [""], resources: ["services/status"], verbs: ["patch", "update"] },
     { apiGroups: ["", "events.k8s.io"], resources: ["events"], verbs: ["create", "patch", "update"] },
     { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },

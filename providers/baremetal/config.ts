@@ -1,0 +1,46 @@
+/**
+ * The bare-metal cloud-config (YAML or JSON): an `inventory` of machines (inventory-config.ts) and, when
+ * the provider should run load balancers, `loadBalancers` address pools (pools-config.ts). Every problem
+ * is reported at once, each naming its field. The same parser checks live edits before they are applied.
+ */
+import { parseInventory } from "./inventory-config.ts";
+import type { Inventory } from "./inventory.ts";
+import { isMapping, onlyKeys, Problems } from "./config-reader.ts";
+import { parseLoadBalancers, type LoadBalancerSettings } from "./pools-config.ts";
+
+export interface BaremetalConfig {
+  readonly inventory: Inventory;
+  /** Absent: the provider offers no load balancers. */
+  readonly loadBalancers?: LoadBalancerSettings;
+}
+
+export type ParsedConfig = { readonly ok: true; readonly config: BaremetalConfig } | { readonly ok: false; readonly errors: string[] };
+
+const TOP_KEYS = ["inventory", "loadBalancers"];
+
+function parseText(text: string | undefined): { raw: unknown } | { error: string } {
+  if (text === undefined || text.trim() === "") return { raw: {} };
+  try {
+    return { raw: Bun.YAML.parse(text) };
+  } catch (error) {
+    return { error: `not valid YAML or JSON: ${(error as Error).message}` };
+  }
+}
+
+export function parseBaremetalConfig(text: string | undefined): ParsedConfig {
+  const parsed = parseText(text);
+  if ("error" in parsed) return { ok: false, errors: [parsed.error] };
+  const raw = parsed.raw ?? {};
+  if (!isMapping(raw)) return { ok: false, errors: ["must be a YAML or JSON mapping with inventory and loadBalancers"] };
+  const p = new Problems();
+  onlyKeys(p, raw, "", TOP_KEYS);
+  const config: BaremetalConfig = { inventory: parseInventory(p, raw.inventory), loadBalancers: parseLoadBalancers(p, raw.loadBalancers) };
+  return p.list.length > 0 ? { ok: false, errors: p.list } : { ok: true, config };
+}
+
+/** One line for logs: what a configuration holds. */
+export function describeConfig(config: BaremetalConfig): string {
+  const inv = config.inventory;
+  const lbs = config.loadBalancers ? `${config.loadBalancers.pools.length} address pool(s)` : "no load balancers";
+  return `${inv.byName.size} machine(s), ${inv.patterns.length} pattern(s), unmatched nodes: ${inv.unmatchedNodes}, ${lbs}`;
+}

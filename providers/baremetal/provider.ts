@@ -1,0 +1,81 @@
+/**
+ * `--cloud-provider=baremetal`: node metadata from an inventory and load-balancer addresses from pools, for
+ * clusters with no cloud API. No routes: the route controller stays off. The cloud-config file is followed;
+ * a valid edit applies without a restart, a broken one is logged line by line and the last good
+ * configuration stays in force.
+ */
+import type { CloudProvider, ProviderContext } from "../../src/cloud/provider.ts";
+import { followCloudConfig } from "./api.ts";
+import { describeConfig, parseBaremetalConfig, type BaremetalConfig } from "./config.ts";
+import { inventoryInstances } from "./instances.ts";
+import { createLoadBalancer, type BaremetalLoadBalancer } from "./load-balancer.ts";
+
+export interface BaremetalProviderInput {
+  readonly config: BaremetalConfig;
+  /** The cloud-config file to follow; empty: nothing to follow. */
+  readonly path: string;
+  /** The text `config` was parsed from, so following the file starts from it. */
+  readonly text?: string;
+}
+
+export interface BaremetalProviderOptions {
+  /** How often the cloud-config file is checked for edits. */
+  readonly followIntervalMs?: number;
+}
+
+export interface BaremetalProvider extends CloudProvider {
+  /** Swaps in a validated configuration (what a live edit does). */
+  apply(config: BaremetalConfig): void;
+}
+
+const FOLLOW_INTERVAL_MS = 1000;
+
+export function createBaremetalProvider(input: BaremetalProviderInput, context: ProviderContext, options: BaremetalProviderOptions = {}): BaremetalProvider {
+  const log = context.logger;
+  let current = input.config;
+  /** The load-balancer capability is fixed at start: the service controller is built (or skipped) once. */
+  const startSettings = input.config.loadBalancers;
+  const lb: BaremetalLoadBalancer | undefined = startSettings
+    ? createLoadBalancer({ settings: () => current.loadBalancers ?? startSettings, logger: log, observeCall: context.observeCall })
+    : undefined;
+
+  function apply(config: BaremetalConfig): void {
+    if ((config.loadBalancers === undefined) !== (startSettings === undefined)) {
+      log.warn(`adding or removing the loadBalancers section takes a restart; until then load balancers stay ${startSettings ? "on, with the last pools" : "off"}`);
+      current = { inventory: config.inventory, loadBalancers: current.loadBalancers };
+      return;
+    }
+    current = config;
+  }
+
+  let lastText = input.text;
+  const onText = (text: string): void => {
+    if (text === lastText) return;
+    lastText = text;
+    const parsed = parseBaremetalConfig(text);
+    if (!parsed.ok) {
+      for (const line of parsed.errors) log.warn(`ignoring the edit of ${input.path}, the last good configuration stays in force: ${line}`);
+      return;
+    }
+    apply(parsed.config);
+    log.info(`applied the edit of ${input.path}: ${describeConfig(parsed.config)}`);
+  };
+  const onError = (error: Error): void => log.warn(`cannot read ${input.path}, the last good configuration stays in force: ${error.message}`);
+  const stopFollowing = input.path === "" ? (): void => undefined : followCloudConfig(input.path, options.followIntervalMs ?? FOLLOW_INTERVAL_MS, onText, onError);
+
+  log.info(`bare-metal provider: ${describeConfig(input.config)}`);
+  return {
+    name: "baremetal",
+    instances: inventoryInstances(() => current.inventory),
+    loadBalancer: lb?.loadBalancer,
+    apply,
+    initialize(init) {
+      lb?.initialize(init);
+      return Promise.resolve();
+    },
+    close() {
+      stopFollowing();
+      return Promise.resolve();
+    },
+  };
+}
