@@ -33,15 +33,22 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join("   ")).join("\n");
 }
 
-function nodeRows(nodes: Node[]): string {
-  const rows = nodes.map((n) => [
+const or = (text: string | undefined): string => (text === undefined || text === "" ? "<none>" : text);
+
+function nodeRow(n: Node): string[] {
+  const labels = n.metadata.labels ?? {};
+  return [
     n.metadata.name,
-    n.spec?.providerID ?? "<none>",
-    n.metadata.labels?.["topology.kubernetes.io/zone"] ?? "<none>",
-    n.metadata.labels?.["node.kubernetes.io/instance-type"] ?? "<none>",
+    or(n.spec?.providerID),
+    or(labels["topology.kubernetes.io/zone"]),
+    or(labels["node.kubernetes.io/instance-type"]),
     (n.status?.addresses ?? []).map((a) => `${a.type}=${a.address}`).join(","),
-    (n.spec?.taints ?? []).map((t) => t.key).join(",") || "<none>",
-  ]);
+    or((n.spec?.taints ?? []).map((t) => t.key).join(",")),
+  ];
+}
+
+function nodeRows(nodes: Node[]): string {
+  const rows = nodes.map(nodeRow);
   return table([["NAME", "PROVIDER-ID", "ZONE", "INSTANCE-TYPE", "ADDRESSES", "TAINTS"], ...rows]);
 }
 

@@ -4,7 +4,6 @@
  */
 import { rbacManifests } from "../../src/manifests/rbac.ts";
 import { applyObjects } from "../../scripts/control-plane/admin.ts";
-import type { KubeObject } from "../../src/kube/objects.ts";
 import { controlPlane } from "./control-plane.ts";
 
 export async function grantLease(leaseName: string): Promise<void> {
@@ -16,5 +15,5 @@ export async function grantLease(leaseName: string): Promise<void> {
       const roleRef = m.roleRef as { name: string } | undefined;
       return { ...m, metadata: { ...m.metadata, name: rename(m.metadata.name) }, ...(roleRef ? { roleRef: { ...roleRef, name: rename(roleRef.name) } } : {}) };
     });
-  await applyObjects(cp.admin, scoped as unknown as KubeObject[]);
+  await applyObjects(cp.admin, scoped);
 }
