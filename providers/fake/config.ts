@@ -5,7 +5,8 @@
  * endpoint: http://127.0.0.1:7070   # optional: share one cloud served by `cloud-controller-manager fake-cloud`
  * batching: true                    # offer the batched instance lookups (default true)
  * maxBatchSize: 100
- * faults: { latency: 50ms, errorRate: 0, throttle: { qps: 100, burst: 200 }, failAll: error|throttle }
+ * faults: { latency: 50ms, errorRate: 0, throttle: { qps: 100, burst: 200 }, failAll: error|throttle,
+ *           operationLatency: { EnsureLoadBalancerDeleted: 2s } }   # extra latency for single operations
  * defaults: { instanceType: fake.small, zone: zone-a, region: region-1 }
  * autoInstances: true               # any node name not listed is a running instance with the defaults
  * instances:
@@ -43,6 +44,8 @@ export interface Faults {
   readonly throttle?: { readonly qps: number; readonly burst: number };
   /** Every call fails this way until cleared. */
   readonly failAll?: "error" | "throttle";
+  /** Extra latency for single operations (by operation name), on top of `latencyMs`. */
+  readonly operationLatencyMs?: Readonly<Record<string, number>>;
 }
 
 export interface Defaults {
@@ -106,9 +109,7 @@ function readFaults(p: Problems, raw: unknown): Faults {
     p.add("faults", "must be a mapping");
     return { latencyMs: 0, errorRate: 0 };
   }
-  const latencyText = raw.latency === undefined ? "0" : String(raw.latency);
-  const latencyMs = parseDuration(latencyText);
-  if (latencyMs === undefined || latencyMs < 0) p.add("faults.latency", `${JSON.stringify(latencyText)} is not a duration such as 50ms`);
+  const latencyMs = readLatency(p, raw.latency, "faults.latency");
   const failAll = raw.failAll;
   if (failAll !== undefined && failAll !== "error" && failAll !== "throttle") p.add("faults.failAll", "must be error or throttle");
   let throttle: Faults["throttle"];
@@ -116,7 +117,24 @@ function readFaults(p: Problems, raw: unknown): Faults {
     if (!isObject(raw.throttle)) p.add("faults.throttle", "must be a mapping with qps and burst");
     else throttle = { qps: num(p, raw.throttle, "qps", "faults.throttle", [0.001, 1e9], 1), burst: num(p, raw.throttle, "burst", "faults.throttle", [1, 1e9], 1) };
   }
-  return { latencyMs: latencyMs ?? 0, errorRate: num(p, raw, "errorRate", "faults", [0, 1], 0), throttle, failAll: failAll as Faults["failAll"] };
+  const operationLatencyMs = readOperationLatency(p, raw.operationLatency);
+  return { latencyMs, errorRate: num(p, raw, "errorRate", "faults", [0, 1], 0), throttle, failAll: failAll as Faults["failAll"], operationLatencyMs };
+}
+
+function readLatency(p: Problems, raw: unknown, field: string): number {
+  const text = raw === undefined ? "0" : String(raw as string);
+  const ms = parseDuration(text);
+  if (ms === undefined || ms < 0) p.add(field, `${JSON.stringify(text)} is not a duration such as 50ms`);
+  return ms ?? 0;
+}
+
+function readOperationLatency(p: Problems, raw: unknown): Record<string, number> | undefined {
+  if (raw === undefined) return undefined;
+  if (!isObject(raw)) {
+    p.add("faults.operationLatency", "must map operation names to durations");
+    return undefined;
+  }
+  return Object.fromEntries(Object.entries(raw).map(([op, v]) => [op, readLatency(p, v, `faults.operationLatency.${op}`)]));
 }
 
 function readAddresses(p: Problems, raw: unknown, field: string): NodeAddress[] {

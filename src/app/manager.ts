@@ -19,7 +19,7 @@ import type { Metrics } from "../metrics/metrics.ts";
 import { queueMetrics } from "../metrics/queue-metrics.ts";
 import type { Clock } from "../util/clock.ts";
 import { buildInfo, userAgent } from "../version.ts";
-import type { Controller, ControllerContext, ControllerFactory } from "./context.ts";
+import { ControllerConfigError, type Controller, type ControllerContext, type ControllerFactory } from "./context.ts";
 import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
 
 export interface ManagerDeps {
@@ -35,8 +35,11 @@ export interface ManagerDeps {
   readonly hostname: string;
 }
 
-/** Exit status of a manager run: 0 after a requested shutdown, 1 when leadership was lost. */
-export type ManagerExit = 0 | 1;
+/**
+ * Exit status of a manager run: 0 after a requested shutdown, 1 when leadership was lost or a controller
+ * crashed, 2 when a controller found its flags unusable (`ControllerConfigError`).
+ */
+export type ManagerExit = 0 | 1 | 2;
 
 interface Shared {
   readonly api: KubeApi;
@@ -90,10 +93,7 @@ async function lead(deps: ManagerDeps, shared: Shared, signal: AbortSignal): Pro
   if (!le.enabled) {
     return runControllers(deps, shared, signal).then(
       () => 0,
-      (error: unknown) => {
-        deps.logger.error(`${errorMessage(error)}; exiting`);
-        return 1;
-      },
+      (error: unknown) => failed(deps, error),
     );
   }
   const lease = `${le.resourceNamespace}/${le.resourceName}`;
@@ -116,10 +116,7 @@ async function lead(deps: ManagerDeps, shared: Shared, signal: AbortSignal): Pro
     () => undefined,
     (error: unknown) => error,
   );
-  if (crashed) {
-    deps.logger.error(`${errorMessage(crashed)}; exiting`);
-    return 1;
-  }
+  if (crashed) return failed(deps, crashed);
   if (leading.signal.reason instanceof LeadershipLostError) {
     deps.logger.error(`${errorMessage(leading.signal.reason)}; exiting so the supervisor restarts this process`);
     return 1;
@@ -129,6 +126,15 @@ async function lead(deps: ManagerDeps, shared: Shared, signal: AbortSignal): Pro
   if (le.releaseOnShutdown) await elector.release();
   else deps.logger.info(`keeping lease ${lease} until it expires (--leader-elect-release-on-shutdown=false)`);
   return 0;
+}
+
+function failed(deps: ManagerDeps, error: unknown): ManagerExit {
+  if (error instanceof ControllerConfigError) {
+    deps.logger.error(error.message);
+    return 2;
+  }
+  deps.logger.error(`${errorMessage(error)}; exiting`);
+  return 1;
 }
 
 /** Initialise the provider, start every enabled controller and the informers, wait for `signal`. */
