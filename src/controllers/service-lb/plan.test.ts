@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Service } from "../../kube/objects.ts";
 import { FINALIZER_LB_CLEANUP } from "../../kube/well-known.ts";
 import { kubeletNode, loadBalancerService } from "../../../test/harness/fixtures.ts";
-import { finalizersAfter, goneAfter, planServiceSync, statusPatch, updateFailedMessage } from "./plan.ts";
+import { finalizerPatch, goneAfter, planServiceSync, statusPatch, updateFailedMessage } from "./plan.ts";
 
 function svc(uid: string, change: (s: Service) => void = () => undefined): Service {
   const s = loadBalancerService("web", "ns");
@@ -45,14 +45,14 @@ describe("planServiceSync", () => {
 
 describe("finalizer and status patches", () => {
   test.each([
-    { name: "add to none", finalizers: undefined, present: true, want: [FINALIZER_LB_CLEANUP] },
-    { name: "add keeps others", finalizers: ["a.io/x"], present: true, want: ["a.io/x", FINALIZER_LB_CLEANUP] },
+    { name: "add", finalizers: undefined, present: true, want: { metadata: { finalizers: [FINALIZER_LB_CLEANUP] } } },
+    { name: "add next to another", finalizers: ["a.io/x"], present: true, want: { metadata: { finalizers: [FINALIZER_LB_CLEANUP] } } },
     { name: "already there", finalizers: [FINALIZER_LB_CLEANUP], present: true, want: undefined },
-    { name: "remove keeps others", finalizers: ["a.io/x", FINALIZER_LB_CLEANUP], present: false, want: ["a.io/x"] },
+    { name: "remove only ours", finalizers: ["a.io/x", FINALIZER_LB_CLEANUP], present: false, want: { metadata: { "$deleteFromPrimitiveList/finalizers": [FINALIZER_LB_CLEANUP] } } },
     { name: "remove when absent", finalizers: ["a.io/x"], present: false, want: undefined },
-  ])("$name", ({ finalizers, present, want }) => {
+  ])("finalizer patch: $name", ({ finalizers, present, want }) => {
     const before = finalizers === undefined ? undefined : [...finalizers];
-    expect(finalizersAfter(svc("a", (s) => (s.metadata.finalizers = before)), present)).toEqual(want === undefined ? undefined : [...want]);
+    expect(finalizerPatch(svc("a", (s) => (s.metadata.finalizers = before)), present)).toEqual(want);
   });
 
   test("an empty status clears the ingress list", () => {

@@ -39,21 +39,15 @@ export function planServiceSync(current: Service | undefined, remembered: Servic
   return stale ? { action, deleteFirst: stale } : { action };
 }
 
-/** The finalizer list with ours added or removed; undefined when it is already so. */
-export function finalizersAfter(service: Service, present: boolean): string[] | undefined {
-  const current = service.metadata.finalizers ?? [];
-  const has = current.includes(FINALIZER_LB_CLEANUP);
-  if (has === present) return undefined;
-  return present ? [...current, FINALIZER_LB_CLEANUP] : current.filter((f) => f !== FINALIZER_LB_CLEANUP);
-}
-
 /**
- * Finalizers are a plain list, which a patch replaces whole: the patch carries the resourceVersion it
- * was computed from, so a concurrent change by another client makes it fail (Conflict) instead of being
- * overwritten.
+ * The strategic-merge patch that adds or removes our finalizer, or undefined when the Service already
+ * is so. `metadata.finalizers` merges element-wise (patchStrategy merge), so the patch touches only our
+ * entry and never races with another client's finalizer.
  */
-export function finalizerPatch(service: Service, finalizers: string[]): object {
-  return { metadata: { finalizers, resourceVersion: service.metadata.resourceVersion } };
+export function finalizerPatch(service: Service, present: boolean): object | undefined {
+  const has = service.metadata.finalizers?.includes(FINALIZER_LB_CLEANUP) ?? false;
+  if (has === present) return undefined;
+  return present ? { metadata: { finalizers: [FINALIZER_LB_CLEANUP] } } : { metadata: { "$deleteFromPrimitiveList/finalizers": [FINALIZER_LB_CLEANUP] } };
 }
 
 /** `ingress` is an atomic list: the patch replaces it, and null clears it. */

@@ -22,7 +22,7 @@ export interface RecordedWrite {
 }
 
 interface PatchBody {
-  metadata?: { finalizers?: string[]; resourceVersion?: string };
+  metadata?: { finalizers?: string[]; "$deleteFromPrimitiveList/finalizers"?: string[] };
   status?: Service["status"];
 }
 
@@ -45,14 +45,14 @@ export function fakeServiceApi(services: Map<string, Service>): { api: KubeApi; 
   return { api: api as unknown as KubeApi, writes };
 }
 
+/** Strategic merge as the API server does it for these fields: finalizers element-wise, ingress whole. */
 function applyPatch(services: Map<string, Service>, current: Service, patch: PatchBody): Service {
   const { metadata, status } = patch;
-  if (metadata?.resourceVersion !== undefined && metadata.resourceVersion !== current.metadata.resourceVersion) {
-    throw new KubeApiError(409, "Conflict", "the object has been modified");
-  }
   const next = structuredClone(current);
   next.metadata.resourceVersion = String(Number(current.metadata.resourceVersion) + 1);
-  if (metadata?.finalizers) next.metadata.finalizers = metadata.finalizers;
+  const removed = new Set(metadata?.["$deleteFromPrimitiveList/finalizers"] ?? []);
+  const added = (metadata?.finalizers ?? []).filter((f) => !current.metadata.finalizers?.includes(f));
+  if (removed.size > 0 || added.length > 0) next.metadata.finalizers = [...(current.metadata.finalizers ?? []).filter((f) => !removed.has(f)), ...added];
   if (status) next.status = { loadBalancer: { ingress: status.loadBalancer?.ingress ?? undefined } };
   store(services, next);
   return structuredClone(next);

@@ -42,7 +42,7 @@ describe("syncService: ensure", () => {
       ["status", "metadata"],
       ["status", "status"],
     ]);
-    expect(h.writes[0]!.patch).toEqual({ metadata: { finalizers: [FINALIZER_LB_CLEANUP], resourceVersion: "1" } });
+    expect(h.writes[0]!.patch).toEqual({ metadata: { finalizers: [FINALIZER_LB_CLEANUP] } });
     expect(h.calls).toEqual([{ method: "ensure", service: "web", nodes: ["a"] }]);
     expect(h.services.get(KEY)?.status?.loadBalancer?.ingress).toEqual([{ ip: "203.0.113.7" }]);
     expect(reasons(h)).toEqual(["EnsuringLoadBalancer", "EnsuredLoadBalancer"]);
@@ -89,15 +89,17 @@ describe("syncService: ensure", () => {
     expect(h.services.get(KEY)?.metadata.finalizers).toEqual([FINALIZER_LB_CLEANUP]);
   });
 
-  test("a conflicting finalizer write reads the Service again and keeps the other writer's finalizer", async () => {
+  test("finalizer writes touch only our entry: another client's finalizer survives add and remove", async () => {
     const h = harness();
     addService(h);
     const stale = structuredClone(h.services.get(KEY)!);
-    h.services.set(KEY, { ...stale, metadata: { ...stale.metadata, resourceVersion: "2", finalizers: ["other.io/x"] } });
-    const lister = h.deps.services;
-    const deps = { ...h.deps, services: { ...lister, get: () => stale } };
+    h.services.set(KEY, { ...stale, metadata: { ...stale.metadata, finalizers: ["other.io/x"] } });
+    const deps = { ...h.deps, services: { ...h.deps.services, get: () => stale } };
     await syncService(deps, KEY);
     expect(h.services.get(KEY)?.metadata.finalizers).toEqual(["other.io/x", FINALIZER_LB_CLEANUP]);
+    h.services.get(KEY)!.spec!.type = "ClusterIP";
+    await syncService(h.deps, KEY);
+    expect(h.services.get(KEY)?.metadata.finalizers).toEqual(["other.io/x"]);
   });
 });
 

@@ -13,13 +13,12 @@ import { SERVICES, type KubeApi } from "../../kube/api.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { Lister } from "../../kube/informer.ts";
 import type { LoadBalancerStatus, Node, Service } from "../../kube/objects.ts";
-import { retryOnConflict } from "../../kube/patch.ts";
 import { trimService } from "../../kube/transforms.ts";
-import { isConflict, isNotFound } from "../../kube/transport.ts";
+import { isNotFound } from "../../kube/transport.ts";
 import { errorMessage } from "../../kube/worker.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { ServiceCache } from "./cache.ts";
-import { finalizerPatch, finalizersAfter, goneAfter, planServiceSync, statusPatch } from "./plan.ts";
+import { finalizerPatch, goneAfter, planServiceSync, statusPatch } from "./plan.ts";
 import { hasCleanupFinalizer, ingressEqual, loadBalancerNodes } from "./predicates.ts";
 
 export interface ServiceSyncDeps {
@@ -126,28 +125,19 @@ async function ensureDeleted(deps: ServiceSyncDeps, service: Service): Promise<v
 }
 
 /**
- * Adds or removes our finalizer with a patch on `services/status`, conditional on the resourceVersion
- * it was computed from; on Conflict the Service is read again. Returns the Service as written, or
+ * Adds or removes our finalizer with a patch on `services/status`. Returns the Service as written, or
  * undefined when it is gone (only possible when removing: then there is nothing left to do).
  */
 async function setFinalizer(deps: ServiceSyncDeps, service: Service, present: boolean): Promise<Service | undefined> {
-  let latest = service;
+  const patch = finalizerPatch(service, present);
+  if (!patch) return service;
   const { name, namespace } = service.metadata;
-  const attempt = async (): Promise<Service> => {
-    const finalizers = finalizersAfter(latest, present);
-    if (!finalizers) return latest;
-    try {
-      const written = await deps.api.patch<Service>(SERVICES, name, finalizerPatch(latest, finalizers), { namespace, subresource: "status", type: "strategic" });
-      return trimService(written);
-    } catch (error) {
-      if (isConflict(error)) latest = trimService(await deps.api.get<Service>(SERVICES, name, { namespace }));
-      throw error;
-    }
-  };
-  return retryOnConflict(attempt).catch((error: unknown) => {
+  try {
+    return trimService(await deps.api.patch<Service>(SERVICES, name, patch, { namespace, subresource: "status", type: "strategic" }));
+  } catch (error) {
     if (!present && isNotFound(error)) return undefined;
     throw error;
-  });
+  }
 }
 
 /** Writes `status.loadBalancer` only when the ingress changed; a Service gone meanwhile is fine. */
