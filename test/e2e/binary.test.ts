@@ -48,7 +48,8 @@ describe("compiled binary", () => {
         binary,
         cwd: dir,
         env: { PATH: "/usr/bin:/bin" },
-        args: ["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs[identity]}`, "--secure-port=0", `--leader-elect-resource-name=e2e-${identity.toLowerCase()}`],
+        // The fake cloud offers routes, so the route controller needs the cluster's pod CIDR (else exit 2, as upstream).
+        args: ["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs[identity]}`, "--secure-port=0", "--cluster-cidr=10.244.0.0/16", `--leader-elect-resource-name=e2e-${identity.toLowerCase()}`],
       });
       await ccm.waitForLine(/successfully acquired lease kube-system\/e2e-/);
       await ccm.waitForLine(/started 4 controller\(s\): cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller/);

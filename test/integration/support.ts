@@ -16,7 +16,6 @@ export async function createNamespace(admin: KubeApi, name: string): Promise<voi
  */
 export async function startController(cp: ControlPlane, cloud: TestFakeCloud, controller: string, extra: readonly string[] = []): Promise<CcmProcess> {
   const ccm = startCcm({
-    echo: true,
     args: [
       "--cloud-provider=fake",
       `--cloud-config=${cloud.configFile}`,
