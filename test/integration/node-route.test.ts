@@ -13,11 +13,10 @@ import { controlPlane } from "../harness/control-plane.ts";
 import { startFakeCloud, type TestFakeCloud } from "../harness/fake-cloud.ts";
 import { kubeletNode, uniqueName } from "../harness/fixtures.ts";
 import { eventually } from "../harness/wait.ts";
-import { createNode, deleteNodes, startController } from "./support.ts";
+import { createNode, deleteNodes, INTEGRATION_TIMEOUT_MS, startController } from "./support.ts";
 
 const CONTROLLER = "node-route-controller";
-/** Per test and hook: the first one also starts the control plane; CCM starts take seconds each. */
-const TIMEOUT_MS = 180_000;
+const TIMEOUT_MS = INTEGRATION_TIMEOUT_MS;
 /** Pod CIDRs of this file only, so nodes other test files leave behind never collide with ours. */
 const CLUSTER_CIDR = "10.201.0.0/16,fd00:201::/48";
 

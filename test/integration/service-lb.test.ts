@@ -14,11 +14,10 @@ import { controlPlane } from "../harness/control-plane.ts";
 import { startFakeCloud, type TestFakeCloud } from "../harness/fake-cloud.ts";
 import { kubeletNode, loadBalancerService, uniqueName } from "../harness/fixtures.ts";
 import { eventually } from "../harness/wait.ts";
-import { createNamespace, createNode, deleteNodes, eventsFor, startController } from "./support.ts";
+import { createNamespace, createNode, deleteNodes, INTEGRATION_TIMEOUT_MS, eventsFor, startController } from "./support.ts";
 
 const CONTROLLER = "service-lb-controller";
-/** Per test and hook: the first one also starts the control plane; CCM restarts take seconds each. */
-const TIMEOUT_MS = 180_000;
+const TIMEOUT_MS = INTEGRATION_TIMEOUT_MS;
 const CLASS = "example.com/fake-lb";
 
 let admin: KubeApi;

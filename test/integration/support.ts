@@ -6,6 +6,9 @@ import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts"
 import { startCcm, type CcmProcess } from "../harness/ccm.ts";
 import type { TestFakeCloud } from "../harness/fake-cloud.ts";
 
+/** Per test and hook: the first one also starts the control plane, and CCM (re)starts take seconds each. */
+export const INTEGRATION_TIMEOUT_MS = 180_000;
+
 export async function createNamespace(admin: KubeApi, name: string): Promise<void> {
   await admin.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
 }

@@ -10,8 +10,7 @@
  * through one single-key queue, so they never overlap.
  */
 import { ControllerConfigError, type ControllerContext, type ControllerFactory } from "../../app/context.ts";
-import type { EventHandler } from "../../kube/informer.ts";
-import type { Node } from "../../kube/objects.ts";
+import { enqueueOnChange } from "../../kube/handlers.ts";
 import { WorkQueue } from "../../kube/queue.ts";
 import { exponentialLimiter } from "../../kube/rate-limiters.ts";
 import { runWorkers } from "../../kube/worker.ts";
@@ -53,7 +52,7 @@ export const createNodeRouteController: ControllerFactory = (ctx) => {
     metrics: ctx.metrics,
   };
   const wiring: Wiring = { ctx, queue, deps, listDue: true };
-  ctx.informers.nodes().addHandler(nodeHandler(wiring));
+  ctx.informers.nodes().addHandler(enqueueOnChange(() => queue.add(ROUTES_KEY), shouldReconcileUpdatedNode));
   return { name: "node-route-controller", run: (signal) => run(wiring, signal) };
 };
 
@@ -80,15 +79,4 @@ function reconcileOnce(w: Wiring): Promise<void> {
   const list = w.listDue;
   w.listDue = false;
   return reconcileRoutes(w.deps, list);
-}
-
-function nodeHandler(w: Wiring): EventHandler<Node> {
-  const enqueue = (): void => w.queue.add(ROUTES_KEY);
-  return {
-    add: enqueue,
-    update: (old, node) => {
-      if (shouldReconcileUpdatedNode(old, node)) enqueue();
-    },
-    delete: enqueue,
-  };
 }

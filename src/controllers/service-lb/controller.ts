@@ -12,7 +12,8 @@
 import { findRetryError } from "../../cloud/errors.ts";
 import type { ControllerContext, ControllerFactory } from "../../app/context.ts";
 import type { EventHandler } from "../../kube/informer.ts";
-import { objectKey, type Node, type Service } from "../../kube/objects.ts";
+import { enqueueOnChange } from "../../kube/handlers.ts";
+import { objectKey, type Service } from "../../kube/objects.ts";
 import { WorkQueue } from "../../kube/queue.ts";
 import { exponentialLimiter } from "../../kube/rate-limiters.ts";
 import { runWorkers } from "../../kube/worker.ts";
@@ -60,7 +61,7 @@ export const createServiceLbController: ControllerFactory = (ctx) => {
   };
   const wiring: Wiring = { ctx, queue, nodeQueue, deps };
   ctx.informers.services().addHandler(serviceHandler(wiring));
-  ctx.informers.nodes().addHandler(nodeHandler(wiring));
+  ctx.informers.nodes().addHandler(enqueueOnChange(() => nodeQueue.add(NODE_SYNC_KEY), shouldSyncUpdatedNode));
   return { name: "service-lb-controller", run: (signal) => run(wiring, signal) };
 };
 
@@ -120,17 +121,6 @@ function serviceHandler(w: Wiring): EventHandler<Service> {
       deps.cache.setIfAbsent(key, service);
       queue.add(key);
     },
-  };
-}
-
-function nodeHandler(w: Wiring): EventHandler<Node> {
-  const enqueue = (): void => w.nodeQueue.add(NODE_SYNC_KEY);
-  return {
-    add: enqueue,
-    update: (old, node) => {
-      if (shouldSyncUpdatedNode(old, node)) enqueue();
-    },
-    delete: enqueue,
   };
 }
 

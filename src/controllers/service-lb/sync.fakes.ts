@@ -50,12 +50,16 @@ function applyPatch(services: Map<string, Service>, current: Service, patch: Pat
   const { metadata, status } = patch;
   const next = structuredClone(current);
   next.metadata.resourceVersion = String(Number(current.metadata.resourceVersion) + 1);
-  const removed = new Set(metadata?.["$deleteFromPrimitiveList/finalizers"] ?? []);
-  const added = (metadata?.finalizers ?? []).filter((f) => !current.metadata.finalizers?.includes(f));
-  if (removed.size > 0 || added.length > 0) next.metadata.finalizers = [...(current.metadata.finalizers ?? []).filter((f) => !removed.has(f)), ...added];
+  if (metadata) next.metadata.finalizers = mergeFinalizers(current.metadata.finalizers ?? [], metadata);
   if (status) next.status = { loadBalancer: { ingress: status.loadBalancer?.ingress ?? undefined } };
   store(services, next);
   return structuredClone(next);
+}
+
+function mergeFinalizers(current: readonly string[], patch: NonNullable<PatchBody["metadata"]>): string[] {
+  const removed = new Set(patch["$deleteFromPrimitiveList/finalizers"] ?? []);
+  const added = (patch.finalizers ?? []).filter((f) => !current.includes(f));
+  return [...current.filter((f) => !removed.has(f)), ...added];
 }
 
 /** A Service being deleted disappears with its last finalizer. */
