@@ -50,10 +50,9 @@ async function updateHosts(deps: NodeSyncDeps, key: string, nodes: readonly Node
   try {
     await deps.balancer.updateLoadBalancer(deps.clusterName, service, nodes);
   } catch (error) {
-    if (!(error instanceof ImplementedElsewhereError)) {
-      await reportUpdateFailure(deps, key, nodes, error);
-      return;
-    }
+    if (error instanceof ImplementedElsewhereError) deps.cache.recordNodes(key, nodes);
+    else await reportUpdateFailure(deps, key, nodes, error);
+    return;
   }
   deps.metrics.updateHostLatency.observe((deps.clock.now() - started) / 1000);
   deps.cache.recordNodes(key, nodes);

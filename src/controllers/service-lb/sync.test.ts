@@ -197,6 +197,19 @@ describe("syncNodes", () => {
     expect(h.events.at(-1)).toMatchObject({ type: "Warning", reason: "UnAvailableLoadBalancer" });
   });
 
+  test("ImplementedElsewhere from Update: success without an event, the new set is recorded", async () => {
+    const h = harness({ updateLoadBalancer: () => Promise.reject(new ImplementedElsewhereError()) });
+    addNode(h, "a");
+    addService(h);
+    await syncService(h.deps, KEY);
+    addNode(h, "b");
+    await syncNodes(h.deps);
+    await syncNodes(h.deps);
+    expect(methods(h)).toEqual(["ensure", "update"]);
+    expect(reasons(h)).toEqual(["EnsuringLoadBalancer", "EnsuredLoadBalancer"]);
+    expect(h.resynced).toEqual([]);
+  });
+
   test("an Update failure warns and hands the Service back for a full sync", async () => {
     const h = harness({ updateLoadBalancer: () => Promise.reject(new Error("backend pool busy")) });
     addNode(h, "a");
