@@ -122,7 +122,8 @@ function readFaults(p: Problems, raw: unknown): Faults {
 }
 
 function readLatency(p: Problems, raw: unknown, field: string): number {
-  const text = raw === undefined ? "0" : String(raw as string);
+  if (raw === undefined) return 0;
+  const text = typeof raw === "string" ? raw : JSON.stringify(raw);
   const ms = parseDuration(text);
   if (ms === undefined || ms < 0) p.add(field, `${JSON.stringify(text)} is not a duration such as 50ms`);
   return ms ?? 0;
