@@ -5,7 +5,8 @@
  * endpoint: http://127.0.0.1:7070   # optional: share one cloud served by `cloud-controller-manager fake-cloud`
  * batching: true                    # offer the batched instance lookups (default true)
  * maxBatchSize: 100
- * faults: { latency: 50ms, errorRate: 0, throttle: { qps: 100, burst: 200 }, failAll: error|throttle }
+ * faults: { latency: 50ms, errorRate: 0, throttle: { qps: 100, burst: 200 }, failAll: error|throttle,
+ *           operationLatency: { EnsureLoadBalancerDeleted: 2s } }   # extra latency for single operations
  * defaults: { instanceType: fake.small, zone: zone-a, region: region-1 }
  * autoInstances: true               # any node name not listed is a running instance with the defaults
  * instances:
@@ -43,6 +44,8 @@ export interface Faults {
   readonly throttle?: { readonly qps: number; readonly burst: number };
   /** Every call fails this way until cleared. */
   readonly failAll?: "error" | "throttle";
+  /** Extra latency for single operations (by operation name), on top of `latencyMs`. */
+  readonly operationLatencyMs?: Readonly<Record<string, number>>;
 }
 
 export interface Defaults {
@@ -115,6 +118,13 @@ class Fields {
     return typeof v === "boolean" ? v : fallback;
   }
 
+  /** Every entry of a mapping read as a duration. */
+  durations(key: string): Record<string, number> | undefined {
+    if (this.#raw[key] === undefined) return undefined;
+    const nested = new Fields(this.#raw[key], [this.#field, key].filter(Boolean).join("."), this.#problems);
+    return Object.fromEntries(Object.keys(nested.raw).map((op) => [op, nested.duration(op)]));
+  }
+
   duration(key: string): number {
     const v = this.#raw[key];
     if (v === undefined) return 0;
@@ -146,6 +156,7 @@ function readFaults(problems: string[], raw: unknown): Faults {
     errorRate: f.num("errorRate", [0, 1], 0),
     throttle: throttle && { qps: throttle.num("qps", [0.001, 1e9], 1), burst: throttle.num("burst", [1, 1e9], 1) },
     failAll: f.oneOf("failAll", ["error", "throttle"], undefined),
+    operationLatencyMs: f.durations("operationLatency"),
   };
 }
 

@@ -4,6 +4,7 @@
  * test, several CCM replicas and a restarted CCM can all share one cloud.
  */
 import { bits, formatIP, parseCIDR, type CIDR } from "../../src/net/ip.ts";
+import { sleep } from "../../src/util/clock.ts";
 import type { Defaults, FakeConfig, FakeInstance, Faults, InstanceState } from "./config.ts";
 import type { FakeLoadBalancer, FakeRoute, LbRequest, NodeRef, RouteRequest, WireError } from "./wire.ts";
 
@@ -118,6 +119,11 @@ export class FakeCloud {
     return [...this.#routes.values()].map((r) => ({ ...r, blackhole: this.#isBlackhole(r) }));
   }
 
+  /** Deletes a load balancer behind the controller's back (drift, or a delete finished elsewhere). */
+  removeLoadBalancer(name: string): void {
+    this.#deleteLoadBalancer(name);
+  }
+
   /** Seeds a route directly (a route some other tool made, or one outside the cluster CIDR). */
   putRoute(route: FakeRoute): void {
     this.#routes.set(route.name, route);
@@ -125,10 +131,16 @@ export class FakeCloud {
 
   // --- the cloud API ---
 
-  /** One cloud call: counted, delayed, possibly failed by the configured faults, then answered. */
-  async call(operation: string, body: unknown): Promise<unknown> {
+  /**
+   * One cloud call: counted, delayed, possibly failed by the configured faults, then answered. A call
+   * whose `signal` aborts during the delay (the client went away) fails without changing anything, like
+   * a request that never reached the cloud.
+   */
+  async call(operation: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
     this.#calls.set(operation, (this.#calls.get(operation) ?? 0) + 1);
-    if (this.#faults.latencyMs > 0) await Bun.sleep(this.#faults.latencyMs);
+    const latency = this.#faults.latencyMs + (this.#faults.operationLatencyMs?.[operation] ?? 0);
+    if (latency > 0) await sleep(latency, signal).catch(() => undefined);
+    if (signal?.aborted) throw new FakeCloudError("InternalError", `${operation} was cancelled by the client`);
     this.#injectFaults(operation);
     return this.#dispatch(operation, body);
   }
@@ -239,15 +251,16 @@ export class FakeCloud {
     throw new FakeCloudError("InsufficientCapacity", `no free IPv${family} address left in the load balancer pool`);
   }
 
-  #createRoute(req: RouteRequest): Record<string, never> {
+  #createRoute(req: RouteRequest): { route: FakeRoute } {
     const clash = [...this.#routes.values()].find((r) => r.clusterName === req.clusterName && r.destinationCIDR === req.destinationCIDR);
     if (clash && !this.#isBlackhole(clash)) {
       throw new FakeCloudError("AlreadyExists", `RouteAlreadyExists: a route for ${req.destinationCIDR} exists (${clash.name})`);
     }
     if (clash) this.#routes.delete(clash.name);
     const name = `${req.nameHint}-${req.destinationCIDR.replace(/[/:.]/g, "-")}`;
-    this.#routes.set(name, { name, clusterName: req.clusterName, targetNode: req.targetNode, destinationCIDR: req.destinationCIDR, blackhole: false });
-    return {};
+    const route: FakeRoute = { name, clusterName: req.clusterName, targetNode: req.targetNode, destinationCIDR: req.destinationCIDR, blackhole: false };
+    this.#routes.set(name, route);
+    return { route };
   }
 
   /** A route whose target instance is gone or terminated is a blackhole, as on real clouds. */

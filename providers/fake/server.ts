@@ -11,7 +11,7 @@ const json = (body: unknown, status = 200): Response => Response.json(body, { st
 
 async function callRoute(engine: FakeCloud, operation: string, req: Request): Promise<Response> {
   try {
-    return json(await engine.call(operation, await req.json()));
+    return json(await engine.call(operation, await req.json(), req.signal));
   } catch (error) {
     if (error instanceof FakeCloudError) return json({ error: { code: error.code, message: error.message } }, error.code === "Throttled" ? 429 : 400);
     return json({ error: { code: "InternalError", message: (error as Error).message } }, 500);

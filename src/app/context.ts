@@ -36,3 +36,12 @@ export interface Controller {
 }
 
 export type ControllerFactory = (context: ControllerContext) => Controller | { readonly skip: string };
+
+/**
+ * Thrown by a factory when the flags make its controller impossible to run and upstream exits (the route
+ * controller's `--cluster-cidr` rules). The manager starts no controller, logs the message (one line
+ * naming the flag and its value) and exits with status 2, as for any invalid flag.
+ */
+export class ControllerConfigError extends Error {
+  override readonly name = "ControllerConfigError";
+}

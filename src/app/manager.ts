@@ -15,7 +15,7 @@ import type { Metrics } from "../metrics/metrics.ts";
 import type { Clock } from "../util/clock.ts";
 import { buildInfo } from "../version.ts";
 import { clientFactory, controllerClients } from "./clients.ts";
-import type { ControllerFactory } from "./context.ts";
+import { ControllerConfigError, type ControllerFactory } from "./context.ts";
 import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
 import { runControllers, type LeaderDeps } from "./run-controllers.ts";
 import { createHealth, startServing } from "./serving.ts";
@@ -24,7 +24,7 @@ export interface ManagerDeps {
   readonly config: Config;
   readonly logger: Logger;
   readonly connection: Connection;
-  readonly createProvider: (context: ProviderContext) => CloudProvider;
+  readonly provider: CloudProvider;
   readonly factories: Readonly<Record<string, ControllerFactory>>;
   readonly metrics: Metrics;
   readonly clock: Clock;
@@ -33,8 +33,11 @@ export interface ManagerDeps {
   readonly hostname: string;
 }
 
-/** Exit status of a manager run: 0 after a requested shutdown, 1 when leadership was lost or a controller crashed. */
-export type ManagerExit = 0 | 1;
+/**
+ * Exit status of a manager run: 0 after a requested shutdown, 1 when leadership was lost or a controller
+ * crashed, 2 when a controller found its flags unusable (`ControllerConfigError`).
+ */
+export type ManagerExit = 0 | 1 | 2;
 
 export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promise<ManagerExit> {
   const { config, logger } = deps;
@@ -47,7 +50,7 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
   const health = createHealth();
   const server = await startServing({ config, logger, health, metrics: deps.metrics, root, factory, hostname: deps.hostname });
   const events = createEventSink({ api: root, logger: logger.withTag("events"), host: deps.hostname, onDrop: (reason) => deps.metrics.eventsDropped.inc({ reason }) });
-  const provider = deps.createProvider(providerContext(deps));
+  const provider = deps.provider;
   const eventsStop = new AbortController();
   const eventsDone = events.run(eventsStop.signal);
   const leader: LeaderDeps = {
@@ -69,13 +72,14 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
   }
 }
 
-function providerContext(deps: ManagerDeps): ProviderContext {
+/** The provider's view of the manager: its logger and the cloud-call metrics. */
+export function providerContext(o: { config: Config; logger: Logger; metrics: Metrics }): ProviderContext {
   return {
-    logger: deps.logger.withTag(`cloud-provider:${deps.config.cloudProvider}`),
-    clusterName: deps.config.clusterName,
+    logger: o.logger.withTag(`cloud-provider:${o.config.cloudProvider}`),
+    clusterName: o.config.clusterName,
     observeCall: (operation, seconds, outcome) => {
-      deps.metrics.cloudCalls.inc({ provider: deps.config.cloudProvider, operation, outcome });
-      deps.metrics.cloudLatency.observe({ provider: deps.config.cloudProvider, operation }, seconds);
+      o.metrics.cloudCalls.inc({ provider: o.config.cloudProvider, operation, outcome });
+      o.metrics.cloudLatency.observe({ provider: o.config.cloudProvider, operation }, seconds);
     },
   };
 }
@@ -84,6 +88,10 @@ function exitAfter(run: Promise<void>, logger: Logger): Promise<ManagerExit> {
   return run.then(
     () => 0,
     (error: unknown) => {
+      if (error instanceof ControllerConfigError) {
+        logger.error(error.message);
+        return 2;
+      }
       logger.error(`${errorMessage(error)}; exiting`);
       return 1;
     },

@@ -11,7 +11,8 @@ import type { ControllerFactory } from "../app/context.ts";
 import { resolveConnection, type Connection } from "../kube/connection.ts";
 import { createLogger } from "../log/logger.ts";
 import { createMetrics } from "../metrics/metrics.ts";
-import { runManager } from "../app/manager.ts";
+import { providerContext, runManager } from "../app/manager.ts";
+import { startupProblems } from "../app/startup-checks.ts";
 import { realClock } from "../util/clock.ts";
 
 export interface Io {
@@ -61,29 +62,24 @@ async function connect(config: Config, io: Io): Promise<Connection | string> {
 
 export async function runManagerCommand(argv: readonly string[], io: Io, builtins: Builtins): Promise<number> {
   const prepared = prepare(argv, builtins);
-  if (!prepared.ok) {
-    for (const line of prepared.errors) io.stderr(`error: ${line}\n`);
-    return 2;
-  }
+  if (!prepared.ok) return reject(io, prepared.errors);
   const { config } = prepared;
-  const connection = await connect(config, io);
-  if (typeof connection === "string") {
-    io.stderr(`error: ${connection}\n`);
-    return 2;
-  }
   const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write: io.stderr });
+  const metrics = createMetrics({ defaultMetrics: true });
+  const provider = prepared.createProvider(providerContext({ config, logger, metrics }));
+  const problems = startupProblems(config, provider);
+  const connection = problems.length === 0 ? await connect(config, io) : "";
+  if (problems.length > 0 || typeof connection === "string") {
+    await provider.close?.();
+    return reject(io, typeof connection === "string" && connection !== "" ? [...problems, connection] : problems);
+  }
   return runManager(
-    {
-      config,
-      logger,
-      connection,
-      createProvider: prepared.createProvider,
-      factories: builtins.controllers,
-      metrics: createMetrics({ defaultMetrics: true }),
-      clock: realClock,
-      identity: `${io.hostname}_${randomUUID()}`,
-      hostname: io.hostname,
-    },
+    { config, logger, connection, provider, factories: builtins.controllers, metrics, clock: realClock, identity: `${io.hostname}_${randomUUID()}`, hostname: io.hostname },
     io.signal,
   );
+}
+
+function reject(io: Io, errors: readonly string[]): number {
+  for (const line of errors) io.stderr(`error: ${line}\n`);
+  return 2;
 }

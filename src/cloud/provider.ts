@@ -150,8 +150,10 @@ export interface Routes {
   /**
    * Create a route to `route.targetNode` for `route.destinationCIDR`. `nameHint` is the Node UID, the same
    * for both families of a dual-stack node; the provider makes names unique per CIDR.
+   * Beyond upstream: may resolve with the route as `listRoutes` will report it (its name above all), so
+   * the controller can delete it again before its next `listRoutes`; otherwise such a delete waits for it.
    */
-  createRoute(clusterName: string, nameHint: string, route: Route, signal?: AbortSignal): Promise<void>;
+  createRoute(clusterName: string, nameHint: string, route: Route, signal?: AbortSignal): Promise<Route | void>;
   /** Delete a route as returned by `listRoutes`; resolve if it is already gone. */
   deleteRoute(clusterName: string, route: Route, signal?: AbortSignal): Promise<void>;
 }

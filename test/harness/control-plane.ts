@@ -1,6 +1,7 @@
 /**
  * One real control plane per test run, started on first use and stopped after the last test (see
- * test/setup.ts). Run directories (logs, PKI, kubeconfigs) are kept for the last three runs.
+ * test/setup.ts). Run directories (logs, PKI, kubeconfigs) are kept for the last three finished runs and
+ * for every run still going.
  */
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -9,10 +10,24 @@ import { startControlPlane, type ControlPlane } from "../../scripts/control-plan
 
 let shared: Promise<ControlPlane> | undefined;
 
+/** Run directories end in the pid of the test process that owns them. */
+function ownerAlive(name: string): boolean {
+  const pid = Number(name.slice(name.lastIndexOf("-") + 1));
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function runDir(): string {
   const runs = join(cacheRoot(), "test-runs");
   mkdirSync(runs, { recursive: true });
+  // Never prune a directory whose test run is still going (runs in parallel share the cache).
   const old = readdirSync(runs)
+    .filter((name) => !ownerAlive(name))
     .map((name) => ({ name, at: statSync(join(runs, name)).mtimeMs }))
     .sort((a, b) => b.at - a.at)
     .slice(2);

@@ -1,0 +1,56 @@
+import { describe, expect, test } from "bun:test";
+import { forEachLimited, KeyedLock } from "./concurrency.ts";
+import { rejection } from "../../test/harness/doubles.ts";
+
+describe("KeyedLock", () => {
+  test("one holder per key, in arrival order; other keys run alongside; released on failure", async () => {
+    const lock = new KeyedLock();
+    const log: string[] = [];
+    const step = (name: string, ms: number, fail = false) => async () => {
+      log.push(`${name} start`);
+      await Bun.sleep(ms);
+      log.push(`${name} end`);
+      if (fail) throw new Error(name);
+    };
+    const a1 = lock.withLock("a", step("a1", 20, true)).catch(() => "a1 failed");
+    const a2 = lock.withLock("a", step("a2", 1));
+    const b = lock.withLock("b", step("b", 1));
+    expect(await a1).toBe("a1 failed");
+    await Promise.all([a2, b]);
+    expect(log.indexOf("a2 start")).toBeGreaterThan(log.indexOf("a1 end"));
+    expect(log.indexOf("b end")).toBeLessThan(log.indexOf("a1 end"));
+    expect(lock.size).toBe(0);
+  });
+});
+
+describe("forEachLimited", () => {
+  test("never more than the limit in flight, every item done", async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const done: number[] = [];
+    await forEachLimited([1, 2, 3, 4, 5, 6, 7], 3, async (n) => {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      await Bun.sleep(2);
+      inFlight -= 1;
+      done.push(n);
+    });
+    expect(peak).toBe(3);
+    expect(done.sort()).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  test("a rejection is rethrown after the rest finished", async () => {
+    const done: number[] = [];
+    const run = forEachLimited([1, 2, 3], 2, async (n) => {
+      if (n === 1) throw new Error("one");
+      await Bun.sleep(1);
+      done.push(n);
+    });
+    expect((await rejection(run)).message).toBe("one");
+    expect(done).toEqual([2, 3]);
+  });
+
+  test("no items: resolves", async () => {
+    await forEachLimited([], 5, () => Promise.reject(new Error("never called")));
+  });
+});

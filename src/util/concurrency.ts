@@ -1,0 +1,46 @@
+/**
+ * One holder per key at a time, waiters served in arrival order. Used where two work paths act on the
+ * same object and must never overlap (the service controller's Ensure/Delete and its node-sync Update,
+ * kubernetes/kubernetes#100846). Keys without holders or waiters cost nothing.
+ */
+export class KeyedLock {
+  readonly #tails = new Map<string, Promise<void>>();
+
+  /** Runs `work` once every earlier holder of `key` has finished, and resolves with its result. */
+  async withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#tails.get(key) ?? Promise.resolve();
+    let release = (): void => undefined;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const tail = previous.then(() => mine);
+    this.#tails.set(key, tail);
+    await previous;
+    try {
+      return await work();
+    } finally {
+      release();
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    }
+  }
+
+  /** Keys currently held or waited for. */
+  get size(): number {
+    return this.#tails.size;
+  }
+}
+
+/**
+ * Calls `work` for every item with at most `limit` calls in flight, and resolves once all have settled.
+ * `work` reports its own failures; a rejection here is a bug and is rethrown after the rest finish.
+ */
+export async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const errors: unknown[] = [];
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item).catch((error: unknown) => void errors.push(error));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  if (errors.length > 0) throw errors[0];
+}

@@ -1,0 +1,69 @@
+/** Shared steps of the controller integration tests: a namespace, a CCM running one controller, events. */
+import { EVENTS, NAMESPACES, NODES, type KubeApi } from "../../src/kube/api.ts";
+import type { KubeObject, Node } from "../../src/kube/objects.ts";
+import { isNotFound } from "../../src/kube/transport.ts";
+import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts";
+import { startCcm, type CcmProcess } from "../harness/ccm.ts";
+import type { TestFakeCloud } from "../harness/fake-cloud.ts";
+
+/** Per test and hook: the first one also starts the control plane, and CCM (re)starts take seconds each. */
+export const INTEGRATION_TIMEOUT_MS = 180_000;
+
+export async function createNamespace(admin: KubeApi, name: string): Promise<void> {
+  await admin.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+}
+
+/**
+ * The manager as the restricted identity, against the fake cloud served by the test, with one
+ * controller; resolves once its caches are synced.
+ */
+export async function startController(cp: ControlPlane, cloud: TestFakeCloud, controller: string, extra: readonly string[] = []): Promise<CcmProcess> {
+  const ccm = startCcm({
+    args: [
+      "--cloud-provider=fake",
+      `--cloud-config=${cloud.configFile}`,
+      `--kubeconfig=${cp.kubeconfigs.ccm}`,
+      "--leader-elect=false",
+      "--secure-port=0",
+      `--controllers=${controller}`,
+      ...extra,
+    ],
+  });
+  await ccm.waitForLine(new RegExp(`started 1 controller\\(s\\): ${controller}`));
+  await ccm.waitForLine(/caches synced/);
+  return ccm;
+}
+
+export interface EventSummary {
+  readonly type: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly component: string;
+}
+
+interface EventObject extends KubeObject {
+  involvedObject: { kind: string; name: string };
+  type: string;
+  reason: string;
+  message: string;
+  source?: { component?: string };
+}
+
+export async function eventsFor(admin: KubeApi, namespace: string, kind: string, name: string): Promise<EventSummary[]> {
+  const list = await admin.list<EventObject>(EVENTS, { namespace, fieldSelector: `involvedObject.name=${name}` });
+  return list.items
+    .filter((e) => e.involvedObject.kind === kind)
+    .map((e) => ({ type: e.type, reason: e.reason, message: e.message, component: e.source?.component ?? "" }));
+}
+
+export async function deleteNodes(admin: KubeApi, names: readonly string[]): Promise<void> {
+  for (const name of names) {
+    await admin.delete(NODES, name).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    });
+  }
+}
+
+export async function createNode(admin: KubeApi, node: Node): Promise<Node> {
+  return admin.create(NODES, node);
+}
