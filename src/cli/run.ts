@@ -68,10 +68,11 @@ export async function runManagerCommand(argv: readonly string[], io: Io, builtin
   const metrics = createMetrics({ defaultMetrics: true });
   const provider = prepared.createProvider(providerContext({ config, logger, metrics }));
   const problems = startupProblems(config, provider);
-  const connection = problems.length === 0 ? await connect(config, io) : "";
+  const connection = await connect(config, io);
+  if (typeof connection === "string") problems.push(connection);
   if (problems.length > 0 || typeof connection === "string") {
     await provider.close?.();
-    return reject(io, typeof connection === "string" && connection !== "" ? [...problems, connection] : problems);
+    return reject(io, problems);
   }
   return runManager(
     { config, logger, connection, provider, factories: builtins.controllers, metrics, clock: realClock, identity: `${io.hostname}_${randomUUID()}`, hostname: io.hostname },
