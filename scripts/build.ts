@@ -21,7 +21,7 @@ export async function gitCommit(): Promise<string> {
 }
 
 /** Extra entry points compiled into the binary (worker threads). */
-export const WORKER_ENTRIES: readonly string[] = [];
+export const WORKER_ENTRIES: readonly string[] = ["src/worker.ts"];
 
 export async function build(options: { outfile?: string; target?: string } = {}): Promise<string> {
   const outfile = options.outfile ?? join(root, "dist", "cloud-controller-manager");

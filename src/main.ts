@@ -22,6 +22,7 @@ const io = {
   stderr: (text: string) => void process.stderr.write(text),
   signal: stop.signal,
   hostname: hostname(),
+  workerUrl: new URL("./worker.ts", import.meta.url).href,
 };
 
 try {

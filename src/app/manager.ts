@@ -5,7 +5,7 @@
  * (bounded), only then is the Lease released.
  */
 import type { Config } from "../cli/config.ts";
-import type { CloudProvider, ProviderContext } from "../cloud/provider.ts";
+import type { CloudProvider } from "../cloud/provider.ts";
 import type { Connection } from "../kube/connection.ts";
 import { createEventSink } from "../kube/events.ts";
 import { TokenBucket } from "../kube/rate-limiter.ts";
@@ -17,7 +17,9 @@ import { buildInfo } from "../version.ts";
 import { clientFactory, controllerClients } from "./clients.ts";
 import { ControllerConfigError, type ControllerFactory } from "./context.ts";
 import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
-import { runControllers, type LeaderDeps } from "./run-controllers.ts";
+import { runControllers } from "./run-controllers.ts";
+import { runControllerThreads, type ThreadDeps } from "./threads/host.ts";
+import { createMetricsHub } from "../metrics/hub.ts";
 import { createHealth, startServing } from "./serving.ts";
 
 export interface ManagerDeps {
@@ -31,6 +33,10 @@ export interface ManagerDeps {
   /** `<hostname>_<uuid>`, the Lease holder identity. */
   readonly identity: string;
   readonly hostname: string;
+  /** The flags as given, for controller threads to re-read. */
+  readonly argv: readonly string[];
+  /** The worker-thread entry point (`--controller-threads`). */
+  readonly workerUrl: string;
 }
 
 /**
@@ -39,22 +45,28 @@ export interface ManagerDeps {
  */
 export type ManagerExit = 0 | 1 | 2;
 
-export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promise<ManagerExit> {
-  const { config, logger } = deps;
+function announce(config: Config, logger: Logger): void {
   const info = buildInfo();
   logger.info(`cloud-controller-manager ${info.version} (commit ${info.commit}), cloud provider ${JSON.stringify(config.cloudProvider)}`);
   for (const flag of config.compatFlagsSet) logger.warn(`flag --${flag} is accepted for compatibility only and has no effect`);
+}
+
+export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promise<ManagerExit> {
+  const { config, logger, provider } = deps;
+  announce(config, logger);
   const limiter = TokenBucket.create(config.kubeApiQps, config.kubeApiBurst);
   const factory = clientFactory(deps.metrics);
   const root = factory.api(deps.connection, limiter);
   const health = createHealth();
-  const server = await startServing({ config, logger, health, metrics: deps.metrics, root, factory, hostname: deps.hostname });
+  const hub = createMetricsHub(deps.metrics);
+  const server = await startServing({ config, logger, health, metrics: hub, root, factory, hostname: deps.hostname });
   const events = createEventSink({ api: root, logger: logger.withTag("events"), host: deps.hostname, onDrop: (reason) => deps.metrics.eventsDropped.inc({ reason }) });
-  const provider = deps.provider;
   const eventsStop = new AbortController();
   const eventsDone = events.run(eventsStop.signal);
-  const leader: LeaderDeps = {
+  const leader: ThreadDeps = {
     ...deps,
+    bucket: limiter.shared,
+    hub,
     health,
     root,
     events,
@@ -72,16 +84,9 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
   }
 }
 
-/** The provider's view of the manager: its logger and the cloud-call metrics. */
-export function providerContext(o: { config: Config; logger: Logger; metrics: Metrics }): ProviderContext {
-  return {
-    logger: o.logger.withTag(`cloud-provider:${o.config.cloudProvider}`),
-    clusterName: o.config.clusterName,
-    observeCall: (operation, seconds, outcome) => {
-      o.metrics.cloudCalls.inc({ provider: o.config.cloudProvider, operation, outcome });
-      o.metrics.cloudLatency.observe({ provider: o.config.cloudProvider, operation }, seconds);
-    },
-  };
+/** The controllers, in this thread or in worker threads (`--controller-threads`). */
+function runAll(deps: ThreadDeps, signal: AbortSignal): Promise<void> {
+  return deps.config.controllerThreads > 0 ? runControllerThreads(deps, signal) : runControllers(deps, signal);
 }
 
 function exitAfter(run: Promise<void>, logger: Logger): Promise<ManagerExit> {
@@ -98,9 +103,9 @@ function exitAfter(run: Promise<void>, logger: Logger): Promise<ManagerExit> {
   );
 }
 
-async function lead(deps: LeaderDeps, identity: string, signal: AbortSignal): Promise<ManagerExit> {
+async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Promise<ManagerExit> {
   const le = deps.config.leaderElection;
-  if (!le.enabled) return exitAfter(runControllers(deps, signal), deps.logger);
+  if (!le.enabled) return exitAfter(runAll(deps, signal), deps.logger);
   const elector = createLeaderElector({
     api: deps.root,
     config: le,
@@ -115,7 +120,7 @@ async function lead(deps: LeaderDeps, identity: string, signal: AbortSignal): Pr
   if (!(await elector.acquire(signal))) return 0;
   const leading = new AbortController();
   const renewal = elector.renew(AbortSignal.any([signal, leading.signal])).catch((error: unknown) => leading.abort(error));
-  const exit = await exitAfter(runControllers(deps, AbortSignal.any([signal, leading.signal])), deps.logger);
+  const exit = await exitAfter(runAll(deps, AbortSignal.any([signal, leading.signal])), deps.logger);
   if (leading.signal.reason instanceof LeadershipLostError) {
     deps.logger.error(`${errorMessage(leading.signal.reason)}; exiting so the supervisor restarts this process`);
     return 1;

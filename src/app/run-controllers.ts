@@ -5,7 +5,7 @@
  */
 import type { Config } from "../cli/config.ts";
 import type { CloudProvider } from "../cloud/provider.ts";
-import { CONTROLLER_NAMES, METRIC_NAMES } from "../controllers/names.ts";
+import { CONTROLLER_NAMES, METRIC_NAMES, type ControllerName } from "../controllers/names.ts";
 import type { KubeApi } from "../kube/api.ts";
 import type { EventSink } from "../kube/events.ts";
 import { createSharedInformers, type SharedInformers } from "../kube/informers.ts";
@@ -30,6 +30,8 @@ export interface LeaderDeps {
   readonly provider: CloudProvider;
   /** Builds the per-controller clients once leading (ServiceAccounts are created then). */
   readonly clients: () => Promise<ControllerClients>;
+  /** A controller thread runs only its share of the enabled controllers; the rest belong to other threads. */
+  readonly only?: ReadonlySet<ControllerName>;
 }
 
 /** A controller's run loop threw: the manager stops everything rather than run half its controllers. */
@@ -77,7 +79,7 @@ function controllerContext(deps: LeaderDeps, informers: SharedInformers, clients
 
 async function buildControllers(deps: LeaderDeps, context: ControllerContext, signal: AbortSignal): Promise<Controller[]> {
   const built: Controller[] = [];
-  for (const name of CONTROLLER_NAMES) {
+  for (const name of CONTROLLER_NAMES.filter((n) => deps.only?.has(n) ?? true)) {
     if (!deps.config.controllers.has(name)) {
       deps.logger.info(`"${name}" is disabled`);
       continue;

@@ -9,7 +9,7 @@ import type { KubeApi } from "../kube/api.ts";
 import { resolveConnection } from "../kube/connection.ts";
 import { TokenBucket } from "../kube/rate-limiter.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Metrics } from "../metrics/metrics.ts";
+import type { MetricsHub } from "../metrics/hub.ts";
 import { createAuthorizer } from "../serving/auth.ts";
 import { createHealthRegistry, type HealthRegistry } from "../serving/health.ts";
 import { startSecureServer } from "../serving/server.ts";
@@ -34,7 +34,7 @@ export async function startServing(o: {
   config: Config;
   logger: Logger;
   health: HealthRegistry;
-  metrics: Metrics;
+  metrics: MetricsHub;
   root: KubeApi;
   factory: ClientFactory;
   hostname: string;
@@ -59,7 +59,7 @@ export async function startServing(o: {
     logger: o.logger.withTag("serving"),
     health: o.health,
     authorize,
-    metrics: async () => ({ contentType: o.metrics.registry.contentType, body: await o.metrics.registry.metrics() }),
+    metrics: () => o.metrics.render(),
     hostname: o.hostname,
   });
 }

@@ -8,7 +8,7 @@ import { builtins, subCommands } from "../builtins.ts";
 async function run(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const io = { env, stdout: (t: string) => void (out += t), stderr: (t: string) => void (err += t), signal: new AbortController().signal, hostname: "test" };
+  const io = { env, stdout: (t: string) => void (out += t), stderr: (t: string) => void (err += t), signal: new AbortController().signal, hostname: "test", workerUrl: "" };
   const code = await runCli(argv, io, builtins(), subCommands());
   return { code, out, err };
 }

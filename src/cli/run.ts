@@ -11,7 +11,8 @@ import type { ControllerFactory } from "../app/context.ts";
 import { resolveConnection, type Connection } from "../kube/connection.ts";
 import { createLogger } from "../log/logger.ts";
 import { createMetrics } from "../metrics/metrics.ts";
-import { providerContext, runManager } from "../app/manager.ts";
+import { runManager } from "../app/manager.ts";
+import { providerContext } from "../app/provider-context.ts";
 import { startupProblems } from "../app/startup-checks.ts";
 import { realClock } from "../util/clock.ts";
 
@@ -22,6 +23,8 @@ export interface Io {
   /** Aborted on SIGTERM / SIGINT. */
   readonly signal: AbortSignal;
   readonly hostname: string;
+  /** URL of the worker-thread entry point, resolved by the entry point itself (it differs once compiled). */
+  readonly workerUrl: string;
 }
 
 export interface Builtins {
@@ -75,7 +78,7 @@ export async function runManagerCommand(argv: readonly string[], io: Io, builtin
     return reject(io, problems);
   }
   return runManager(
-    { config, logger, connection, provider, factories: builtins.controllers, metrics, clock: realClock, identity: `${io.hostname}_${randomUUID()}`, hostname: io.hostname },
+    { config, logger, connection, provider, factories: builtins.controllers, metrics, clock: realClock, identity: `${io.hostname}_${randomUUID()}`, hostname: io.hostname, argv, workerUrl: io.workerUrl },
     io.signal,
   );
 }

@@ -8,6 +8,8 @@ export interface HealthRegistry {
   /** Registers a check; it returns undefined when healthy, else the reason. */
   add(name: string, check: Check): void;
   handle(endpoint: string, url: URL): Response;
+  /** Every check's current result (undefined when healthy). */
+  snapshot(): Record<string, string | undefined>;
 }
 
 export function createHealthRegistry(endpoints: Readonly<Record<string, readonly string[] | "all">>): HealthRegistry {
@@ -19,6 +21,9 @@ export function createHealthRegistry(endpoints: Readonly<Record<string, readonly
   return {
     add(name, check) {
       checks.set(name, check);
+    },
+    snapshot() {
+      return Object.fromEntries([...checks].map(([name, check]) => [name, safely(check)]));
     },
     handle(endpoint, url) {
       const rest = url.pathname.slice(endpoint.length + 1).replace(/^\//, "");

@@ -1,0 +1,105 @@
+/**
+ * `--controller-threads=N`: the leader runs its controllers in N worker threads instead of its own event
+ * loop. Each thread reports its health every second and its metrics on request; `/healthz` and `/metrics`
+ * of the main thread cover them. A thread that ends on its own (a crashed controller, an uncaught error)
+ * stops every other thread and the manager exits non-zero: never a silently half-running manager.
+ */
+import type { SharedBucket } from "../../kube/rate-limiter.ts";
+import type { MetricsHub, MetricsSnapshot } from "../../metrics/hub.ts";
+import { ControllerConfigError } from "../context.ts";
+import { ControllerCrashedError, type LeaderDeps } from "../run-controllers.ts";
+import { planThreads, type ThreadPlan } from "./plan.ts";
+import type { FromWorker, ToWorker } from "./protocol.ts";
+
+export interface ThreadDeps extends LeaderDeps {
+  /** The manager's own flags, re-read by each thread. */
+  readonly argv: readonly string[];
+  /** URL of the worker entry point (`src/worker.ts`, also compiled into the executable). */
+  readonly workerUrl: string;
+  readonly bucket: SharedBucket;
+  readonly hub: MetricsHub;
+}
+
+type Exit = Extract<FromWorker, { type: "exited" }>;
+
+interface Thread {
+  readonly plan: ThreadPlan;
+  readonly worker: Worker;
+  readonly exited: Promise<Exit>;
+  checks: Readonly<Record<string, string | null>>;
+  send(message: ToWorker): void;
+  metrics(): Promise<MetricsSnapshot>;
+}
+
+const METRICS_TIMEOUT_MS = 5000;
+
+function spawn(deps: ThreadDeps, plan: ThreadPlan): Thread {
+  const worker = new Worker(deps.workerUrl);
+  const pending = new Map<number, (m: MetricsSnapshot) => void>();
+  let nextId = 0;
+  let resolveExit: (exit: Exit) => void = () => undefined;
+  const exited = new Promise<Exit>((resolve) => (resolveExit = resolve));
+  const thread: Thread = {
+    plan,
+    worker,
+    exited,
+    checks: {},
+    send: (message) => worker.postMessage(message),
+    metrics: () =>
+      new Promise((resolve) => {
+        const id = ++nextId;
+        pending.set(id, resolve);
+        worker.postMessage({ type: "metrics", id } satisfies ToWorker);
+        setTimeout(() => pending.delete(id) && resolve([]), METRICS_TIMEOUT_MS);
+      }),
+  };
+  worker.onmessage = (event: MessageEvent<FromWorker>): void => {
+    const m = event.data;
+    if (m.type === "status") mirror(deps, thread, m.checks);
+    else if (m.type === "metrics") pending.get(m.id)?.(m.metrics);
+    else resolveExit(m);
+  };
+  worker.onerror = (event: ErrorEvent): void => resolveExit({ type: "exited", code: 1, error: event.message });
+  worker.addEventListener("close", () => resolveExit({ type: "exited", code: 1, error: "the thread ended without reporting" }));
+  return thread;
+}
+
+/**
+ * The thread's caches count for readiness from the start; its controllers' checks appear as the thread
+ * reports them (a controller that skipped itself has none, as in a single thread).
+ */
+function register(deps: ThreadDeps, thread: Thread): () => void {
+  deps.health.add(`informer-sync-thread-${thread.plan.thread}`, () => thread.checks["informer-sync"] ?? ("informer-sync" in thread.checks ? undefined : "not started"));
+  return deps.hub.addSource(() => thread.metrics());
+}
+
+function mirror(deps: ThreadDeps, thread: Thread, checks: Readonly<Record<string, string | null>>): void {
+  for (const name of Object.keys(checks)) {
+    if (name !== "informer-sync" && !(name in thread.checks)) deps.health.add(name, () => thread.checks[name] ?? undefined);
+  }
+  thread.checks = checks;
+}
+
+export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal): Promise<void> {
+  const plans = planThreads(deps.config.controllers, deps.config.controllerThreads);
+  const threads = plans.map((plan) => spawn(deps, plan));
+  const unregister = threads.map((t) => register(deps, t));
+  for (const t of threads) t.send({ type: "start", argv: deps.argv, thread: t.plan.thread, controllers: t.plan.controllers, bucket: deps.bucket });
+  deps.logger.info(`running ${plans.length} controller thread(s): ${plans.map((p) => `[${p.controllers.join(", ")}]`).join(" ")}`);
+  const early = Promise.race(threads.map((t) => t.exited.then((exit) => ({ thread: t, exit }))));
+  const stopped = new Promise<undefined>((resolve) => (signal.aborted ? resolve(undefined) : signal.addEventListener("abort", () => resolve(undefined), { once: true })));
+  const first = await Promise.race([early, stopped]);
+  for (const t of threads) t.send({ type: "stop" });
+  const graceful = await Promise.race([Promise.all(threads.map((t) => t.exited)), deps.clock.sleep(deps.config.shutdownGracePeriodMs + 2000).then(() => undefined)]);
+  for (const t of threads) t.worker.terminate();
+  unregister.forEach((remove) => remove());
+  if (first) throw threadFailure(first.thread, first.exit);
+  if (!graceful) deps.logger.warn("controller threads did not finish within the shutdown grace period; stopped them");
+}
+
+function threadFailure(thread: Thread, exit: Exit): Error {
+  const what = `controller thread ${thread.plan.thread} [${thread.plan.controllers.join(", ")}]`;
+  if (exit.code === 2) return new ControllerConfigError(exit.error ?? `${what} rejected its flags`);
+  return new ControllerCrashedError(`${what} ended unexpectedly: ${exit.error ?? `status ${exit.code}`}`);
+}
+

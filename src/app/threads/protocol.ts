@@ -1,0 +1,18 @@
+/** Messages between the manager (main thread) and its controller threads. */
+import type { ControllerName } from "../../controllers/names.ts";
+import type { SharedBucket } from "../../kube/rate-limiter.ts";
+import type { MetricsSnapshot } from "../../metrics/hub.ts";
+
+export type ToWorker =
+  /** Run these controllers with the manager's own flags, drawing from the manager's token bucket. */
+  | { readonly type: "start"; readonly argv: readonly string[]; readonly thread: number; readonly controllers: readonly ControllerName[]; readonly bucket: SharedBucket }
+  /** Stop taking work, finish in-flight syncs, then report `exited`. */
+  | { readonly type: "stop" }
+  | { readonly type: "metrics"; readonly id: number };
+
+export type FromWorker =
+  /** Health of the thread's checks (null: healthy), pushed every second. */
+  | { readonly type: "status"; readonly checks: Readonly<Record<string, string | null>> }
+  | { readonly type: "metrics"; readonly id: number; readonly metrics: MetricsSnapshot }
+  /** 0: stopped as asked; 1: a controller crashed; 2: a controller found its flags unusable. */
+  | { readonly type: "exited"; readonly code: 0 | 1 | 2; readonly error?: string };
