@@ -16,6 +16,15 @@ for (const name of ["SIGTERM", "SIGINT"] as const) {
   });
 }
 
+// A bug must end the process (the supervisor restarts it) rather than leave it half-running; Bun does
+// not exit on an uncaught error once a signal handler is installed, so say it explicitly.
+for (const event of ["uncaughtException", "unhandledRejection"] as const) {
+  process.on(event, (error: unknown) => {
+    process.stderr.write(`fatal: ${event}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}
+
 const io = {
   env: process.env,
   stdout: (text: string) => void process.stdout.write(text),

@@ -6,7 +6,8 @@
  * batching: true                    # offer the batched instance lookups (default true)
  * maxBatchSize: 100
  * faults: { latency: 50ms, errorRate: 0, throttle: { qps: 100, burst: 200 }, failAll: error|throttle,
- *           operationLatency: { EnsureLoadBalancerDeleted: 2s } }   # extra latency for single operations
+ *           operationLatency: { EnsureLoadBalancerDeleted: 2s },    # extra latency for single operations
+ *           crashAfter: 2s }      # throw an uncaught error this long after initialize (tests supervision)
  * defaults: { instanceType: fake.small, zone: zone-a, region: region-1 }
  * autoInstances: true               # any node name not listed is a running instance with the defaults
  * instances:
@@ -46,6 +47,8 @@ export interface Faults {
   readonly failAll?: "error" | "throttle";
   /** Extra latency for single operations (by operation name), on top of `latencyMs`. */
   readonly operationLatencyMs?: Readonly<Record<string, number>>;
+  /** Throw an uncaught error this long after `initialize`: a stand-in for a bug in a provider's background work. */
+  readonly crashAfterMs?: number;
 }
 
 export interface Defaults {
@@ -157,6 +160,7 @@ function readFaults(problems: string[], raw: unknown): Faults {
     throttle: throttle && { qps: throttle.num("qps", [0.001, 1e9], 1), burst: throttle.num("burst", [1, 1e9], 1) },
     failAll: f.oneOf("failAll", ["error", "throttle"], undefined),
     operationLatencyMs: f.durations("operationLatency"),
+    crashAfterMs: f.raw.crashAfter === undefined ? undefined : f.duration("crashAfter"),
   };
 }
 

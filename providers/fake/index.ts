@@ -48,8 +48,18 @@ export function createFakeProvider(input: FakeProviderConfig, context: ProviderC
     if (input.path !== "") stopFollowing = followFile(input.path, local, context);
     api = inProcessApi(local, context);
   }
+  const crashAfter = config.faults.crashAfterMs;
   return {
     name: "fake",
+    initialize: (init) => {
+      if (crashAfter !== undefined) {
+        const timer = setTimeout(() => {
+          throw new Error("fake cloud: injected crash (faults.crashAfter)");
+        }, crashAfter);
+        init.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+      }
+      return Promise.resolve();
+    },
     instances: fakeInstances(api, { enabled: config.batching, maxBatchSize: config.maxBatchSize }),
     loadBalancer: fakeLoadBalancer(api),
     routes: config.routes ? fakeRoutes(api) : undefined,
