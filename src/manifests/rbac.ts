@@ -33,8 +33,9 @@ const LABELS = { "app.kubernetes.io/name": "cloud-controller-manager" };
 /** Cluster-wide: Nodes, Services, Events, and the reviews behind delegated authn/authz. */
 export function clusterRules(): PolicyRule[] {
   return [
-    { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "watch", "patch", "update", "delete"] },
-    { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch", "update"] },
+    // Nodes are only ever patched (the cache holds trimmed copies, so a PUT would drop fields).
+    { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "watch", "patch", "delete"] },
+    { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"] },
     { apiGroups: [""], resources: ["services"], verbs: ["get", "list", "watch"] },
     { apiGroups: [""], resources: ["services/status"], verbs: ["patch", "update"] },
     { apiGroups: ["", "events.k8s.io"], resources: ["events"], verbs: ["create", "patch", "update"] },
