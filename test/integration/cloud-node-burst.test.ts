@@ -103,7 +103,6 @@ describe("cloud-node-controller under load", () => {
     expect(ccm.proc.exitCode).toBeNull();
     expect(ccm.output()).toMatch(/nodes: list\/watch failed, retrying/);
     await expectOneSyncedEventEach(cp, prefix, nodes, 1);
-    if (process.env.SHOW_CCM) await Bun.write("/tmp/restart-ccm.log", ccm.output());
     console.error(`[figures] API server restart: ${before} of 150 nodes initialised before it; cloud calls ${JSON.stringify(cloud.engine.calls())}`);
   }, 420_000);
 });

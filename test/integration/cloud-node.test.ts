@@ -93,7 +93,6 @@ describe("cloud-node-controller", () => {
 
   afterAll(async () => {
     await ccm?.stop();
-    if (process.env.SHOW_CCM) console.error(ccm.output());
     await deleteNodes(cp, created);
     await cloud?.stop();
   }, 60_000);

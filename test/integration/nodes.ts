@@ -54,10 +54,15 @@ export async function setReady(cp: ControlPlane, name: string, ready: boolean): 
 
 /** Deletes in groups of 50; one retry per Node covers a pooled connection the API server restart broke. */
 export async function deleteNodes(cp: ControlPlane, names: readonly string[]): Promise<void> {
-  const remove = (name: string): Promise<void> => cp.admin.delete(NODES, name).catch((error: unknown) => (isNotFound(error) ? undefined : Promise.reject(error)));
-  for (let i = 0; i < names.length; i += 50) {
-    await Promise.all(names.slice(i, i + 50).map((name) => remove(name).catch((error: unknown) => (error instanceof KubeUnreachableError ? remove(name) : Promise.reject(error)))));
-  }
+  const remove = async (name: string, retry = true): Promise<void> => {
+    try {
+      await cp.admin.delete(NODES, name);
+    } catch (error) {
+      if (error instanceof KubeUnreachableError && retry) await remove(name, false);
+      else if (!isNotFound(error)) throw error;
+    }
+  };
+  for (let i = 0; i < names.length; i += 50) await Promise.all(names.slice(i, i + 50).map((name) => remove(name)));
 }
 
 export async function nodeEvents(cp: ControlPlane, name: string): Promise<KubeEvent[]> {
