@@ -118,6 +118,16 @@ describe("syncNode", () => {
     expect(h.events).toHaveLength(1);
   });
 
+  test("only the exact version the write was made against counts as stale: a later tainted version is initialised again", async () => {
+    const registered = h.register(kubeletNode("node-a"));
+    await syncNode(h.deps, "node-a");
+    const retainted: Node = { ...(h.api.stored(NODES, "node-a") as Node), spec: registered.spec };
+    h.cache.set("node-a", h.api.put(NODES, retainted));
+    await syncNode(h.deps, "node-a");
+    expect(h.lookups).toEqual(["node-a", "node-a"]);
+    expect((h.api.stored(NODES, "node-a") as Node).spec?.taints).toEqual([]);
+  });
+
   test("a Conflict re-reads the Node and rebuilds the patch from it, keeping what changed meanwhile", async () => {
     const cached = h.register(kubeletNode("node-a"));
     h.api.put(NODES, { ...cached, metadata: { ...cached.metadata, labels: { ...cached.metadata.labels, "example.com/by-kubelet": "yes" } } });

@@ -29,23 +29,23 @@ export interface NodeSyncDeps {
 
 /**
  * What this controller remembers between syncs of a Node it is initialising, by UID:
- * - `untainted`: it removed the taint, but the cache does not show that write yet. A sync that sees the
- *   stale tainted copy stops there (the write's watch event brings the key back), instead of asking the
- *   cloud again and losing a Conflict.
+ * - `writtenFrom`: the resourceVersion its taint-removing write was made against. A sync that still sees
+ *   exactly that version in the cache stops there (the write's watch event brings the key back), instead
+ *   of asking the cloud again and losing a Conflict. Any other version ends the entry.
  * - `unfinished`: the taint is gone but the addresses / `Synced` event are not written yet (e.g. the API
  *   server went away in between); the next sync finishes with the metadata it already has.
  */
 export interface InitProgress {
-  readonly untainted: Set<string>;
+  readonly writtenFrom: Map<string, string>;
   readonly unfinished: Map<string, InstanceMetadata>;
 }
 
 export function newInitProgress(): InitProgress {
-  return { untainted: new Set(), unfinished: new Map() };
+  return { writtenFrom: new Map(), unfinished: new Map() };
 }
 
 export function forgetNode(progress: InitProgress, node: Node): void {
-  progress.untainted.delete(uidOf(node));
+  progress.writtenFrom.delete(uidOf(node));
   progress.unfinished.delete(uidOf(node));
 }
 
@@ -63,15 +63,16 @@ export async function syncNode(deps: NodeSyncDeps, name: string): Promise<void> 
 
 async function syncCachedNode(deps: NodeSyncDeps, node: Node): Promise<void> {
   const uid = uidOf(node);
-  if (!needsInitialization(node)) {
-    deps.progress.untainted.delete(uid);
-    const unfinished = deps.progress.unfinished.get(uid);
-    if (unfinished) await finishInitialization(deps, node, unfinished);
-    else await reconcileLabels(deps, node);
+  const writtenFrom = deps.progress.writtenFrom.get(uid);
+  if (writtenFrom !== undefined && writtenFrom === node.metadata.resourceVersion) return;
+  deps.progress.writtenFrom.delete(uid);
+  if (needsInitialization(node)) {
+    await initializeNode(deps, node);
     return;
   }
-  if (deps.progress.untainted.has(uid)) return;
-  await initializeNode(deps, node);
+  const unfinished = deps.progress.unfinished.get(uid);
+  if (unfinished) await finishInitialization(deps, node, unfinished);
+  else await reconcileLabels(deps, node);
 }
 
 async function initializeNode(deps: NodeSyncDeps, node: Node): Promise<void> {
@@ -100,7 +101,7 @@ async function initializeNode(deps: NodeSyncDeps, node: Node): Promise<void> {
   if (refused !== undefined) throw new Error(refused);
   if (!written) return;
   for (const line of discarded) deps.logger.warn(`node ${name}: ${line}`);
-  deps.progress.untainted.add(uidOf(written));
+  if (node.metadata.resourceVersion) deps.progress.writtenFrom.set(uidOf(written), node.metadata.resourceVersion);
   deps.progress.unfinished.set(uidOf(written), metadata);
   deps.metrics.taintRemovalDelay.observe(secondsSinceCreation(deps.clock, written));
   await finishInitialization(deps, written, metadata);
