@@ -3,7 +3,7 @@
  * an API server restart in the middle of initialising. Behaviour only: timings and request counts are
  * printed for the record, never asserted; the cloud call count is (batching is the behaviour).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import { startCcm } from "../harness/ccm.ts";
@@ -53,8 +53,9 @@ describe("cloud-node-controller under load", () => {
     cp = await controlPlane();
   });
 
-  afterAll(async () => {
-    for (const step of cleanup.reverse()) await step();
+  // Each test's Nodes go before the next test starts: its CCM would otherwise ask its own cloud about them.
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse()) await step();
   }, 120_000);
 
   test("500 nodes registered at once all initialise, with far fewer cloud calls than nodes", async () => {
