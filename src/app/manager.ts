@@ -81,7 +81,14 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
     await eventsDone;
     await provider.close?.();
     await server?.stop(true);
+    logger.debug(`API requests sent: ${await requestTotals(deps.metrics)}`);
   }
+}
+
+/** `GET 200=12, PATCH 409=1, …` from `rest_client_requests_total`, for a debug line at exit. */
+async function requestTotals(metrics: Metrics): Promise<string> {
+  const { values } = await metrics.restRequests.get();
+  return values.map((v) => `${v.labels.method} ${v.labels.code}=${v.value}`).join(", ") || "none";
 }
 
 /** The controllers, in this thread or in worker threads (`--controller-threads`). */

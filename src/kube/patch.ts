@@ -3,6 +3,8 @@
  * resourceVersion as a precondition, and on Conflict read again and rebuild (client-go RetryOnConflict).
  */
 import { backoff, jitter, sleep } from "../util/clock.ts";
+import type { KubeApi, Resource } from "./api.ts";
+import type { KubeObject } from "./objects.ts";
 import { isConflict } from "./transport.ts";
 
 export interface ConflictBackoff {
@@ -31,4 +33,35 @@ export function withPrecondition<T extends object>(resourceVersion: string | und
   if (!resourceVersion) return patch;
   const meta = (patch as { metadata?: object }).metadata ?? {};
   return { ...patch, metadata: { ...meta, resourceVersion } };
+}
+
+export interface FreshPatch<T extends KubeObject> {
+  readonly api: KubeApi;
+  readonly resource: Resource;
+  /** The object as last seen (usually from the cache); the first attempt's precondition. */
+  readonly from: T;
+  /** The merge patch wanted against `obj`, or undefined when `obj` needs nothing. Pure. */
+  readonly build: (obj: T) => object | undefined;
+  readonly subresource?: string;
+  readonly policy?: ConflictBackoff;
+}
+
+/**
+ * Read → build → merge patch with a resourceVersion precondition; on Conflict GET the object again and
+ * rebuild from that. Resolves the written object, or undefined when the latest object needed nothing.
+ * Cached objects are trimmed, so this never sends a whole object back (no PUT).
+ */
+export async function patchWithPrecondition<T extends KubeObject>(p: FreshPatch<T>): Promise<T | undefined> {
+  let current = p.from;
+  const { name, namespace } = current.metadata;
+  return retryOnConflict(async () => {
+    const patch = p.build(current);
+    if (patch === undefined) return undefined;
+    try {
+      return await p.api.patch<T>(p.resource, name, withPrecondition(current.metadata.resourceVersion, patch), { namespace, subresource: p.subresource, type: "merge" });
+    } catch (error) {
+      if (isConflict(error)) current = await p.api.get<T>(p.resource, name, { namespace });
+      throw error;
+    }
+  }, p.policy);
 }

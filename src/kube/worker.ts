@@ -4,6 +4,7 @@
  * here, at the worker boundary, with the key in the message.
  */
 import type { Logger } from "../log/logger.ts";
+import { sleep } from "../util/clock.ts";
 import type { WorkQueue } from "./queue.ts";
 
 export interface WorkerPool {
@@ -13,6 +14,13 @@ export interface WorkerPool {
   readonly logger: Logger;
   /** How a failed key comes back; rate-limited by default. */
   readonly requeue?: (key: string, error: unknown) => void;
+  /**
+   * Beyond client-go: after taking a key, a worker also takes up to `size - 1` more keys that are waiting
+   * (or arrive within `windowMs`) and syncs them concurrently. This lets even a single worker ask a
+   * batching cloud about many nodes in one call; the queue still never hands one key to two syncs.
+   * Absent or `size` 1: one key at a time, as client-go.
+   */
+  readonly gather?: { readonly size: number; readonly windowMs: number };
 }
 
 /**
@@ -39,6 +47,26 @@ async function workerLoop(pool: WorkerPool): Promise<void> {
 export async function processNextWorkItem(pool: WorkerPool): Promise<boolean> {
   const key = await pool.queue.get();
   if (key === undefined) return false;
+  const more = await gatherWaiting(pool);
+  await Promise.all([key, ...more].map((k) => processKey(pool, k)));
+  return true;
+}
+
+async function gatherWaiting(pool: WorkerPool): Promise<string[]> {
+  const wanted = (pool.gather?.size ?? 1) - 1;
+  if (wanted <= 0) return [];
+  if (pool.queue.length < wanted && pool.gather?.windowMs) await sleep(pool.gather.windowMs);
+  const keys: string[] = [];
+  // `get` hands out a waiting key synchronously, so checking `length` first never blocks here.
+  while (keys.length < wanted && pool.queue.length > 0) {
+    const key = await pool.queue.get();
+    if (key === undefined) break;
+    keys.push(key);
+  }
+  return keys;
+}
+
+async function processKey(pool: WorkerPool, key: string): Promise<void> {
   try {
     await pool.sync(key);
     pool.queue.forget(key);
@@ -48,7 +76,6 @@ export async function processNextWorkItem(pool: WorkerPool): Promise<boolean> {
   } finally {
     pool.queue.done(key);
   }
-  return true;
 }
 
 export function errorMessage(error: unknown): string {

@@ -33,13 +33,15 @@ const LABELS = { "app.kubernetes.io/name": "cloud-controller-manager" };
 /** Cluster-wide: Nodes, Services, Events, and the reviews behind delegated authn/authz. */
 export function clusterRules(): PolicyRule[] {
   return [
-    { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "watch", "patch", "update", "delete"] },
-    { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch", "update"] },
+    // Nodes are only ever patched (the cache holds trimmed copies, so a PUT would drop fields).
+    { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "watch", "patch", "delete"] },
+    { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"] },
     // patch: the baremetal provider writes the allocated addresses to an annotation announcers read
     // (kube-vip.io/loadbalancerIPs); a merge patch of metadata, never update, never spec.
     { apiGroups: [""], resources: ["services"], verbs: ["get", "list", "watch", "patch"] },
-    { apiGroups: [""], resources: ["services/status"], verbs: ["patch", "update"] },
-    { apiGroups: ["", "events.k8s.io"], resources: ["events"], verbs: ["create", "patch", "update"] },
+    { apiGroups: [""], resources: ["services/status"], verbs: ["patch"] },
+    // patch: a repeated event bumps the count of the existing one.
+    { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
     { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },
     { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
   ];

@@ -30,9 +30,21 @@ function runDir(): string {
     .filter((name) => !ownerAlive(name))
     .map((name) => ({ name, at: statSync(join(runs, name)).mtimeMs }))
     .sort((a, b) => b.at - a.at)
-    .slice(2);
+    .slice(2)
+    // Another test run on this machine may still be using its directory (its etcd data is in there).
+    .filter(({ name }) => !isRunning(Number(name.slice(name.lastIndexOf("-") + 1))));
   for (const { name } of old) rmSync(join(runs, name), { recursive: true, force: true });
   return join(runs, `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}`);
+}
+
+function isRunning(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 export function controlPlane(): Promise<ControlPlane> {

@@ -1,0 +1,38 @@
+/**
+ * The periodic address refresh (upstream `UpdateNodeStatus`): every `--node-status-update-frequency`,
+ * first right after the caches sync, every initialised Node's addresses are compared with the cloud's and
+ * patched when they differ. `--concurrent-node-status-updates` loops work through the Nodes in chunks of
+ * the lookup's batch size, so a batching provider answers a whole chunk in one call.
+ */
+import { errorMessage } from "../../kube/worker.ts";
+import { forEachChunk } from "../../util/chunks.ts";
+import { needsInitialization } from "./plan.ts";
+import { ensureAddresses, type NodeSyncDeps } from "./sync.ts";
+
+export interface StatusUpdateDeps extends Pick<NodeSyncDeps, "api" | "nodes" | "lookup" | "logger" | "clock"> {
+  readonly periodMs: number;
+  readonly workers: number;
+}
+
+export async function runNodeStatusUpdates(deps: StatusUpdateDeps, signal: AbortSignal): Promise<void> {
+  while (!signal.aborted) {
+    await updateNodeStatus(deps, signal);
+    await deps.clock.sleep(deps.periodMs, signal).catch(() => undefined);
+  }
+}
+
+export async function updateNodeStatus(deps: StatusUpdateDeps, signal?: AbortSignal): Promise<void> {
+  const started = deps.clock.now();
+  // Initialising Nodes are syncNode's; it writes their addresses itself.
+  const nodes = deps.nodes.list().filter((n) => !needsInitialization(n));
+  await forEachChunk(nodes, { chunkSize: deps.lookup.batchSize, workers: deps.workers, signal }, async (node) => {
+    try {
+      const metadata = await deps.lookup.metadata(node);
+      // Upstream dereferences a nil metadata here and can panic; no metadata means "leave it alone".
+      if (metadata) await ensureAddresses(deps, node, metadata);
+    } catch (error) {
+      deps.logger.error(`Error updating the addresses of node ${node.metadata.name}: ${errorMessage(error)}`);
+    }
+  });
+  deps.logger.debug(`Update ${nodes.length} nodes status took ${deps.clock.now() - started} ms`);
+}
