@@ -4,10 +4,11 @@ import type { SubCommands } from "./cli/cli.ts";
 import type { Builtins } from "./cli/run.ts";
 import { createRegistry } from "./cloud/registry.ts";
 import type { ProviderFactory } from "./cloud/provider.ts";
+import { awsProviderFactory } from "../providers/aws/index.ts";
 import { fakeProviderFactory } from "../providers/fake/index.ts";
 
 export function providerFactories(): ProviderFactory<never>[] {
-  return [fakeProviderFactory as ProviderFactory<never>];
+  return [awsProviderFactory as ProviderFactory<never>, fakeProviderFactory as ProviderFactory<never>];
 }
 
 export function builtins(): Builtins {

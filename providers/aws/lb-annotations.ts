@@ -1,0 +1,157 @@
+/**
+ * The `service.beta.kubernetes.io/aws-load-balancer-*` annotations this provider honours for classic ELBs,
+ * parsed once into an `LbOptions`. A bad value throws an Error naming the annotation and the value (the
+ * service controller turns it into a Warning event and retries); an annotation this provider does not
+ * implement but that cannot hurt (it only matters for NLBs, or is unknown) becomes a warning. An
+ * annotation whose absence of effect would surprise (TLS, proxy protocol) is refused like a bad value.
+ */
+import { ImplementedElsewhereError } from "../../src/cloud/errors.ts";
+import type { ServiceWarning } from "../../src/cloud/provider.ts";
+import type { Service } from "../../src/kube/objects.ts";
+import { parseCIDR } from "../../src/net/ip.ts";
+import { badAnnotation as bad, PREFIX, readBool, readInt, readList, readMap, type Read } from "./lb-annotation-values.ts";
+
+export { PREFIX };
+
+export const SOURCE_RANGES = "service.beta.kubernetes.io/load-balancer-source-ranges";
+
+export interface HealthCheckOptions {
+  readonly protocol?: string;
+  /** "traffic-port" or a port number. */
+  readonly port?: string;
+  readonly path?: string;
+  readonly healthyThreshold?: number;
+  readonly unhealthyThreshold?: number;
+  readonly timeout?: number;
+  readonly interval?: number;
+}
+
+export interface LbOptions {
+  readonly internal: boolean;
+  readonly sourceRanges: readonly string[];
+  readonly healthCheck: HealthCheckOptions;
+  readonly extraTags: Readonly<Record<string, string>>;
+  readonly crossZone?: boolean;
+  readonly drainingEnabled?: boolean;
+  readonly drainingTimeout?: number;
+  readonly idleTimeout?: number;
+  readonly accessLog: { readonly enabled?: boolean; readonly interval?: number; readonly bucket?: string; readonly prefix?: string };
+  readonly securityGroups: readonly string[];
+  readonly extraSecurityGroups: readonly string[];
+  readonly subnets: readonly string[];
+  readonly targetNodeLabels: Readonly<Record<string, string>>;
+  readonly warnings: readonly ServiceWarning[];
+}
+
+const NLB_ONLY = ["eip-allocations", "private-ipv4-addresses", "target-group-attributes", "nlb-target-type", "manage-backend-security-group-rules", "ip-address-type", "alpn-policy"];
+const REFUSED: Readonly<Record<string, string>> = {
+  "ssl-cert": "TLS listeners are not supported by this provider",
+  "ssl-ports": "TLS listeners are not supported by this provider",
+  "ssl-negotiation-policy": "TLS listeners are not supported by this provider",
+  "proxy-protocol": "proxy protocol is not supported by this provider",
+};
+const HANDLED = [
+  "type", "internal", "healthcheck-protocol", "healthcheck-port", "healthcheck-path", "healthcheck-healthy-threshold",
+  "healthcheck-unhealthy-threshold", "healthcheck-timeout", "healthcheck-interval", "additional-resource-tags",
+  "cross-zone-load-balancing-enabled", "connection-draining-enabled", "connection-draining-timeout", "connection-idle-timeout",
+  "access-log-enabled", "access-log-emit-interval", "access-log-s3-bucket-name", "access-log-s3-bucket-prefix",
+  "security-groups", "extra-security-groups", "subnets", "target-node-labels", "backend-protocol",
+];
+
+/** Classic ELB unless the type annotation says otherwise; NLB and the AWS Load Balancer Controller's types are not ours. */
+function checkType(read: Read): void {
+  const type = read("type");
+  if (type === undefined || type === "" || type === "clb" || type === "elb") return;
+  if (type === "nlb-ip" || type === "external") throw new ImplementedElsewhereError(`${PREFIX}type=${type} is handled by the AWS Load Balancer Controller`);
+  if (type === "nlb") throw bad("type", type, "network load balancers are not supported by this provider; remove it for a classic ELB");
+  throw bad("type", type, "expected nlb, nlb-ip or external (or none for a classic ELB)");
+}
+
+function checkRefusedAndUnknown(annotations: Readonly<Record<string, string>>): ServiceWarning[] {
+  const warnings: ServiceWarning[] = [];
+  for (const [key, value] of Object.entries(annotations)) {
+    if (!key.startsWith(PREFIX)) continue;
+    const name = key.slice(PREFIX.length);
+    if (REFUSED[name]) throw bad(name, value, REFUSED[name]);
+    if (NLB_ONLY.includes(name)) warnings.push({ reason: "UnsupportedAnnotation", message: `annotation ${key} only applies to network load balancers; ignored for this classic ELB` });
+    else if (!HANDLED.includes(name)) warnings.push({ reason: "UnsupportedAnnotation", message: `annotation ${key} is not supported by this provider; ignored` });
+  }
+  return warnings;
+}
+
+function healthCheck(read: Read): HealthCheckOptions {
+  const protocol = read("healthcheck-protocol")?.toUpperCase();
+  if (protocol !== undefined && !["TCP", "HTTP", "HTTPS", "SSL"].includes(protocol)) throw bad("healthcheck-protocol", protocol, "expected TCP, HTTP, HTTPS or SSL");
+  const port = read("healthcheck-port");
+  if (port !== undefined && port !== "traffic-port" && !(/^\d+$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) throw bad("healthcheck-port", port, "expected traffic-port or a port from 1 to 65535");
+  const path = read("healthcheck-path");
+  if (path !== undefined && !/^\/\S{0,1023}$/.test(path)) throw bad("healthcheck-path", path, "expected an absolute path");
+  const hc: HealthCheckOptions = {
+    protocol,
+    port,
+    path,
+    healthyThreshold: readInt(read, "healthcheck-healthy-threshold", 2, 10),
+    unhealthyThreshold: readInt(read, "healthcheck-unhealthy-threshold", 2, 10),
+    timeout: readInt(read, "healthcheck-timeout", 2, 60),
+    interval: readInt(read, "healthcheck-interval", 5, 300),
+  };
+  if ((hc.timeout ?? 5) >= (hc.interval ?? 10)) throw bad("healthcheck-timeout", String(hc.timeout ?? 5), `must be less than the interval (${hc.interval ?? 10} s)`);
+  return hc;
+}
+
+function sourceRanges(service: Service): string[] {
+  const fromSpec = service.spec?.loadBalancerSourceRanges ?? [];
+  const raw = fromSpec.length > 0 ? fromSpec : (service.metadata.annotations?.[SOURCE_RANGES] ?? "").split(",");
+  const ranges = raw.map((r) => r.trim()).filter((r) => r !== "");
+  for (const r of ranges) {
+    if (!parseCIDR(r)) throw new Error(`${fromSpec.length > 0 ? "spec.loadBalancerSourceRanges" : `annotation ${SOURCE_RANGES}`}: invalid value ${JSON.stringify(r)}: not a CIDR`);
+  }
+  return ranges.length > 0 ? ranges : ["0.0.0.0/0"];
+}
+
+function checkBackendProtocol(read: Read): void {
+  const value = read("backend-protocol");
+  if (value !== undefined && value.toLowerCase() !== "tcp") throw bad("backend-protocol", value, "only tcp is supported by this provider");
+}
+
+function extraTags(read: Read): Record<string, string> {
+  const tags = readMap(read, "additional-resource-tags", true);
+  for (const [k, v] of Object.entries(tags)) {
+    if (k.toLowerCase().startsWith("aws:")) throw bad("additional-resource-tags", k, "tag keys starting with aws: are reserved");
+    if (k.length > 127 || v.length > 255) throw bad("additional-resource-tags", k, "tag keys are at most 127 and values at most 255 characters");
+  }
+  return tags;
+}
+
+/** Everything the annotations ask of this Service's ELB; throws on a bad value. */
+export function parseLbOptions(service: Service): LbOptions {
+  const annotations = service.metadata.annotations ?? {};
+  const read: Read = (name) => annotations[`${PREFIX}${name}`];
+  checkType(read);
+  const warnings = checkRefusedAndUnknown(annotations);
+  checkBackendProtocol(read);
+  const internal = read("internal");
+  const interval = readInt(read, "access-log-emit-interval", 5, 60);
+  if (interval !== undefined && interval !== 5 && interval !== 60) throw bad("access-log-emit-interval", String(interval), "expected 5 or 60 (minutes)");
+  const securityGroups = readList(read, "security-groups");
+  const extraSecurityGroups = readList(read, "extra-security-groups");
+  for (const [name, list] of [["security-groups", securityGroups], ["extra-security-groups", extraSecurityGroups]] as const) {
+    for (const sg of list) if (!/^sg-[0-9a-f]+$/.test(sg)) throw bad(name, sg, "not a security group ID (sg-…)");
+  }
+  return {
+    internal: internal !== undefined && internal !== "" && internal !== "false",
+    sourceRanges: sourceRanges(service),
+    healthCheck: healthCheck(read),
+    extraTags: extraTags(read),
+    crossZone: readBool(read, "cross-zone-load-balancing-enabled"),
+    drainingEnabled: readBool(read, "connection-draining-enabled"),
+    drainingTimeout: readInt(read, "connection-draining-timeout", 1, 3600),
+    idleTimeout: readInt(read, "connection-idle-timeout", 1, 4000),
+    accessLog: { enabled: readBool(read, "access-log-enabled"), interval, bucket: read("access-log-s3-bucket-name"), prefix: read("access-log-s3-bucket-prefix") },
+    securityGroups,
+    extraSecurityGroups,
+    subnets: readList(read, "subnets"),
+    targetNodeLabels: readMap(read, "target-node-labels", false),
+    warnings,
+  };
+}
