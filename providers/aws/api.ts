@@ -58,13 +58,20 @@ interface Failure {
   readonly retryable: boolean;
 }
 
+type SdkError = { name?: string; message?: string; $fault?: string; $metadata?: { httpStatusCode?: number }; code?: string };
+
 function classify(error: unknown, timedOut: boolean): Failure {
-  const e = error as { name?: string; message?: string; $fault?: string; $metadata?: { httpStatusCode?: number }; code?: string };
   if (timedOut) return { code: "RequestTimeout", message: "no answer within the request timeout", throttled: false, retryable: true };
+  const e = error as SdkError;
   const message = e.message ?? String(error);
+  // No $metadata: the request never got an HTTP answer (connection refused, reset, DNS).
   if (e.$metadata === undefined) return { code: "NetworkError", message: `${e.code ?? e.name ?? "Error"}: ${message}`, throttled: false, retryable: true };
+  return serviceFailure(e, message);
+}
+
+function serviceFailure(e: SdkError, message: string): Failure {
   const code = e.name ?? "Unknown";
-  const status = e.$metadata.httpStatusCode ?? 0;
+  const status = e.$metadata?.httpStatusCode ?? 0;
   const throttled = THROTTLE_CODES.has(code) || status === 429;
   return { code, message, throttled, retryable: throttled || e.$fault === "server" || status >= 500 };
 }

@@ -120,20 +120,24 @@ function families(p: Problems, list: readonly string[]): IpFamily[] {
   return out as IpFamily[];
 }
 
+function overrideProblems(where: string, get: (key: string) => string): string[] {
+  const p: string[] = [];
+  if (!SERVICES[get("service").toLowerCase()]) p.push(`${where} Service: ${JSON.stringify(get("service"))} is not ec2 or elasticloadbalancing`);
+  if (!/^https?:\/\/[^/\s]+/.test(get("url"))) p.push(`${where} URL: ${JSON.stringify(get("url"))} is not an http(s) URL`);
+  if (!PATTERNS.region![0].test(get("region"))) p.push(`${where} Region: ${JSON.stringify(get("region"))} is not a region such as us-west-2`);
+  const signing = get("signingregion");
+  if (signing !== "" && signing !== get("region")) p.push(`${where} SigningRegion: must equal Region (signing for another region is not supported)`);
+  if (!["", "v4", "aws4"].includes(get("signingmethod").toLowerCase())) p.push(`${where} SigningMethod: only v4 signing is supported`);
+  return p;
+}
+
 function override(p: Problems, name: string, entries: readonly IniEntry[]): ServiceOverride | undefined {
   const where = `[ServiceOverride ${JSON.stringify(name)}]`;
   const get = (key: string): string => entries.find((e) => e.key.toLowerCase() === key)?.value ?? "";
   for (const e of entries) if (!OVERRIDE_KEYS.includes(e.key.toLowerCase())) p.push(`${where} ${e.key}: unknown key (line ${e.line})`);
+  p.push(...overrideProblems(where, get));
   const service = SERVICES[get("service").toLowerCase()];
-  if (!service) p.push(`${where} Service: ${JSON.stringify(get("service"))} is not ec2 or elasticloadbalancing`);
-  const url = get("url");
-  if (!/^https?:\/\/[^/\s]+/.test(url)) p.push(`${where} URL: ${JSON.stringify(url)} is not an http(s) URL`);
-  if (!PATTERNS.region![0].test(get("region"))) p.push(`${where} Region: ${JSON.stringify(get("region"))} is not a region such as us-west-2`);
-  const signing = get("signingregion");
-  if (signing !== "" && signing !== get("region")) p.push(`${where} SigningRegion: must equal Region (signing for another region is not supported)`);
-  const method = get("signingmethod").toLowerCase();
-  if (method !== "" && method !== "v4" && method !== "aws4") p.push(`${where} SigningMethod: only v4 signing is supported`);
-  return service ? { service, region: get("region"), url } : undefined;
+  return service ? { service, region: get("region"), url: get("url") } : undefined;
 }
 
 function sections(p: Problems, entries: readonly IniEntry[]): { global: IniEntry[]; overrides: Map<string, IniEntry[]> } {
@@ -147,6 +151,16 @@ function sections(p: Problems, entries: readonly IniEntry[]): { global: IniEntry
   return { global, overrides };
 }
 
+function healthProbe(p: Problems, get: (key: string) => string): AwsConfig["healthProbe"] {
+  const port = Number(get("clusterservicesharedloadbalancerhealthprobeport") || "10256");
+  if (port < 1 || port > 65535) p.push(`[Global] ClusterServiceSharedLoadBalancerHealthProbePort: ${port} is not a port from 1 to 65535`);
+  return {
+    shared: get("clusterserviceloadbalancerhealthprobemode") === "Shared",
+    port,
+    path: get("clusterservicesharedloadbalancerhealthprobepath") || "/healthz",
+  };
+}
+
 export function parseAwsConfig(text: string | undefined): { ok: true; config: AwsConfig } | { ok: false; errors: string[] } {
   const ini = parseIni(text ?? "");
   if (!ini.ok) return ini;
@@ -156,8 +170,6 @@ export function parseAwsConfig(text: string | undefined): { ok: true; config: Aw
   const get = (key: string): string => values.get(key)?.[0] ?? "";
   const disable = parseIniBool(get("disablesecuritygroupingress"));
   if (disable === undefined) p.push(`[Global] DisableSecurityGroupIngress: ${JSON.stringify(get("disablesecuritygroupingress"))} is not true or false`);
-  const port = Number(get("clusterservicesharedloadbalancerhealthprobeport") || "10256");
-  if (port < 1 || port > 65535) p.push(`[Global] ClusterServiceSharedLoadBalancerHealthProbePort: ${port} is not a port from 1 to 65535`);
   const config: AwsConfig = {
     region: region(p, get),
     zone: get("zone"),
@@ -169,11 +181,7 @@ export function parseAwsConfig(text: string | undefined): { ok: true; config: Aw
     disableSecurityGroupIngress: disable ?? false,
     elbSecurityGroup: get("elbsecuritygroup"),
     nodeIPFamilies: families(p, values.get("nodeipfamilies") ?? []),
-    healthProbe: {
-      shared: get("clusterserviceloadbalancerhealthprobemode") === "Shared",
-      port,
-      path: get("clusterservicesharedloadbalancerhealthprobepath") || "/healthz",
-    },
+    healthProbe: healthProbe(p, get),
     overrides: [...overrides].map(([name, list]) => override(p, name, list)).filter((o) => o !== undefined),
   };
   return p.length > 0 ? { ok: false, errors: p } : { ok: true, config };

@@ -20,7 +20,7 @@ runProviderConformance({
     const nodes = new Map<string, Node>();
     const byNode = new Map<string, string>();
     const stop = new AbortController();
-    await provider.initialize?.({ signal: stop.signal, nodes: listerOf(nodes), services: listerOf(new Map()) as never, waitForSync: async () => true, kube: undefined as never });
+    await provider.initialize?.({ signal: stop.signal, nodes: listerOf(nodes), services: listerOf(new Map()) as never, waitForSync: () => Promise.resolve(true), kube: undefined as never });
     return {
       provider,
       cloud: {

@@ -36,26 +36,37 @@ export interface Ec2Instance {
 
 const STATES: readonly Ec2State[] = ["pending", "running", "shutting-down", "terminated", "stopping", "stopped"];
 
+const text = (value: string | undefined): string => value ?? "";
+const present = (values: readonly (string | undefined)[]): string[] => values.filter((v): v is string => v !== undefined && v !== "");
+
+function interfacesOf(i: Instance): Ec2Interface[] {
+  return (i.NetworkInterfaces ?? []).map((n) => ({
+    deviceIndex: n.Attachment?.DeviceIndex ?? 0,
+    inUse: n.Status === "in-use",
+    privateIps: present((n.PrivateIpAddresses ?? []).map((a) => a.PrivateIpAddress)),
+    ipv6: present((n.Ipv6Addresses ?? []).map((a) => a.Ipv6Address)),
+  }));
+}
+
+function stateOf(i: Instance): Ec2State {
+  const state = i.State?.Name as Ec2State | undefined;
+  return state !== undefined && STATES.includes(state) ? state : "unknown";
+}
+
 export function toEc2Instance(i: Instance): Ec2Instance {
-  const state = (i.State?.Name ?? "unknown") as Ec2State;
   return {
-    id: i.InstanceId ?? "",
-    state: STATES.includes(state) ? state : "unknown",
-    instanceType: i.InstanceType ?? "",
-    zone: i.Placement?.AvailabilityZone ?? "",
-    vpcId: i.VpcId ?? "",
-    subnetId: i.SubnetId ?? "",
-    privateIp: i.PrivateIpAddress ?? "",
-    publicIp: i.PublicIpAddress ?? "",
-    privateDnsName: i.PrivateDnsName ?? "",
-    publicDnsName: i.PublicDnsName ?? "",
-    interfaces: (i.NetworkInterfaces ?? []).map((n) => ({
-      deviceIndex: n.Attachment?.DeviceIndex ?? 0,
-      inUse: n.Status === "in-use",
-      privateIps: (n.PrivateIpAddresses ?? []).map((a) => a.PrivateIpAddress ?? "").filter((a) => a !== ""),
-      ipv6: (n.Ipv6Addresses ?? []).map((a) => a.Ipv6Address ?? "").filter((a) => a !== ""),
-    })),
-    securityGroupIds: (i.SecurityGroups ?? []).map((g) => g.GroupId ?? "").filter((g) => g !== ""),
+    id: text(i.InstanceId),
+    state: stateOf(i),
+    instanceType: text(i.InstanceType),
+    zone: text(i.Placement?.AvailabilityZone),
+    vpcId: text(i.VpcId),
+    subnetId: text(i.SubnetId),
+    privateIp: text(i.PrivateIpAddress),
+    publicIp: text(i.PublicIpAddress),
+    privateDnsName: text(i.PrivateDnsName),
+    publicDnsName: text(i.PublicDnsName),
+    interfaces: interfacesOf(i),
+    securityGroupIds: present((i.SecurityGroups ?? []).map((g) => g.GroupId)),
     sourceDestCheck: i.SourceDestCheck ?? true,
     tags: tagMap(i.Tags),
   };

@@ -70,7 +70,10 @@ export function createAwsProvider(config: AwsConfig, context: ProviderContext, o
       nodes = init.nodes;
       await announce(api, routeDeps, context, init.signal);
     },
-    close: async () => api.close(),
+    close(): Promise<void> {
+      api.close();
+      return Promise.resolve();
+    },
   };
 }
 

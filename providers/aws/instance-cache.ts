@@ -74,7 +74,7 @@ export class InstanceCache {
       });
       for (const key of chunk) this.#inflight.set(`${kind}:${key}`, settled);
     }
-    await Promise.all(unique.map((k) => this.#inflight.get(`${kind}:${k}`)));
+    await Promise.all(unique.flatMap((k) => this.#inflight.get(`${kind}:${k}`) ?? []));
     return new Map(unique.map((k) => [k, this.#entries.get(`${kind}:${k}`)?.found]));
   }
 

@@ -79,23 +79,38 @@ function checkRefusedAndUnknown(annotations: Readonly<Record<string, string>>): 
   return warnings;
 }
 
-function healthCheck(read: Read): HealthCheckOptions {
+function healthCheckProtocol(read: Read): string | undefined {
   const protocol = read("healthcheck-protocol")?.toUpperCase();
   if (protocol !== undefined && !["TCP", "HTTP", "HTTPS", "SSL"].includes(protocol)) throw bad("healthcheck-protocol", protocol, "expected TCP, HTTP, HTTPS or SSL");
+  return protocol;
+}
+
+function healthCheckPort(read: Read): string | undefined {
   const port = read("healthcheck-port");
-  if (port !== undefined && port !== "traffic-port" && !(/^\d+$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) throw bad("healthcheck-port", port, "expected traffic-port or a port from 1 to 65535");
+  if (port === undefined || port === "traffic-port") return port;
+  if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw bad("healthcheck-port", port, "expected traffic-port or a port from 1 to 65535");
+  return port;
+}
+
+function healthCheckPath(read: Read): string | undefined {
   const path = read("healthcheck-path");
   if (path !== undefined && !/^\/\S{0,1023}$/.test(path)) throw bad("healthcheck-path", path, "expected an absolute path");
+  return path;
+}
+
+function healthCheck(read: Read): HealthCheckOptions {
   const hc: HealthCheckOptions = {
-    protocol,
-    port,
-    path,
+    protocol: healthCheckProtocol(read),
+    port: healthCheckPort(read),
+    path: healthCheckPath(read),
     healthyThreshold: readInt(read, "healthcheck-healthy-threshold", 2, 10),
     unhealthyThreshold: readInt(read, "healthcheck-unhealthy-threshold", 2, 10),
     timeout: readInt(read, "healthcheck-timeout", 2, 60),
     interval: readInt(read, "healthcheck-interval", 5, 300),
   };
-  if ((hc.timeout ?? 5) >= (hc.interval ?? 10)) throw bad("healthcheck-timeout", String(hc.timeout ?? 5), `must be less than the interval (${hc.interval ?? 10} s)`);
+  const timeout = hc.timeout ?? 5;
+  const interval = hc.interval ?? 10;
+  if (timeout >= interval) throw bad("healthcheck-timeout", String(timeout), `must be less than the interval (${interval} s)`);
   return hc;
 }
 

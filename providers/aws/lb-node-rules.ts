@@ -7,6 +7,12 @@ import type { Ec2Instance } from "./ec2-instance.ts";
 import { applyRules, removeNodeRules, rulesOf, type Rule, type SecurityGroupDeps } from "./lb-security-groups.ts";
 import { tagMap, taggedForCluster } from "./tags.ts";
 
+/** The only cluster-tagged group, else the only group, else none. */
+function groupOf(instance: Ec2Instance, tagged: readonly string[]): string | undefined {
+  if (tagged.length === 1) return tagged[0];
+  return tagged.length === 0 && instance.securityGroupIds.length === 1 ? instance.securityGroupIds[0] : undefined;
+}
+
 /** The group per instance that gets the rule; instances without one are left out. */
 async function nodeGroups(deps: SecurityGroupDeps, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<Map<string, Rule[]>> {
   const ids = [...new Set(instances.flatMap((i) => i.securityGroupIds))];
@@ -17,7 +23,7 @@ async function nodeGroups(deps: SecurityGroupDeps, instances: readonly Ec2Instan
   const chosen = new Map<string, Rule[]>();
   for (const instance of instances) {
     const mine = instance.securityGroupIds.filter((g) => tagged.has(g));
-    const pick = mine.length === 1 ? mine[0] : mine.length === 0 && instance.securityGroupIds.length === 1 ? instance.securityGroupIds[0] : undefined;
+    const pick = groupOf(instance, mine);
     if (pick) chosen.set(pick, rules.get(pick) ?? []);
     else deps.warn(`instance ${instance.id} has ${mine.length || instance.securityGroupIds.length} candidate security groups and none is the only one tagged for the cluster; not opening it to the load balancer`);
   }
@@ -28,11 +34,12 @@ async function nodeGroups(deps: SecurityGroupDeps, instances: readonly Ec2Instan
  * Opens every backend's group to `lbGroup`. With `revokeStale` (the ELB's own group), groups no backend
  * uses any more lose the rule; a shared group is never revoked from, since other ELBs rely on it.
  */
-export async function syncNodeRules(deps: SecurityGroupDeps, lbGroup: string, instances: readonly Ec2Instance[], revokeStale: boolean, signal?: AbortSignal): Promise<void> {
+export async function syncNodeRules(deps: SecurityGroupDeps, lb: { group: string; revokeStale: boolean }, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<void> {
+  const lbGroup = lb.group;
   const groups = await nodeGroups(deps, instances, signal);
   const rule: Rule = { protocol: "-1", source: { group: lbGroup } };
   for (const [groupId, rules] of groups) {
     if (!rules.some((r) => r.protocol === "-1" && "group" in r.source && r.source.group === lbGroup)) await applyRules(deps, groupId, { add: [rule], remove: [] }, signal);
   }
-  if (revokeStale) await removeNodeRules(deps, lbGroup, new Set(groups.keys()), signal);
+  if (lb.revokeStale) await removeNodeRules(deps, lbGroup, new Set(groups.keys()), signal);
 }

@@ -5,7 +5,7 @@
  * `externalTrafficPolicy: Local`, or kube-proxy's port in the shared probe mode), thresholds 2/6, timeout
  * 5 s, interval 10 s; attributes default to no cross-zone, no draining, idle timeout 60 s, no access log.
  */
-import type { HealthCheck, Listener, ListenerDescription, LoadBalancerAttributes } from "@aws-sdk/client-elastic-load-balancing";
+import type { AccessLog, HealthCheck, Listener, ListenerDescription, LoadBalancerAttributes } from "@aws-sdk/client-elastic-load-balancing";
 import type { Service } from "../../src/kube/objects.ts";
 import type { LbOptions } from "./lb-annotations.ts";
 
@@ -38,20 +38,22 @@ function defaultProbe(service: Service, listeners: readonly Listener[], probe: S
   return { protocol: "TCP", port: listeners[0]?.InstancePort ?? 0, path: "" };
 }
 
+const HEALTH_CHECK_DEFAULTS = { HealthyThreshold: 2, UnhealthyThreshold: 6, Timeout: 5, Interval: 10 };
+
+function probePort(port: string | undefined, fallback: number, trafficPort: number): number {
+  if (port === undefined) return fallback;
+  return port === "traffic-port" ? trafficPort : Number(port);
+}
+
 export function desiredHealthCheck(service: Service, listeners: readonly Listener[], options: LbOptions, probe: SharedProbe): HealthCheck {
   const base = defaultProbe(service, listeners, probe);
   const hc = options.healthCheck;
   const protocol = hc.protocol ?? base.protocol;
-  const trafficPort = listeners[0]?.InstancePort ?? base.port;
-  const port = hc.port === undefined ? base.port : hc.port === "traffic-port" ? trafficPort : Number(hc.port);
+  const port = probePort(hc.port, base.port, listeners[0]?.InstancePort ?? base.port);
   const path = protocol === "HTTP" || protocol === "HTTPS" ? (hc.path ?? (base.path || "/")) : "";
-  return {
-    Target: `${protocol}:${port}${path}`,
-    HealthyThreshold: hc.healthyThreshold ?? 2,
-    UnhealthyThreshold: hc.unhealthyThreshold ?? 6,
-    Timeout: hc.timeout ?? 5,
-    Interval: hc.interval ?? 10,
-  };
+  const tuning = { HealthyThreshold: hc.healthyThreshold, UnhealthyThreshold: hc.unhealthyThreshold, Timeout: hc.timeout, Interval: hc.interval };
+  const given = Object.fromEntries(Object.entries(tuning).filter(([, v]) => v !== undefined));
+  return { Target: `${protocol}:${port}${path}`, ...HEALTH_CHECK_DEFAULTS, ...given };
 }
 
 export function healthCheckDiffers(actual: HealthCheck | undefined, desired: HealthCheck): boolean {
@@ -82,17 +84,18 @@ export function attributesDiffer(actual: LoadBalancerAttributes | undefined, des
 }
 
 function comparable(a: LoadBalancerAttributes | undefined): string {
-  const draining = a?.ConnectionDraining?.Enabled ?? false;
-  const log = a?.AccessLog;
-  const logged = log?.Enabled ?? false;
+  const draining = a?.ConnectionDraining;
   return JSON.stringify([
-    a?.CrossZoneLoadBalancing?.Enabled ?? false,
-    draining,
-    draining ? a?.ConnectionDraining?.Timeout : null,
-    a?.ConnectionSettings?.IdleTimeout ?? null,
-    logged,
-    logged ? [log?.EmitInterval, log?.S3BucketName ?? "", log?.S3BucketPrefix ?? ""] : null,
+    a?.CrossZoneLoadBalancing?.Enabled === true,
+    draining?.Enabled === true ? draining.Timeout : "off",
+    a?.ConnectionSettings?.IdleTimeout,
+    comparableLog(a?.AccessLog),
   ]);
+}
+
+function comparableLog(log: AccessLog | undefined): unknown {
+  if (log?.Enabled !== true) return "off";
+  return [log.EmitInterval, log.S3BucketName ?? "", log.S3BucketPrefix ?? ""];
 }
 
 const listenerKey = (l: Listener): string => `${l.Protocol?.toUpperCase()}:${l.LoadBalancerPort}->${l.InstanceProtocol?.toUpperCase()}:${l.InstancePort}`;

@@ -52,10 +52,12 @@ export function chooseSubnets(subnets: readonly Subnet[], tables: readonly Route
   const routing = publicSubnets(tables);
   const roleTag = internal ? "kubernetes.io/role/internal-elb" : "kubernetes.io/role/elb";
   const best = new Map<string, Subnet>();
-  for (const s of subnets) {
+  const usable = (s: Subnet): boolean => {
     const tags = tagMap(s.Tags);
-    if (!taggedForCluster(tags, cluster) && taggedForOtherCluster(tags, cluster)) continue;
-    if (!internal && !(routing.explicit.get(s.SubnetId!) ?? routing.main)) continue;
+    if (!taggedForCluster(tags, cluster) && taggedForOtherCluster(tags, cluster)) return false;
+    return internal || (routing.explicit.get(s.SubnetId!) ?? routing.main);
+  };
+  for (const s of subnets.filter(usable)) {
     const zone = s.AvailabilityZone ?? "";
     const current = best.get(zone);
     if (!current || rank(s, roleTag, cluster) < rank(current, roleTag, cluster)) best.set(zone, s);

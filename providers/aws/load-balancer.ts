@@ -69,7 +69,7 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
 
   async function registerOnly(lb: LoadBalancerDescription, groups: { groups: string[]; own?: string }, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<void> {
     const name = lb.LoadBalancerName!;
-    if (!deps.config.disableSecurityGroupIngress && groups.groups[0]) await syncNodeRules(sgDeps, groups.groups[0], instances, groups.own !== undefined, signal);
+    if (!deps.config.disableSecurityGroupIngress && groups.groups[0]) await syncNodeRules(sgDeps, { group: groups.groups[0], revokeStale: groups.own !== undefined }, instances, signal);
     const have = new Set((lb.Instances ?? []).map((i) => i.InstanceId!));
     const want = new Set(instances.map((i) => i.id));
     const add = [...want].filter((id) => !have.has(id));
