@@ -40,8 +40,8 @@ export interface AwsTestCloud {
   readonly elb: elb.ElasticLoadBalancingClient;
   /** The `[Global]` cloud-config for this account, plus `extra` lines. */
   configText(extra?: string): string;
-  /** `[ServiceOverride]` sections pointing EC2 and ELB at moto. */
-  overrides(): string;
+  /** `[ServiceOverride]` sections pointing EC2 and ELB at moto (or at `endpoint`). */
+  overrides(endpoint?: string): string;
   launch(options?: LaunchOptions): Promise<TestInstance>;
   stop(id: string): Promise<void>;
   terminate(id: string): Promise<void>;
@@ -87,8 +87,8 @@ export async function awsTestCloud(clusterID = "test-cluster"): Promise<AwsTestC
     ec2: client,
     elb: elbClient,
     configText: (extra = "") => `[Global]\nRegion = ${REGION}\nKubernetesClusterID = ${clusterID}\n${extra}\n`,
-    overrides: () =>
-      ["ec2", "elasticloadbalancing"].map((service, i) => `[ServiceOverride "${i + 1}"]\nService = ${service}\nRegion = ${REGION}\nURL = ${server.endpoint}\nSigningRegion = ${REGION}\n`).join("\n"),
+    overrides: (endpoint = server.endpoint) =>
+      ["ec2", "elasticloadbalancing"].map((service, i) => `[ServiceOverride "${i + 1}"]\nService = ${service}\nRegion = ${REGION}\nURL = ${endpoint}\nSigningRegion = ${REGION}\n`).join("\n"),
     async launch(o = {}) {
       const zone = o.zone ?? ZONES[0];
       const instanceTags = { ...(o.clusterTagged === false ? {} : { [clusterTag]: "owned" }), ...(o.name ? { Name: o.name } : {}) };
@@ -122,11 +122,13 @@ export interface TestProviderOptions {
   readonly calls?: RecordedCall[];
   readonly lines?: string[];
   readonly options?: AwsProviderOptions;
+  /** Talk to this endpoint instead of moto (a fault proxy in front of it). */
+  readonly endpoint?: string;
 }
 
 /** The provider under test, configured for `cloud` through the cloud-config text (endpoint overrides included). */
 export function awsTestProvider(cloud: AwsTestCloud, o: TestProviderOptions = {}): CloudProvider {
-  const parsed = parseAwsConfig(`${cloud.configText(o.extra)}\n${cloud.overrides()}`);
+  const parsed = parseAwsConfig(`${cloud.configText(o.extra)}\n${cloud.overrides(o.endpoint)}`);
   if (!parsed.ok) throw new Error(`bad test cloud config: ${parsed.errors.join("; ")}`);
   const options: AwsProviderOptions = {
     ...o.options,
