@@ -58,7 +58,9 @@ async function create(deps: ReconcileDeps, t: ElbTarget, signal?: AbortSignal): 
 
 async function syncListeners(deps: ReconcileDeps, t: ElbTarget, lb: LoadBalancerDescription, signal?: AbortSignal): Promise<void> {
   const { remove, add } = listenerChanges(lb.ListenerDescriptions ?? [], t.listeners);
-  if (remove.length > 0) await deps.api.elb.deleteLoadBalancerListeners({ LoadBalancerName: t.name, LoadBalancerPorts: remove }, signal);
+  // One port per call: moto 5.2 keeps every listener when a call names several ports (its loop rebuilds the
+  // list once per port). Correct on AWS too; listener changes are rare, so the extra calls cost little.
+  for (const port of remove) await deps.api.elb.deleteLoadBalancerListeners({ LoadBalancerName: t.name, LoadBalancerPorts: [port] }, signal);
   if (add.length > 0) await deps.api.elb.createLoadBalancerListeners({ LoadBalancerName: t.name, Listeners: add }, signal);
 }
 

@@ -49,24 +49,41 @@ export async function ensureMotoServer(log: (line: string) => void = (l) => cons
   return server;
 }
 
+/** Keeps the last lines of a stream, for error messages. */
+function tail(stream: ReadableStream<Uint8Array>, keep = 40): () => string {
+  const lines: string[] = [];
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      lines.push(...decoder.decode(chunk, { stream: true }).split("\n").filter((l) => l !== ""));
+      lines.splice(0, Math.max(0, lines.length - keep));
+    }
+  })();
+  return () => lines.join("\n");
+}
+
 async function startMoto(): Promise<Moto> {
   const server = await ensureMotoServer();
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
-  const proc = track(Bun.spawn([server, "-H", "127.0.0.1", "-p", String(port)], { stdout: "ignore", stderr: "pipe", env: { ...process.env, MOTO_PORT: String(port) } }));
+  const proc = track(Bun.spawn([server, "-H", "127.0.0.1", "-p", String(port)], { stdout: "ignore", stderr: "pipe" }));
+  const log = tail(proc.stderr);
+  const explain = (what: string): Error => new Error(`${what} (moto_server ${proc.exitCode === null ? "running" : `exited ${proc.exitCode}`}):\n${log()}`);
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`moto_server exited (${proc.exitCode}): ${await new Response(proc.stderr).text()}`);
+    if (proc.exitCode !== null) throw explain(`moto_server did not start on ${endpoint}`);
     const up = await fetch(`${endpoint}/moto-api/reset`, { method: "POST" }).then((r) => r.ok, () => false);
     if (up) break;
-    if (Date.now() > deadline) throw new Error(`moto_server did not answer on ${endpoint} within 60 s`);
+    if (Date.now() > deadline) throw explain(`moto_server did not answer on ${endpoint} within 60 s`);
     await Bun.sleep(200);
   }
   return {
     endpoint,
     async reset() {
-      const response = await fetch(`${endpoint}/moto-api/reset`, { method: "POST" });
-      if (!response.ok) throw new Error(`moto reset failed: HTTP ${response.status}`);
+      const response = await fetch(`${endpoint}/moto-api/reset`, { method: "POST" }).catch((error: unknown) => {
+        throw explain(`moto reset failed: ${(error as Error).message}`);
+      });
+      if (!response.ok) throw explain(`moto reset failed: HTTP ${response.status}`);
     },
   };
 }
