@@ -2,9 +2,10 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import * as ec2 from "@aws-sdk/client-ec2";
 import * as elb from "@aws-sdk/client-elastic-load-balancing";
-import { ImplementedElsewhereError } from "../../src/cloud/errors.ts";
+import { ImplementedElsewhereError, RetryError } from "../../src/cloud/errors.ts";
 import type { LoadBalancer } from "../../src/cloud/provider.ts";
 import type { Node, Service } from "../../src/kube/objects.ts";
+import { faultProxy } from "../../test/harness/aws-faults.ts";
 import { rejection } from "../../test/harness/rejection.ts";
 import { awsTestCloud, awsTestProvider, type AwsTestCloud, type TestInstance } from "../../test/harness/aws-cloud.ts";
 
@@ -171,6 +172,24 @@ describe("aws classic ELB (moto)", () => {
     expect(await nodeGroupSources()).toEqual([]);
     await lb.ensureLoadBalancerDeleted("kubernetes", service());
     expect(await lb.getLoadBalancer("kubernetes", service())).toEqual({ exists: false, status: {} });
+  });
+
+  test("a security group AWS still reports in use is retried after a fixed delay (RetryError), then deleted", async () => {
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    // moto deletes groups at once; AWS answers DependencyViolation while the deleted ELB's interfaces linger.
+    const proxy = faultProxy(cloud.endpoint, (_n, body) => (body.includes("Action=DeleteSecurityGroup") ? { code: "DependencyViolation", status: 400 } : "pass"));
+    try {
+      const lingering = awsTestProvider(cloud, { endpoint: proxy.endpoint, options: { securityGroupRetryMs: 1234 } }).loadBalancer!;
+      const failure = await rejection(lingering.ensureLoadBalancerDeleted("kubernetes", service()));
+      expect(failure).toBeInstanceOf(RetryError);
+      expect((failure as RetryError).retryAfterMs).toBe(1234);
+      expect(await groupsNamed(`k8s-elb-${NAME}`)).toHaveLength(1);
+    } finally {
+      await proxy.stop();
+    }
+    expect(await lb.getLoadBalancer("kubernetes", service())).toEqual({ exists: false, status: {} });
+    await lb.ensureLoadBalancerDeleted("kubernetes", service());
+    expect(await groupsNamed(`k8s-elb-${NAME}`)).toEqual([]);
   });
 
   test("externalTrafficPolicy Local health-checks the health-check NodePort", async () => {

@@ -4,20 +4,12 @@
  * default chain and logs what it found. A bad cloud-config exits 2 with one line per problem.
  */
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { awsTestCloud } from "../harness/aws-cloud.ts";
-import { compiledBinary } from "../harness/binary.ts";
+import { lonelyBinary } from "../harness/binary.ts";
 import { startCcm } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
-
-async function lonelyBinary(): Promise<{ dir: string; binary: string }> {
-  const dir = mkdtempSync(join(tmpdir(), "ccm-aws-binary-"));
-  const binary = join(dir, "cloud-controller-manager");
-  copyFileSync(await compiledBinary(), binary);
-  return { dir, binary };
-}
 
 describe("compiled binary with --cloud-provider=aws", () => {
   test("reaches EC2 through the SDK's default chain and AWS_ENDPOINT_URL", async () => {
@@ -25,7 +17,7 @@ describe("compiled binary with --cloud-provider=aws", () => {
     await cloud.launch();
     await cloud.launch({ zone: "us-west-2b" });
     const cp = await controlPlane();
-    const { dir, binary } = await lonelyBinary();
+    const { dir, binary } = await lonelyBinary("ccm-aws-binary-");
     const configFile = join(dir, "cloud.ini");
     writeFileSync(configFile, cloud.configText());
     const ccm = startCcm({
@@ -40,7 +32,7 @@ describe("compiled binary with --cloud-provider=aws", () => {
   }, 300_000);
 
   test("a bad cloud-config exits 2 naming each problem", async () => {
-    const { dir, binary } = await lonelyBinary();
+    const { dir, binary } = await lonelyBinary("ccm-aws-binary-");
     const configFile = join(dir, "cloud.ini");
     writeFileSync(configFile, "[Global]\nVPC = my-vpc\nZone = mars-1\n");
     const proc = Bun.spawn([binary, "--cloud-provider=aws", `--cloud-config=${configFile}`], { cwd: dir, env: { PATH: "/usr/bin:/bin" }, stderr: "pipe" });
