@@ -13,6 +13,7 @@
 import * as ec2 from "@aws-sdk/client-ec2";
 import * as elb from "@aws-sdk/client-elastic-load-balancing";
 import type { CallOutcome, ProviderContext } from "../../src/cloud/provider.ts";
+import { sleep } from "../../src/util/clock.ts";
 import type { OverridableService, ServiceOverride } from "./config.ts";
 
 export interface AwsApiOptions {
@@ -127,7 +128,7 @@ export function createAwsApi(options: AwsApiOptions, context: ProviderContext) {
   async function call<I, O>(operation: string, send: Send<I, O>, input: I, signal?: AbortSignal): Promise<O> {
     for (let n = 1; ; n++) {
       const wait = throttledUntil - Date.now();
-      if (wait > 0) await Bun.sleep(wait);
+      if (wait > 0) await sleep(wait, signal);
       signal?.throwIfAborted();
       const result = await attempt(operation, send, input, signal);
       if ("value" in result) return result.value;
@@ -138,7 +139,7 @@ export function createAwsApi(options: AwsApiOptions, context: ProviderContext) {
       }
       const delay = backoff(n);
       if (failure.throttled) throttledUntil = Math.max(throttledUntil, Date.now() + delay);
-      await Bun.sleep(delay);
+      await sleep(delay, signal);
     }
   }
 
