@@ -12,6 +12,7 @@
  */
 import * as ec2 from "@aws-sdk/client-ec2";
 import * as elb from "@aws-sdk/client-elastic-load-balancing";
+import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
 import type { CallOutcome, ProviderContext } from "../../src/cloud/provider.ts";
 import { sleep } from "../../src/util/clock.ts";
 import type { OverridableService, ServiceOverride } from "./config.ts";
@@ -99,6 +100,7 @@ function clientConfig(options: AwsApiOptions, service: OverridableService): Reco
 export function createAwsApi(options: AwsApiOptions, context: ProviderContext) {
   const ec2Client = new ec2.EC2Client(clientConfig(options, "ec2"));
   const elbClient = new elb.ElasticLoadBalancingClient(clientConfig(options, "elb"));
+  const v2 = new elbv2.ElasticLoadBalancingV2Client(clientConfig(options, "elbv2"));
   const timeoutMs = options.requestTimeoutMs ?? 30_000;
   const maxAttempts = options.maxAttempts ?? 5;
   const backoffMs = options.backoffMs ?? 500;
@@ -154,6 +156,7 @@ export function createAwsApi(options: AwsApiOptions, context: ProviderContext) {
     close(): void {
       ec2Client.destroy();
       elbClient.destroy();
+      v2.destroy();
     },
     ec2: {
       describeInstances: op("DescribeInstances", (i: ec2.DescribeInstancesCommandInput, o) => ec2Client.send(new ec2.DescribeInstancesCommand(i), o)),
@@ -185,6 +188,24 @@ export function createAwsApi(options: AwsApiOptions, context: ProviderContext) {
       deregisterInstances: op("DeregisterInstancesFromLoadBalancer", (i: elb.DeregisterEndPointsInput, o) => elbClient.send(new elb.DeregisterInstancesFromLoadBalancerCommand(i), o)),
       addTags: op("AddTags", (i: elb.AddTagsInput, o) => elbClient.send(new elb.AddTagsCommand(i), o)),
       describeTags: op("DescribeTags", (i: elb.DescribeTagsInput, o) => elbClient.send(new elb.DescribeTagsCommand(i), o)),
+    },
+    elbv2: {
+      describeLoadBalancers: op("DescribeLoadBalancersV2", (i: elbv2.DescribeLoadBalancersInput, o) => v2.send(new elbv2.DescribeLoadBalancersCommand(i), o)),
+      createLoadBalancer: op("CreateLoadBalancerV2", (i: elbv2.CreateLoadBalancerInput, o) => v2.send(new elbv2.CreateLoadBalancerCommand(i), o)),
+      deleteLoadBalancer: op("DeleteLoadBalancerV2", (i: elbv2.DeleteLoadBalancerInput, o) => v2.send(new elbv2.DeleteLoadBalancerCommand(i), o)),
+      describeTargetGroups: op("DescribeTargetGroups", (i: elbv2.DescribeTargetGroupsInput, o) => v2.send(new elbv2.DescribeTargetGroupsCommand(i), o)),
+      createTargetGroup: op("CreateTargetGroup", (i: elbv2.CreateTargetGroupInput, o) => v2.send(new elbv2.CreateTargetGroupCommand(i), o)),
+      modifyTargetGroup: op("ModifyTargetGroup", (i: elbv2.ModifyTargetGroupInput, o) => v2.send(new elbv2.ModifyTargetGroupCommand(i), o)),
+      deleteTargetGroup: op("DeleteTargetGroup", (i: elbv2.DeleteTargetGroupInput, o) => v2.send(new elbv2.DeleteTargetGroupCommand(i), o)),
+      describeListeners: op("DescribeListeners", (i: elbv2.DescribeListenersInput, o) => v2.send(new elbv2.DescribeListenersCommand(i), o)),
+      createListener: op("CreateListener", (i: elbv2.CreateListenerInput, o) => v2.send(new elbv2.CreateListenerCommand(i), o)),
+      modifyListener: op("ModifyListener", (i: elbv2.ModifyListenerInput, o) => v2.send(new elbv2.ModifyListenerCommand(i), o)),
+      deleteListener: op("DeleteListener", (i: elbv2.DeleteListenerInput, o) => v2.send(new elbv2.DeleteListenerCommand(i), o)),
+      describeTargetHealth: op("DescribeTargetHealth", (i: elbv2.DescribeTargetHealthInput, o) => v2.send(new elbv2.DescribeTargetHealthCommand(i), o)),
+      registerTargets: op("RegisterTargets", (i: elbv2.RegisterTargetsInput, o) => v2.send(new elbv2.RegisterTargetsCommand(i), o)),
+      deregisterTargets: op("DeregisterTargets", (i: elbv2.DeregisterTargetsInput, o) => v2.send(new elbv2.DeregisterTargetsCommand(i), o)),
+      describeLoadBalancerAttributes: op("DescribeLoadBalancerAttributesV2", (i: elbv2.DescribeLoadBalancerAttributesInput, o) => v2.send(new elbv2.DescribeLoadBalancerAttributesCommand(i), o)),
+      modifyLoadBalancerAttributes: op("ModifyLoadBalancerAttributesV2", (i: elbv2.ModifyLoadBalancerAttributesInput, o) => v2.send(new elbv2.ModifyLoadBalancerAttributesCommand(i), o)),
     },
   };
 }

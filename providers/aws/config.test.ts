@@ -107,7 +107,7 @@ URL = http://127.0.0.1:5000
     ["a key given twice", "[Global]\nKubernetesClusterID = c\nVPC = vpc-1\nVPC = vpc-2", /vpc: given 2 times/],
     ["RoleARN", "[Global]\nKubernetesClusterID = c\nRoleARN = arn:aws:iam::1:role/x", /RoleARN: not supported by this provider/],
     ["a bad family", "[Global]\nKubernetesClusterID = c\nNodeIPFamilies = ipv5", /NodeIPFamilies: "ipv5"/],
-    ["an override for another service", '[Global]\nKubernetesClusterID = c\n[ServiceOverride "1"]\nService = s3\nRegion = us-east-1\nURL = http://x', /Service: "s3" is not ec2/],
+    ["an override for another service", '[Global]\nKubernetesClusterID = c\n[ServiceOverride "1"]\nService = s3\nRegion = us-east-1\nURL = http://x', /Service: "s3" is not ec2, elasticloadbalancing or elasticloadbalancingv2/],
     ["an override without URL", '[Global]\nKubernetesClusterID = c\n[ServiceOverride "1"]\nService = ec2\nRegion = us-east-1', /URL: "" is not an http/],
     ["a foreign signing region", '[Global]\nKubernetesClusterID = c\n[ServiceOverride "1"]\nService = ec2\nRegion = us-east-1\nURL = http://x\nSigningRegion = us-west-2', /SigningRegion: must equal Region/],
   ])("rejects %s", (_title, text, message) => {

@@ -22,7 +22,7 @@
 import { parseIni, parseIniBool, type IniEntry } from "./ini.ts";
 
 export type IpFamily = "ipv4" | "ipv6";
-export type OverridableService = "ec2" | "elb";
+export type OverridableService = "ec2" | "elb" | "elbv2";
 
 export interface ServiceOverride {
   readonly service: OverridableService;
@@ -66,7 +66,7 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
   rolearn: "AssumeRole is not built in; use the SDK credential chain (a profile with role_arn, or AWS_ROLE_ARN with a web identity token)",
   sourcearn: "only used with RoleARN, which is not supported",
   supportedtopologyinstancetypepattern: "topology labels (DescribeInstanceTopology) are not supported",
-  nlbsecuritygroupmode: "network load balancers are not supported",
+  nlbsecuritygroupmode: "security groups on network load balancers are not supported",
 };
 
 const SCALAR_KEYS = [...Object.keys(PATTERNS), "disablesecuritygroupingress", "nodeipfamilies"];
@@ -76,6 +76,9 @@ const SERVICES: Readonly<Record<string, OverridableService>> = {
   elasticloadbalancing: "elb",
   "elastic load balancing": "elb",
   elb: "elb",
+  elasticloadbalancingv2: "elbv2",
+  "elastic load balancing v2": "elbv2",
+  elbv2: "elbv2",
 };
 
 type Problems = string[];
@@ -122,7 +125,7 @@ function families(p: Problems, list: readonly string[]): IpFamily[] {
 
 function overrideProblems(where: string, get: (key: string) => string): string[] {
   const p: string[] = [];
-  if (!SERVICES[get("service").toLowerCase()]) p.push(`${where} Service: ${JSON.stringify(get("service"))} is not ec2 or elasticloadbalancing`);
+  if (!SERVICES[get("service").toLowerCase()]) p.push(`${where} Service: ${JSON.stringify(get("service"))} is not ec2, elasticloadbalancing or elasticloadbalancingv2`);
   if (!/^https?:\/\/[^/\s]+/.test(get("url"))) p.push(`${where} URL: ${JSON.stringify(get("url"))} is not an http(s) URL`);
   if (!PATTERNS.region![0].test(get("region"))) p.push(`${where} Region: ${JSON.stringify(get("region"))} is not a region such as us-west-2`);
   const signing = get("signingregion");

@@ -1,5 +1,5 @@
 /**
- * `--cloud-provider=aws`: EC2 instances, VPC route-table routes and classic ELBs, with upstream
+ * `--cloud-provider=aws`: EC2 instances, VPC route-table routes, classic ELBs and NLBs, with upstream
  * cloud-provider-aws semantics where no instance metadata is needed. Credentials come from the AWS SDK's
  * default chain; endpoints from `[ServiceOverride]` sections or `AWS_ENDPOINT_URL*`.
  */

@@ -83,7 +83,6 @@ describe("aws-load-balancer-* annotations", () => {
     ["target-node-labels", "role", /target-node-labels: invalid value "role"/],
     ["security-groups", "web", /security-groups: invalid value "web": not a security group ID/],
     ["type", "alb", /type: invalid value "alb"/],
-    ["type", "nlb", /type: invalid value "nlb": network load balancers are not supported/],
     ["ssl-cert", "arn:aws:acm:us-west-2:1:certificate/x", /ssl-cert: invalid value .*TLS listeners are not supported/],
     ["proxy-protocol", "*", /proxy-protocol: invalid value "\*": proxy protocol is not supported/],
     ["backend-protocol", "http", /backend-protocol: invalid value "http": only tcp/],

@@ -1,9 +1,10 @@
 /**
- * The `service.beta.kubernetes.io/aws-load-balancer-*` annotations this provider honours for classic ELBs,
- * parsed once into an `LbOptions`. A bad value throws an Error naming the annotation and the value (the
- * service controller turns it into a Warning event and retries); an annotation this provider does not
- * implement but that cannot hurt (it only matters for NLBs, or is unknown) becomes a warning. An
- * annotation whose absence of effect would surprise (TLS, proxy protocol) is refused like a bad value.
+ * The `service.beta.kubernetes.io/aws-load-balancer-*` annotations this provider honours, parsed once into
+ * an `LbOptions` (classic ELB by default, NLB with `type: nlb`). A bad value throws an Error naming the
+ * annotation and the value (the service controller turns it into a Warning event and retries); an
+ * annotation that cannot hurt when ignored (it only matters for the other kind of load balancer, or is
+ * unknown) becomes a warning. An annotation whose silent absence would change what the Service gets (TLS,
+ * proxy protocol, fixed NLB addresses) is refused like a bad value.
  */
 import { ImplementedElsewhereError } from "../../src/cloud/errors.ts";
 import type { ServiceWarning } from "../../src/cloud/provider.ts";
@@ -26,7 +27,11 @@ export interface HealthCheckOptions {
   readonly interval?: number;
 }
 
+export type LbKind = "elb" | "nlb";
+
 export interface LbOptions {
+  /** Classic ELB, or a network load balancer (`type: nlb`). */
+  readonly kind: LbKind;
   readonly internal: boolean;
   readonly sourceRanges: readonly string[];
   readonly healthCheck: HealthCheckOptions;
@@ -44,37 +49,52 @@ export interface LbOptions {
 }
 
 const NLB_ONLY = ["eip-allocations", "private-ipv4-addresses", "target-group-attributes", "nlb-target-type", "manage-backend-security-group-rules", "ip-address-type", "alpn-policy"];
-const REFUSED: Readonly<Record<string, string>> = {
-  "ssl-cert": "TLS listeners are not supported by this provider",
-  "ssl-ports": "TLS listeners are not supported by this provider",
-  "ssl-negotiation-policy": "TLS listeners are not supported by this provider",
-  "proxy-protocol": "proxy protocol is not supported by this provider",
+const ELB_ONLY = ["connection-draining-enabled", "connection-draining-timeout", "connection-idle-timeout", "access-log-enabled", "access-log-emit-interval", "access-log-s3-bucket-name", "access-log-s3-bucket-prefix"];
+const TLS = "TLS listeners are not supported by this provider";
+const REFUSED: Readonly<Record<LbKind, Readonly<Record<string, string>>>> = {
+  elb: { "ssl-cert": TLS, "ssl-ports": TLS, "ssl-negotiation-policy": TLS, "proxy-protocol": "proxy protocol is not supported by this provider" },
+  nlb: {
+    "ssl-cert": TLS,
+    "ssl-ports": TLS,
+    "ssl-negotiation-policy": TLS,
+    "eip-allocations": "fixed addresses for network load balancers are not supported by this provider",
+    "private-ipv4-addresses": "fixed addresses for network load balancers are not supported by this provider",
+    "target-group-attributes": "target group attributes are not supported by this provider",
+    "security-groups": "network load balancers get no security groups from this provider",
+    "extra-security-groups": "network load balancers get no security groups from this provider",
+  },
 };
 const HANDLED = [
   "type", "internal", "healthcheck-protocol", "healthcheck-port", "healthcheck-path", "healthcheck-healthy-threshold",
   "healthcheck-unhealthy-threshold", "healthcheck-timeout", "healthcheck-interval", "additional-resource-tags",
-  "cross-zone-load-balancing-enabled", "connection-draining-enabled", "connection-draining-timeout", "connection-idle-timeout",
-  "access-log-enabled", "access-log-emit-interval", "access-log-s3-bucket-name", "access-log-s3-bucket-prefix",
-  "security-groups", "extra-security-groups", "subnets", "target-node-labels", "backend-protocol",
+  "cross-zone-load-balancing-enabled", "security-groups", "extra-security-groups", "subnets", "target-node-labels", "backend-protocol",
+  ...ELB_ONLY,
 ];
 
-/** Classic ELB unless the type annotation says otherwise; NLB and the AWS Load Balancer Controller's types are not ours. */
-function checkType(read: Read): void {
+/** Classic ELB unless the type annotation says `nlb`; the AWS Load Balancer Controller's types are not ours. */
+function kindOf(read: Read): LbKind {
   const type = read("type");
-  if (type === undefined || type === "" || type === "clb" || type === "elb") return;
+  if (type === undefined || type === "" || type === "clb" || type === "elb") return "elb";
+  if (type === "nlb") return "nlb";
   if (type === "nlb-ip" || type === "external") throw new ImplementedElsewhereError(`${PREFIX}type=${type} is handled by the AWS Load Balancer Controller`);
-  if (type === "nlb") throw bad("type", type, "network load balancers are not supported by this provider; remove it for a classic ELB");
   throw bad("type", type, "expected nlb, nlb-ip or external (or none for a classic ELB)");
 }
 
-function checkRefusedAndUnknown(annotations: Readonly<Record<string, string>>): ServiceWarning[] {
+function warning(key: string, why: string): ServiceWarning {
+  return { reason: "UnsupportedAnnotation", message: `annotation ${key} ${why}` };
+}
+
+function checkRefusedAndUnknown(annotations: Readonly<Record<string, string>>, kind: LbKind): ServiceWarning[] {
   const warnings: ServiceWarning[] = [];
+  const refused = REFUSED[kind];
+  const foreign = kind === "elb" ? NLB_ONLY : ELB_ONLY;
+  const other = kind === "elb" ? "network load balancers; ignored for this classic ELB" : "classic ELBs; ignored for this network load balancer";
   for (const [key, value] of Object.entries(annotations)) {
     if (!key.startsWith(PREFIX)) continue;
     const name = key.slice(PREFIX.length);
-    if (REFUSED[name]) throw bad(name, value, REFUSED[name]);
-    if (NLB_ONLY.includes(name)) warnings.push({ reason: "UnsupportedAnnotation", message: `annotation ${key} only applies to network load balancers; ignored for this classic ELB` });
-    else if (!HANDLED.includes(name)) warnings.push({ reason: "UnsupportedAnnotation", message: `annotation ${key} is not supported by this provider; ignored` });
+    if (refused[name]) throw bad(name, value, refused[name]);
+    if (foreign.includes(name)) warnings.push(warning(key, `only applies to ${other}`));
+    else if (!HANDLED.includes(name)) warnings.push(warning(key, "is not supported by this provider; ignored"));
   }
   return warnings;
 }
@@ -142,8 +162,8 @@ function extraTags(read: Read): Record<string, string> {
 export function parseLbOptions(service: Service): LbOptions {
   const annotations = service.metadata.annotations ?? {};
   const read: Read = (name) => annotations[`${PREFIX}${name}`];
-  checkType(read);
-  const warnings = checkRefusedAndUnknown(annotations);
+  const kind = kindOf(read);
+  const warnings = checkRefusedAndUnknown(annotations, kind);
   checkBackendProtocol(read);
   const internal = read("internal");
   const interval = readInt(read, "access-log-emit-interval", 5, 60);
@@ -154,6 +174,7 @@ export function parseLbOptions(service: Service): LbOptions {
     for (const sg of list) if (!/^sg-[0-9a-f]+$/.test(sg)) throw bad(name, sg, "not a security group ID (sg-…)");
   }
   return {
+    kind,
     internal: internal !== undefined && internal !== "" && internal !== "false",
     sourceRanges: sourceRanges(service),
     healthCheck: healthCheck(read),

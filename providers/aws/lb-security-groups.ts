@@ -24,19 +24,21 @@ export interface Rule {
   readonly from?: number;
   readonly to?: number;
   readonly source: { readonly cidr: string } | { readonly group: string };
+  /** Marks rules this provider owns where several owners share a group (NLB rules on node groups). */
+  readonly description?: string;
 }
 
 export function ruleKey(r: Rule): string {
   const source = "cidr" in r.source ? r.source.cidr : `sg:${r.source.group}`;
-  return `${r.protocol}|${r.from ?? ""}|${r.to ?? ""}|${source}`;
+  return `${r.protocol}|${r.from ?? ""}|${r.to ?? ""}|${source}${r.description ? `|${r.description}` : ""}`;
 }
 
 export function rulesOf(permissions: readonly IpPermission[] | undefined): Rule[] {
   return (permissions ?? []).flatMap((p) => {
     const base = { protocol: p.IpProtocol ?? "-1", from: p.FromPort, to: p.ToPort };
-    const ranges = [...(p.IpRanges ?? []).map((r) => r.CidrIp ?? ""), ...(p.Ipv6Ranges ?? []).map((r) => r.CidrIpv6 ?? "")];
+    const ranges = [...(p.IpRanges ?? []).map((r) => [r.CidrIp, r.Description]), ...(p.Ipv6Ranges ?? []).map((r) => [r.CidrIpv6, r.Description])];
     return [
-      ...ranges.filter((c) => c !== "").map((cidr): Rule => ({ ...base, source: { cidr } })),
+      ...ranges.flatMap(([cidr, description]): Rule[] => (cidr ? [{ ...base, source: { cidr }, ...(description ? { description } : {}) }] : [])),
       ...(p.UserIdGroupPairs ?? []).flatMap((g): Rule[] => (g.GroupId ? [{ ...base, source: { group: g.GroupId } }] : [])),
     ];
   });
@@ -46,7 +48,8 @@ export function permissionOf(r: Rule): IpPermission {
   const ports = r.protocol === "-1" ? {} : { FromPort: r.from, ToPort: r.to };
   if ("group" in r.source) return { IpProtocol: r.protocol, ...ports, UserIdGroupPairs: [{ GroupId: r.source.group }] };
   const cidr = r.source.cidr;
-  return { IpProtocol: r.protocol, ...ports, ...(cidr.includes(":") ? { Ipv6Ranges: [{ CidrIpv6: cidr }] } : { IpRanges: [{ CidrIp: cidr }] }) };
+  const described = r.description ? { Description: r.description } : {};
+  return { IpProtocol: r.protocol, ...ports, ...(cidr.includes(":") ? { Ipv6Ranges: [{ CidrIpv6: cidr, ...described }] } : { IpRanges: [{ CidrIp: cidr, ...described }] }) };
 }
 
 /** The ELB group's ingress: each port over TCP, plus ICMP type 3 code 4 for IPv4 sources. */

@@ -6,6 +6,7 @@
  */
 import * as ec2 from "@aws-sdk/client-ec2";
 import * as elb from "@aws-sdk/client-elastic-load-balancing";
+import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
 import { createAwsProvider, parseAwsConfig, type AwsProviderOptions } from "../../providers/aws/index.ts";
 import type { CloudProvider } from "../../src/cloud/provider.ts";
 import { moto } from "./moto.ts";
@@ -38,6 +39,7 @@ export interface AwsTestCloud {
   readonly nodeSecurityGroup: string;
   readonly ec2: ec2.EC2Client;
   readonly elb: elb.ElasticLoadBalancingClient;
+  readonly elbv2: elbv2.ElasticLoadBalancingV2Client;
   /** The `[Global]` cloud-config for this account, plus `extra` lines. */
   configText(extra?: string): string;
   /** `[ServiceOverride]` sections pointing EC2 and ELB at moto (or at `endpoint`). */
@@ -86,9 +88,10 @@ export async function awsTestCloud(clusterID = "test-cluster"): Promise<AwsTestC
     ...net,
     ec2: client,
     elb: elbClient,
+    elbv2: new elbv2.ElasticLoadBalancingV2Client(config),
     configText: (extra = "") => `[Global]\nRegion = ${REGION}\nKubernetesClusterID = ${clusterID}\n${extra}\n`,
     overrides: (endpoint = server.endpoint) =>
-      ["ec2", "elasticloadbalancing"].map((service, i) => `[ServiceOverride "${i + 1}"]\nService = ${service}\nRegion = ${REGION}\nURL = ${endpoint}\nSigningRegion = ${REGION}\n`).join("\n"),
+      ["ec2", "elasticloadbalancing", "elasticloadbalancingv2"].map((service, i) => `[ServiceOverride "${i + 1}"]\nService = ${service}\nRegion = ${REGION}\nURL = ${endpoint}\nSigningRegion = ${REGION}\n`).join("\n"),
     async launch(o = {}) {
       const zone = o.zone ?? ZONES[0];
       const instanceTags = { ...(o.clusterTagged === false ? {} : { [clusterTag]: "owned" }), ...(o.name ? { Name: o.name } : {}) };
