@@ -40,7 +40,21 @@ async function countClusterInstances(api: AwsApi, cluster: ClusterTags, signal: 
   return count;
 }
 
-/** One line that shows the provider reaches EC2 with working credentials, and what it found. */
+/** Whether the load-balancer APIs answer (one item, so it is cheap on any account); a private endpoint typo shows at start. */
+async function loadBalancerApis(api: AwsApi, signal: AbortSignal): Promise<string> {
+  const probe = (name: string, call: Promise<unknown>): Promise<string> =>
+    call.then(
+      () => `${name} reachable`,
+      (error: unknown) => `${name} NOT reachable (${(error as Error).message})`,
+    );
+  const answers = await Promise.all([
+    probe("ELB", api.elb.describeLoadBalancers({ PageSize: 1 }, signal)),
+    probe("ELBv2", api.elbv2.describeLoadBalancers({ PageSize: 1 }, signal)),
+  ]);
+  return answers.join(", ");
+}
+
+/** One line that shows the provider reaches AWS with working credentials, and what it found. */
 async function announce(api: AwsApi, routes: RoutesDeps, context: ProviderContext, signal: AbortSignal): Promise<void> {
   const tag = clusterTagKey(routes.cluster.clusterID);
   try {
@@ -49,7 +63,7 @@ async function announce(api: AwsApi, routes: RoutesDeps, context: ProviderContex
       (t) => `route table ${t.RouteTableId}`,
       (error: unknown) => `no route table (${(error as Error).message})`,
     );
-    context.logger.info(`aws: region ${region}, cluster tag ${tag}: ${count} instance(s), ${table}`);
+    context.logger.info(`aws: region ${region}, cluster tag ${tag}: ${count} instance(s), ${table}; ${await loadBalancerApis(api, signal)}`);
   } catch (error) {
     context.logger.warn(`aws: cannot reach EC2 yet (${(error as Error).message}); controllers will retry`);
   }

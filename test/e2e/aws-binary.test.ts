@@ -1,7 +1,7 @@
 /**
  * The AWS SDK inside the compiled executable: run from an empty directory with only PATH and the usual
- * AWS_* variables (endpoint, static credentials, region), the binary reaches moto through the SDK's
- * default chain and logs what it found. A bad cloud-config exits 2 with one line per problem.
+ * AWS_* variables (endpoint, static credentials, region), the binary reaches moto's EC2, ELB and ELBv2
+ * through the SDK's default chain and logs what it found. A bad cloud-config exits 2 with one line per problem.
  */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -12,7 +12,7 @@ import { startCcm } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 
 describe("compiled binary with --cloud-provider=aws", () => {
-  test("reaches EC2 through the SDK's default chain and AWS_ENDPOINT_URL", async () => {
+  test("reaches EC2, ELB and ELBv2 through the SDK's default chain and AWS_ENDPOINT_URL", async () => {
     const cloud = await awsTestCloud("e2e-binary");
     await cloud.launch();
     await cloud.launch({ zone: "us-west-2b" });
@@ -27,7 +27,7 @@ describe("compiled binary with --cloud-provider=aws", () => {
       args: ["--cloud-provider=aws", `--cloud-config=${configFile}`, `--kubeconfig=${cp.kubeconfigs.ccm}`, "--leader-elect=false", "--secure-port=0"],
     });
     const line = await ccm.waitForLine(/aws: region|aws: cannot reach/, 60_000);
-    expect(line).toContain(`aws: region us-west-2, cluster tag kubernetes.io/cluster/e2e-binary: 2 instance(s), route table ${cloud.routeTableId}`);
+    expect(line).toContain(`aws: region us-west-2, cluster tag kubernetes.io/cluster/e2e-binary: 2 instance(s), route table ${cloud.routeTableId}; ELB reachable, ELBv2 reachable`);
     expect(await ccm.stop("SIGTERM")).toBe(0);
   }, 300_000);
 
