@@ -1,5 +1,5 @@
 /** InstancesV2 against moto: lookups, answers per EC2 state, batching, the shared cache, throttling and timeouts. */
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as ec2 from "@aws-sdk/client-ec2";
 import { InstanceNotFoundError } from "../../src/cloud/errors.ts";
 import type { InstancesV2, InstancesBatch } from "../../src/cloud/provider.ts";
@@ -9,6 +9,9 @@ import { awsTestCloud, awsTestProvider, type AwsTestCloud } from "../../test/har
 import { faultProxy } from "../../test/harness/aws-faults.ts";
 import type { RecordedCall } from "../../test/harness/provider-context.ts";
 import { AwsCallError } from "./api.ts";
+
+// The first test of a run may install moto into the cache and start it; hooks default to 5 s.
+setDefaultTimeout(180_000);
 
 const node = (name: string, providerID?: string): Node => ({ metadata: { name }, spec: providerID ? { providerID } : {} });
 

@@ -1,5 +1,5 @@
 /** Classic ELBs against moto: what EnsureLoadBalancer builds, how it follows changes, and what deletion leaves. */
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as ec2 from "@aws-sdk/client-ec2";
 import * as elb from "@aws-sdk/client-elastic-load-balancing";
 import { ImplementedElsewhereError, RetryError } from "../../src/cloud/errors.ts";
@@ -8,6 +8,9 @@ import type { Node, Service } from "../../src/kube/objects.ts";
 import { faultProxy } from "../../test/harness/aws-faults.ts";
 import { rejection } from "../../test/harness/rejection.ts";
 import { awsTestCloud, awsTestProvider, type AwsTestCloud, type TestInstance } from "../../test/harness/aws-cloud.ts";
+
+// The first test of a run may install moto into the cache and start it; hooks default to 5 s.
+setDefaultTimeout(180_000);
 
 const P = "service.beta.kubernetes.io/aws-load-balancer-";
 const UID = "6f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9";

@@ -1,11 +1,14 @@
 /** Network load balancers (`aws-load-balancer-type: nlb`) against moto. */
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as ec2 from "@aws-sdk/client-ec2";
 import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
 import type { LoadBalancer } from "../../src/cloud/provider.ts";
 import type { Node, Service } from "../../src/kube/objects.ts";
 import { awsTestCloud, awsTestProvider, type AwsTestCloud, type TestInstance } from "../../test/harness/aws-cloud.ts";
 import { rejection } from "../../test/harness/rejection.ts";
+
+// The first test of a run may install moto into the cache and start it; hooks default to 5 s.
+setDefaultTimeout(180_000);
 
 const P = "service.beta.kubernetes.io/aws-load-balancer-";
 const UID = "7a1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9";

@@ -1,11 +1,14 @@
 /** Routes against moto: the cluster's route table, source/dest check, node names, blackholes. */
-import { beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as ec2 from "@aws-sdk/client-ec2";
 import type { Lister } from "../../src/kube/informer.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import type { CloudProvider, Route } from "../../src/cloud/provider.ts";
 import { rejection } from "../../test/harness/rejection.ts";
 import { awsTestCloud, awsTestProvider, type AwsTestCloud, type TestInstance } from "../../test/harness/aws-cloud.ts";
+
+// The first test of a run may install moto into the cache and start it; hooks default to 5 s.
+setDefaultTimeout(180_000);
 
 let cloud: AwsTestCloud;
 

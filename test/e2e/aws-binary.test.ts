@@ -3,13 +3,16 @@
  * AWS_* variables (endpoint, static credentials, region), the binary reaches moto's EC2, ELB and ELBv2
  * through the SDK's default chain and logs what it found. A bad cloud-config exits 2 with one line per problem.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { awsTestCloud } from "../harness/aws-cloud.ts";
 import { lonelyBinary } from "../harness/binary.ts";
 import { startCcm } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
+
+// The first test of a run may install moto into the cache and start it; hooks default to 5 s.
+setDefaultTimeout(180_000);
 
 describe("compiled binary with --cloud-provider=aws", () => {
   test("reaches EC2, ELB and ELBv2 through the SDK's default chain and AWS_ENDPOINT_URL", async () => {

@@ -4,7 +4,7 @@
  * LoadBalancer Services, and pod-CIDR routes. Needs all four controllers in the build: skipped (with this
  * reason) until they are.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +21,9 @@ import { startCcm, type CcmProcess } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { kubeletNode, loadBalancerService, readyCondition, uniqueName } from "../harness/fixtures.ts";
 import { eventually } from "../harness/wait.ts";
+
+// The first test of a run may install moto into the cache and start it; hooks default to 5 s.
+setDefaultTimeout(180_000);
 
 const factories = controllerFactories();
 const missing = CONTROLLER_NAMES.filter((name) => factories[name] === undefined);
