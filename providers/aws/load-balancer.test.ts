@@ -7,7 +7,7 @@ import type { LoadBalancer } from "../../src/cloud/provider.ts";
 import type { Node, Service } from "../../src/kube/objects.ts";
 import { faultProxy } from "../../test/harness/aws-faults.ts";
 import { rejection } from "../../test/harness/rejection.ts";
-import { awsTestCloud, awsTestProvider, type AwsTestCloud, type TestInstance } from "../../test/harness/aws-cloud.ts";
+import { awsTestProvider, loadBalancerBed, type AwsTestCloud, type TestInstance } from "../../test/harness/aws-cloud.ts";
 
 // The first test of a run may install moto into the cache and start it; hooks default to 5 s.
 setDefaultTimeout(180_000);
@@ -22,10 +22,7 @@ let nodes: Node[];
 let launched: TestInstance[];
 
 beforeEach(async () => {
-  cloud = await awsTestCloud();
-  lb = awsTestProvider(cloud, { options: { cacheMaxAgeMs: 0 } }).loadBalancer!;
-  launched = [await cloud.launch({ zone: "us-west-2a" }), await cloud.launch({ zone: "us-west-2b" })];
-  nodes = launched.map((i) => ({ metadata: { name: i.privateDnsName, labels: {} }, spec: { providerID: `aws:///${i.zone}/${i.id}` } }));
+  ({ cloud, lb, launched, nodes } = await loadBalancerBed());
 });
 
 function service(annotations: Record<string, string> = {}, spec: Partial<NonNullable<Service["spec"]>> = {}): Service {

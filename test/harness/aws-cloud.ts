@@ -8,7 +8,8 @@ import * as ec2 from "@aws-sdk/client-ec2";
 import * as elb from "@aws-sdk/client-elastic-load-balancing";
 import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
 import { createAwsProvider, parseAwsConfig, type AwsProviderOptions } from "../../providers/aws/index.ts";
-import type { CloudProvider } from "../../src/cloud/provider.ts";
+import type { CloudProvider, LoadBalancer } from "../../src/cloud/provider.ts";
+import type { Node } from "../../src/kube/objects.ts";
 import { moto } from "./moto.ts";
 import { testProviderContext, type RecordedCall } from "./provider-context.ts";
 
@@ -138,4 +139,21 @@ export function awsTestProvider(cloud: AwsTestCloud, o: TestProviderOptions = {}
     api: { credentials: { accessKeyId: "testing", secretAccessKey: "testing" }, requestTimeoutMs: 10_000, backoffMs: 20, ...o.options?.api },
   };
   return createAwsProvider(parsed.config, testProviderContext(o.calls, o.lines), options);
+}
+
+export interface LoadBalancerBed {
+  readonly cloud: AwsTestCloud;
+  readonly lb: LoadBalancer;
+  /** One running instance per zone, and the Nodes (with providerIDs) they back. */
+  readonly launched: TestInstance[];
+  readonly nodes: Node[];
+}
+
+/** A fresh account with two backends in two zones and the provider's LoadBalancer over it. */
+export async function loadBalancerBed(): Promise<LoadBalancerBed> {
+  const cloud = await awsTestCloud();
+  const lb = awsTestProvider(cloud, { options: { cacheMaxAgeMs: 0 } }).loadBalancer!;
+  const launched = [await cloud.launch({ zone: "us-west-2a" }), await cloud.launch({ zone: "us-west-2b" })];
+  const nodes = launched.map((i): Node => ({ metadata: { name: i.privateDnsName, labels: {} }, spec: { providerID: `aws:///${i.zone}/${i.id}` } }));
+  return { cloud, lb, launched, nodes };
 }
