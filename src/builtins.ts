@@ -4,12 +4,13 @@ import type { SubCommands } from "./cli/cli.ts";
 import type { Builtins } from "./cli/run.ts";
 import { createRegistry } from "./cloud/registry.ts";
 import type { ProviderFactory } from "./cloud/provider.ts";
+import { awsProviderFactory } from "../providers/aws/index.ts";
 import { baremetalProviderFactory } from "../providers/baremetal/index.ts";
 import { fakeProviderFactory } from "../providers/fake/index.ts";
 import { fakeCloudCommand } from "./cli/commands/fake-cloud.ts";
 
 export function providerFactories(): ProviderFactory<never>[] {
-  return [fakeProviderFactory as ProviderFactory<never>, baremetalProviderFactory as ProviderFactory<never>];
+  return [awsProviderFactory, baremetalProviderFactory, fakeProviderFactory] as ProviderFactory<never>[];
 }
 
 export function builtins(): Builtins {

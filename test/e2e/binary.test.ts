@@ -4,21 +4,12 @@
  * controllers and exits 0 on SIGTERM.
  */
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readdirSync } from "node:fs";
 import pkg from "../../package.json" with { type: "json" };
-import { compiledBinary } from "../harness/binary.ts";
+import { lonelyBinary } from "../harness/binary.ts";
 import { startCcm } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { grantLease } from "../harness/rbac.ts";
-
-async function lonelyBinary(): Promise<{ dir: string; binary: string }> {
-  const dir = mkdtempSync(join(tmpdir(), "ccm-binary-"));
-  const binary = join(dir, "cloud-controller-manager");
-  copyFileSync(await compiledBinary(), binary);
-  return { dir, binary };
-}
 
 describe("compiled binary", () => {
   test("prints its version and git commit from an empty directory", async () => {

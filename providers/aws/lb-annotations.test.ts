@@ -1,0 +1,108 @@
+import { describe, expect, test } from "bun:test";
+import { ImplementedElsewhereError } from "../../src/cloud/errors.ts";
+import type { Service } from "../../src/kube/objects.ts";
+import { parseLbOptions } from "./lb-annotations.ts";
+
+const P = "service.beta.kubernetes.io/aws-load-balancer-";
+
+function service(annotations: Record<string, string>, spec: Partial<NonNullable<Service["spec"]>> = {}): Service {
+  return { metadata: { name: "web", namespace: "default", uid: "u", annotations }, spec: { type: "LoadBalancer", ports: [{ port: 80, nodePort: 30080 }], ...spec } };
+}
+
+describe("aws-load-balancer-* annotations", () => {
+  test("defaults: internet-facing, open to the world, upstream attributes left to the plan", () => {
+    expect(parseLbOptions(service({}))).toMatchObject({ internal: false, sourceRanges: ["0.0.0.0/0"], extraTags: {}, warnings: [], securityGroups: [], subnets: [] });
+  });
+
+  test("every supported annotation", () => {
+    const options = parseLbOptions(
+      service({
+        [`${P}internal`]: "true",
+        [`${P}healthcheck-protocol`]: "http",
+        [`${P}healthcheck-port`]: "traffic-port",
+        [`${P}healthcheck-path`]: "/ready",
+        [`${P}healthcheck-healthy-threshold`]: "3",
+        [`${P}healthcheck-unhealthy-threshold`]: "4",
+        [`${P}healthcheck-timeout`]: "6",
+        [`${P}healthcheck-interval`]: "30",
+        [`${P}additional-resource-tags`]: "team=web, cost-center=42,empty=",
+        [`${P}cross-zone-load-balancing-enabled`]: "true",
+        [`${P}connection-draining-enabled`]: "true",
+        [`${P}connection-draining-timeout`]: "120",
+        [`${P}connection-idle-timeout`]: "300",
+        [`${P}access-log-enabled`]: "true",
+        [`${P}access-log-emit-interval`]: "5",
+        [`${P}access-log-s3-bucket-name`]: "logs",
+        [`${P}access-log-s3-bucket-prefix`]: "elb",
+        [`${P}extra-security-groups`]: "sg-01,sg-02",
+        [`${P}subnets`]: "subnet-01, public-a",
+        [`${P}target-node-labels`]: "role=edge,zone=a",
+        [`${P}backend-protocol`]: "tcp",
+        "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/8, 192.168.0.0/16",
+      }),
+    );
+    expect(options).toMatchObject({
+      internal: true,
+      sourceRanges: ["10.0.0.0/8", "192.168.0.0/16"],
+      healthCheck: { protocol: "HTTP", port: "traffic-port", path: "/ready", healthyThreshold: 3, unhealthyThreshold: 4, timeout: 6, interval: 30 },
+      extraTags: { team: "web", "cost-center": "42", empty: "" },
+      crossZone: true,
+      drainingEnabled: true,
+      drainingTimeout: 120,
+      idleTimeout: 300,
+      accessLog: { enabled: true, interval: 5, bucket: "logs", prefix: "elb" },
+      extraSecurityGroups: ["sg-01", "sg-02"],
+      subnets: ["subnet-01", "public-a"],
+      targetNodeLabels: { role: "edge", zone: "a" },
+      warnings: [],
+    });
+  });
+
+  test.each([["false", false], ["", false], ["0.0.0.0/0", true], ["yes", true]])("internal=%p → internal %p", (value, internal) => {
+    expect(parseLbOptions(service({ [`${P}internal`]: value })).internal).toBe(internal);
+  });
+
+  test("spec.loadBalancerSourceRanges wins over the annotation", () => {
+    const options = parseLbOptions(service({ "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/8" }, { loadBalancerSourceRanges: ["203.0.113.0/24"] }));
+    expect(options.sourceRanges).toEqual(["203.0.113.0/24"]);
+  });
+
+  test.each([
+    ["healthcheck-healthy-threshold", "1", /healthcheck-healthy-threshold: invalid value "1": expected a whole number from 2 to 10/],
+    ["healthcheck-interval", "fast", /healthcheck-interval: invalid value "fast"/],
+    ["healthcheck-timeout", "10", /healthcheck-timeout: invalid value "10": must be less than the interval/],
+    ["healthcheck-protocol", "udp", /healthcheck-protocol: invalid value "UDP"/],
+    ["healthcheck-port", "70000", /healthcheck-port: invalid value "70000"/],
+    ["healthcheck-path", "ready", /healthcheck-path: invalid value "ready"/],
+    ["cross-zone-load-balancing-enabled", "yes", /cross-zone-load-balancing-enabled: invalid value "yes": expected true or false/],
+    ["connection-draining-timeout", "0", /connection-draining-timeout: invalid value "0"/],
+    ["connection-idle-timeout", "4001", /connection-idle-timeout: invalid value "4001"/],
+    ["access-log-emit-interval", "10", /access-log-emit-interval: invalid value "10": expected 5 or 60/],
+    ["additional-resource-tags", "aws:x=1", /additional-resource-tags: invalid value "aws:x": tag keys starting with aws: are reserved/],
+    ["additional-resource-tags", "=1", /additional-resource-tags: invalid value "=1"/],
+    ["target-node-labels", "role", /target-node-labels: invalid value "role"/],
+    ["security-groups", "web", /security-groups: invalid value "web": not a security group ID/],
+    ["type", "alb", /type: invalid value "alb"/],
+    ["ssl-cert", "arn:aws:acm:us-west-2:1:certificate/x", /ssl-cert: invalid value .*TLS listeners are not supported/],
+    ["proxy-protocol", "*", /proxy-protocol: invalid value "\*": proxy protocol is not supported/],
+    ["backend-protocol", "http", /backend-protocol: invalid value "http": only tcp/],
+  ])("%s=%p is refused with a message naming both", (name, value, message) => {
+    expect(() => parseLbOptions(service({ [`${P}${name}`]: value }))).toThrow(message);
+  });
+
+  test("a bad source range names where it came from", () => {
+    expect(() => parseLbOptions(service({ "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/33" }))).toThrow(/load-balancer-source-ranges: invalid value "10.0.0.0\/33"/);
+  });
+
+  test.each(["nlb-ip", "external"])("type=%s belongs to the AWS Load Balancer Controller", (type) => {
+    expect(() => parseLbOptions(service({ [`${P}type`]: type }))).toThrow(ImplementedElsewhereError);
+  });
+
+  test("NLB-only and unknown annotations are harmless: warnings naming them", () => {
+    const { warnings } = parseLbOptions(service({ [`${P}eip-allocations`]: "eipalloc-1", [`${P}frobnicate`]: "yes", "example.com/other": "x" }));
+    expect(warnings).toEqual([
+      { reason: "UnsupportedAnnotation", message: `annotation ${P}eip-allocations only applies to network load balancers; ignored for this classic ELB` },
+      { reason: "UnsupportedAnnotation", message: `annotation ${P}frobnicate is not supported by this provider; ignored` },
+    ]);
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * Security groups around a classic ELB (upstream `ensureSecurityGroup`, `setSecurityGroupIngress`,
+ * `updateInstanceSecurityGroupsForLoadBalancer`):
+ * - the ELB's own group `k8s-elb-<lb name>`, tagged `owned`, admitting the service ports (and ICMP
+ *   "fragmentation needed", for path-MTU discovery) from the source ranges — unless the
+ *   `-security-groups` annotation or `ElbSecurityGroup` names the groups to use;
+ * - on each backend instance's group (the one tagged for the cluster, or its only group) a rule admitting
+ *   all traffic from the ELB's group, unless `DisableSecurityGroupIngress`.
+ */
+import type { IpPermission } from "@aws-sdk/client-ec2";
+import type { AwsApi } from "./api.ts";
+import { errorCode } from "./api.ts";
+import { tagMap, taggedForCluster, ownedTags, type ClusterTags } from "./tags.ts";
+
+export interface SecurityGroupDeps {
+  readonly api: AwsApi;
+  readonly cluster: ClusterTags;
+  readonly warn: (message: string) => void;
+}
+
+/** One protocol/port range from one source, so rule sets compare by key. */
+export interface Rule {
+  readonly protocol: string;
+  readonly from?: number;
+  readonly to?: number;
+  readonly source: { readonly cidr: string } | { readonly group: string };
+  /** Marks rules this provider owns where several owners share a group (NLB rules on node groups). */
+  readonly description?: string;
+}
+
+export function ruleKey(r: Rule): string {
+  const source = "cidr" in r.source ? r.source.cidr : `sg:${r.source.group}`;
+  return `${r.protocol}|${r.from ?? ""}|${r.to ?? ""}|${source}${r.description ? `|${r.description}` : ""}`;
+}
+
+export function rulesOf(permissions: readonly IpPermission[] | undefined): Rule[] {
+  return (permissions ?? []).flatMap((p) => {
+    const base = { protocol: p.IpProtocol ?? "-1", from: p.FromPort, to: p.ToPort };
+    const ranges = [...(p.IpRanges ?? []).map((r) => [r.CidrIp, r.Description]), ...(p.Ipv6Ranges ?? []).map((r) => [r.CidrIpv6, r.Description])];
+    return [
+      ...ranges.flatMap(([cidr, description]): Rule[] => (cidr ? [{ ...base, source: { cidr }, ...(description ? { description } : {}) }] : [])),
+      ...(p.UserIdGroupPairs ?? []).flatMap((g): Rule[] => (g.GroupId ? [{ ...base, source: { group: g.GroupId } }] : [])),
+    ];
+  });
+}
+
+export function permissionOf(r: Rule): IpPermission {
+  const ports = r.protocol === "-1" ? {} : { FromPort: r.from, ToPort: r.to };
+  if ("group" in r.source) return { IpProtocol: r.protocol, ...ports, UserIdGroupPairs: [{ GroupId: r.source.group }] };
+  const cidr = r.source.cidr;
+  const described = r.description ? { Description: r.description } : {};
+  return { IpProtocol: r.protocol, ...ports, ...(cidr.includes(":") ? { Ipv6Ranges: [{ CidrIpv6: cidr, ...described }] } : { IpRanges: [{ CidrIp: cidr, ...described }] }) };
+}
+
+/** The ELB group's ingress: each port over TCP, plus ICMP type 3 code 4 for IPv4 sources. */
+export function desiredLbRules(ports: readonly number[], sourceRanges: readonly string[]): Rule[] {
+  const rules: Rule[] = [];
+  for (const cidr of sourceRanges) {
+    for (const port of ports) rules.push({ protocol: "tcp", from: port, to: port, source: { cidr } });
+    if (!cidr.includes(":")) rules.push({ protocol: "icmp", from: 3, to: 4, source: { cidr } });
+  }
+  return rules;
+}
+
+export function ruleChanges(actual: readonly Rule[], desired: readonly Rule[]): { add: Rule[]; remove: Rule[] } {
+  const have = new Set(actual.map(ruleKey));
+  const want = new Map(desired.map((r) => [ruleKey(r), r]));
+  return { add: [...want].filter(([key]) => !have.has(key)).map(([, r]) => r), remove: actual.filter((r) => !want.has(ruleKey(r))) };
+}
+
+export const ownGroupName = (lbName: string): string => `k8s-elb-${lbName}`;
+
+async function findOwnGroup(deps: SecurityGroupDeps, lbName: string, vpc: string | undefined, signal?: AbortSignal): Promise<{ id: string; rules: Rule[] } | undefined> {
+  const filters = [{ Name: "group-name", Values: [ownGroupName(lbName)] }, ...(vpc ? [{ Name: "vpc-id", Values: [vpc] }] : [])];
+  const groups = (await deps.api.ec2.describeSecurityGroups({ Filters: filters }, signal)).SecurityGroups ?? [];
+  const mine = groups.find((g) => taggedForCluster(tagMap(g.Tags), deps.cluster));
+  return mine?.GroupId ? { id: mine.GroupId, rules: rulesOf(mine.IpPermissions) } : undefined;
+}
+
+export async function applyRules(deps: SecurityGroupDeps, groupId: string, changes: { add: Rule[]; remove: Rule[] }, signal?: AbortSignal): Promise<void> {
+  if (changes.remove.length > 0) await deps.api.ec2.revokeSecurityGroupIngress({ GroupId: groupId, IpPermissions: changes.remove.map(permissionOf) }, signal);
+  if (changes.add.length > 0) await deps.api.ec2.authorizeSecurityGroupIngress({ GroupId: groupId, IpPermissions: changes.add.map(permissionOf) }, signal);
+}
+
+/** The ELB's own group, created when missing, with exactly `rules` as ingress. */
+export async function ensureOwnGroup(deps: SecurityGroupDeps, lb: { name: string; service: string; vpc: string }, rules: readonly Rule[], signal?: AbortSignal): Promise<string> {
+  let group = await findOwnGroup(deps, lb.name, lb.vpc, signal);
+  if (!group) {
+    const created = await deps.api.ec2
+      .createSecurityGroup(
+        {
+          GroupName: ownGroupName(lb.name),
+          Description: `Security group for Kubernetes ELB ${lb.name} (${lb.service})`,
+          VpcId: lb.vpc,
+          TagSpecifications: [{ ResourceType: "security-group", Tags: ownedTags(deps.cluster, lb.service) }],
+        },
+        signal,
+      )
+      .catch(async (error: unknown) => {
+        if (errorCode(error) !== "InvalidGroup.Duplicate") throw error;
+        return { GroupId: (await findOwnGroup(deps, lb.name, lb.vpc, signal))?.id };
+      });
+    if (!created.GroupId) throw new Error(`security group ${ownGroupName(lb.name)} was neither created nor found`);
+    group = { id: created.GroupId, rules: [] };
+  }
+  await applyRules(deps, group.id, ruleChanges(group.rules, rules), signal);
+  return group.id;
+}
+
+/** Deletes the ELB's own group if it exists. Throws DependencyViolation while AWS still uses it. */
+export async function deleteOwnGroup(deps: SecurityGroupDeps, lbName: string, signal?: AbortSignal): Promise<string | undefined> {
+  const group = await findOwnGroup(deps, lbName, undefined, signal);
+  if (!group) return undefined;
+  await removeNodeRules(deps, group.id, new Set(), signal);
+  try {
+    await deps.api.ec2.deleteSecurityGroup({ GroupId: group.id }, signal);
+  } catch (error) {
+    if (errorCode(error) !== "InvalidGroup.NotFound") throw error;
+  }
+  return group.id;
+}
+
+/** Revokes the "all from `lbGroup`" rule from every group except those in `keep`. */
+export async function removeNodeRules(deps: SecurityGroupDeps, lbGroup: string, keep: ReadonlySet<string>, signal?: AbortSignal): Promise<void> {
+  const referencing = (await deps.api.ec2.describeSecurityGroups({ Filters: [{ Name: "ip-permission.group-id", Values: [lbGroup] }] }, signal)).SecurityGroups ?? [];
+  for (const g of referencing) {
+    if (!g.GroupId || g.GroupId === lbGroup || keep.has(g.GroupId)) continue;
+    const stale = rulesOf(g.IpPermissions).filter((r) => "group" in r.source && r.source.group === lbGroup);
+    await applyRules(deps, g.GroupId, { add: [], remove: stale }, signal);
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * Network load balancers (`aws-load-balancer-type: nlb`), upstream's NLB flow without security groups on
+ * the NLB itself: the NLB in the chosen subnets, an instance target group per port, a listener per port
+ * forwarding to it, running backends registered on their NodePorts, cross-zone as an attribute, and the
+ * client / health / MTU rules on the backends' security groups. Target groups that no listener uses any
+ * more are deleted after the listeners move.
+ */
+import type { Listener, LoadBalancer as V2LoadBalancer, TargetGroup } from "@aws-sdk/client-elastic-load-balancing-v2";
+import { errorCode, type AwsApi } from "./api.ts";
+import type { Ec2Instance } from "./ec2-instance.ts";
+import { PREFIX, type LbOptions } from "./lb-annotations.ts";
+import { syncMarkedRules } from "./lb-node-rules.ts";
+import { serviceName } from "./lb-plan.ts";
+import type { SecurityGroupDeps } from "./lb-security-groups.ts";
+import { nlbNodeRules, type NlbHealthCheck, type TargetGroupSpec } from "./nlb-plan.ts";
+import type { Service } from "../../src/kube/objects.ts";
+import { ownedTags, type ClusterTags } from "./tags.ts";
+
+export interface NlbDeps {
+  readonly api: AwsApi;
+  readonly cluster: ClusterTags;
+  readonly sg: SecurityGroupDeps;
+  readonly manageNodeRules: boolean;
+}
+
+export interface NlbTarget {
+  readonly name: string;
+  readonly service: Service;
+  readonly options: LbOptions;
+  readonly vpc: string;
+  readonly subnets: readonly string[];
+  readonly groups: readonly TargetGroupSpec[];
+}
+
+export async function describeNlb(api: AwsApi, name: string, signal?: AbortSignal): Promise<V2LoadBalancer | undefined> {
+  try {
+    const lb = (await api.elbv2.describeLoadBalancers({ Names: [name] }, signal)).LoadBalancers?.[0];
+    return lb?.Type === "network" ? lb : undefined;
+  } catch (error) {
+    if (errorCode(error) === "LoadBalancerNotFoundException") return undefined;
+    throw error;
+  }
+}
+
+/** Target groups attached to the NLB. moto answers TargetGroupNotFound when there are none; AWS an empty list. */
+async function attachedGroups(api: AwsApi, lbArn: string, signal?: AbortSignal): Promise<string[]> {
+  try {
+    return ((await api.elbv2.describeTargetGroups({ LoadBalancerArn: lbArn }, signal)).TargetGroups ?? []).map((g) => g.TargetGroupArn!);
+  } catch (error) {
+    if (errorCode(error) === "TargetGroupNotFoundException") return [];
+    throw error;
+  }
+}
+
+async function ensureTargetGroup(deps: NlbDeps, t: NlbTarget, spec: TargetGroupSpec, signal?: AbortSignal): Promise<string> {
+  const found = await deps.api.elbv2.describeTargetGroups({ Names: [spec.name] }, signal).catch((error: unknown) => {
+    if (errorCode(error) === "TargetGroupNotFoundException") return { TargetGroups: [] };
+    throw error;
+  });
+  const existing = found.TargetGroups?.[0];
+  const settings = healthCheckSettings(spec.healthCheck);
+  if (existing?.TargetGroupArn) {
+    if (healthCheckChanged(existing, settings)) await deps.api.elbv2.modifyTargetGroup({ TargetGroupArn: existing.TargetGroupArn, ...settings }, signal);
+    return existing.TargetGroupArn;
+  }
+  const created = await deps.api.elbv2.createTargetGroup(
+    {
+      Name: spec.name,
+      Protocol: spec.protocol,
+      Port: spec.nodePort,
+      VpcId: t.vpc,
+      TargetType: "instance",
+      ...settings,
+      Tags: ownedTags(deps.cluster, serviceName(t.service), t.options.extraTags),
+    },
+    signal,
+  );
+  return created.TargetGroups![0]!.TargetGroupArn!;
+}
+
+type HealthCheckSettings = Pick<TargetGroup, "HealthCheckProtocol" | "HealthCheckPort" | "HealthCheckPath" | "HealthCheckIntervalSeconds" | "HealthyThresholdCount" | "UnhealthyThresholdCount" | "HealthCheckTimeoutSeconds">;
+
+function healthCheckSettings(hc: NlbHealthCheck): HealthCheckSettings {
+  return {
+    HealthCheckProtocol: hc.protocol as "TCP",
+    HealthCheckPort: hc.port,
+    ...(hc.path ? { HealthCheckPath: hc.path } : {}),
+    HealthCheckIntervalSeconds: hc.interval,
+    HealthyThresholdCount: hc.healthy,
+    UnhealthyThresholdCount: hc.unhealthy,
+    ...(hc.timeout ? { HealthCheckTimeoutSeconds: hc.timeout } : {}),
+  };
+}
+
+function healthCheckChanged(actual: TargetGroup, wanted: HealthCheckSettings): boolean {
+  return (Object.keys(wanted) as (keyof HealthCheckSettings)[]).some((k) => actual[k] !== wanted[k]);
+}
+
+async function syncTargets(api: AwsApi, group: { arn: string; spec: TargetGroupSpec }, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<void> {
+  const { arn: groupArn, spec } = group;
+  const health = await api.elbv2.describeTargetHealth({ TargetGroupArn: groupArn }, signal);
+  // Draining and not-registered entries are on their way out: not targets any more.
+  const current = (health.TargetHealthDescriptions ?? []).filter((d) => d.TargetHealth?.State !== "draining" && d.TargetHealth?.Reason !== "Target.NotRegistered");
+  const have = new Set(current.map((d) => d.Target?.Id ?? ""));
+  const want = new Set(instances.map((i) => i.id));
+  const add = [...want].filter((id) => !have.has(id)).map((Id) => ({ Id, Port: spec.nodePort }));
+  const remove = [...have].filter((id) => id !== "" && !want.has(id)).map((Id) => ({ Id, Port: spec.nodePort }));
+  if (add.length > 0) await api.elbv2.registerTargets({ TargetGroupArn: groupArn, Targets: add }, signal);
+  if (remove.length > 0) await api.elbv2.deregisterTargets({ TargetGroupArn: groupArn, Targets: remove }, signal);
+}
+
+type WantedListener = { readonly arn: string; readonly protocol: string };
+
+/** Deletes a listener nobody wants, or points it at the wanted target group. */
+async function syncListener(api: AwsApi, l: Listener, want: WantedListener | undefined, signal?: AbortSignal): Promise<void> {
+  if (!want) await api.elbv2.deleteListener({ ListenerArn: l.ListenerArn }, signal);
+  else if (l.DefaultActions?.[0]?.TargetGroupArn !== want.arn || l.Protocol !== want.protocol) {
+    await api.elbv2.modifyListener({ ListenerArn: l.ListenerArn, Protocol: want.protocol as "TCP", DefaultActions: [{ Type: "forward", TargetGroupArn: want.arn }] }, signal);
+  }
+}
+
+async function syncListeners(api: AwsApi, lbArn: string, wanted: ReadonlyMap<number, WantedListener>, signal?: AbortSignal): Promise<void> {
+  const listeners = (await api.elbv2.describeListeners({ LoadBalancerArn: lbArn }, signal)).Listeners ?? [];
+  for (const l of listeners) await syncListener(api, l, wanted.get(l.Port ?? 0), signal);
+  for (const [port, want] of wanted) {
+    if (listeners.some((l) => l.Port === port)) continue;
+    await api.elbv2.createListener({ LoadBalancerArn: lbArn, Port: port, Protocol: want.protocol as "TCP", DefaultActions: [{ Type: "forward", TargetGroupArn: want.arn }] }, signal);
+  }
+}
+
+async function syncCrossZone(api: AwsApi, lbArn: string, enabled: boolean, signal?: AbortSignal): Promise<void> {
+  const key = "load_balancing.cross_zone.enabled";
+  const attributes = (await api.elbv2.describeLoadBalancerAttributes({ LoadBalancerArn: lbArn }, signal)).Attributes ?? [];
+  const current = attributes.find((a) => a.Key === key)?.Value ?? "false";
+  if (current !== String(enabled)) await api.elbv2.modifyLoadBalancerAttributes({ LoadBalancerArn: lbArn, Attributes: [{ Key: key, Value: String(enabled) }] }, signal);
+}
+
+async function createNlb(deps: NlbDeps, t: NlbTarget, signal?: AbortSignal): Promise<V2LoadBalancer> {
+  const created = await deps.api.elbv2.createLoadBalancer(
+    {
+      Name: t.name,
+      Type: "network",
+      Scheme: t.options.internal ? "internal" : "internet-facing",
+      Subnets: [...t.subnets],
+      Tags: ownedTags(deps.cluster, serviceName(t.service), t.options.extraTags),
+    },
+    signal,
+  );
+  return created.LoadBalancers![0]!;
+}
+
+/** Creates or updates the NLB for `t` with `instances` as targets; resolves the NLB. */
+export async function ensureNlb(deps: NlbDeps, t: NlbTarget, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<V2LoadBalancer> {
+  const lb = (await describeNlb(deps.api, t.name, signal)) ?? (await createNlb(deps, t, signal));
+  if ((lb.Scheme === "internal") !== t.options.internal) throw new Error(`annotation ${PREFIX}internal: cannot change NLB ${t.name} from ${lb.Scheme}; recreate the Service`);
+  const before = await attachedGroups(deps.api, lb.LoadBalancerArn!, signal);
+  const wanted = new Map<number, WantedListener>();
+  for (const spec of t.groups) {
+    const arn = await ensureTargetGroup(deps, t, spec, signal);
+    wanted.set(spec.servicePort, { arn, protocol: spec.protocol });
+    await syncTargets(deps.api, { arn, spec }, instances, signal);
+  }
+  await syncListeners(deps.api, lb.LoadBalancerArn!, wanted, signal);
+  const keep = new Set([...wanted.values()].map((w) => w.arn));
+  for (const arn of before) if (!keep.has(arn)) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
+  await syncCrossZone(deps.api, lb.LoadBalancerArn!, t.options.crossZone ?? false, signal);
+  if (deps.manageNodeRules) {
+    const cidrs = ((await deps.api.ec2.describeSubnets({ SubnetIds: [...t.subnets] }, signal)).Subnets ?? []).map((s) => s.CidrBlock ?? "").filter((c) => c !== "");
+    await syncMarkedRules(deps.sg, { name: t.name, vpc: t.vpc, instances, rules: nlbNodeRules(t.name, t.groups, t.options.sourceRanges, cidrs) }, signal);
+  }
+  return lb;
+}
+
+/** Deletes the NLB, its target groups and its node rules; resolves when none is left. */
+export async function deleteNlb(deps: NlbDeps, name: string, signal?: AbortSignal): Promise<void> {
+  const lb = await describeNlb(deps.api, name, signal);
+  if (!lb) return;
+  const groups = await attachedGroups(deps.api, lb.LoadBalancerArn!, signal);
+  if (deps.manageNodeRules && lb.VpcId) await syncMarkedRules(deps.sg, { name, vpc: lb.VpcId, instances: [], rules: [] }, signal);
+  await deps.api.elbv2.deleteLoadBalancer({ LoadBalancerArn: lb.LoadBalancerArn }, signal);
+  for (const arn of groups) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
+}
