@@ -6,6 +6,9 @@ import { createRegistry } from "./cloud/registry.ts";
 import type { ProviderFactory } from "./cloud/provider.ts";
 import { fakeProviderFactory } from "../providers/fake/index.ts";
 import { fakeCloudCommand } from "./cli/commands/fake-cloud.ts";
+import { manifestsCommand } from "./cli/commands/manifests.ts";
+import { checkCommand } from "./cli/commands/check.ts";
+import { installCommand } from "./cli/commands/install.ts";
 
 export function providerFactories(): ProviderFactory<never>[] {
   return [fakeProviderFactory as ProviderFactory<never>];
@@ -16,5 +19,5 @@ export function builtins(): Builtins {
 }
 
 export function subCommands(): SubCommands {
-  return { "fake-cloud": fakeCloudCommand };
+  return { "fake-cloud": fakeCloudCommand, manifests: manifestsCommand, check: checkCommand, install: installCommand };
 }
