@@ -9,7 +9,7 @@ import type { CloudProvider } from "../cloud/provider.ts";
 import type { Lease } from "../app/leader-election.ts";
 import { LEASES, NODES, SELF_SUBJECT_ACCESS_REVIEWS, SUBJECT_ACCESS_REVIEWS, type KubeApi, type Resource } from "../kube/api.ts";
 import type { Node } from "../kube/objects.ts";
-import { isNotFound } from "../kube/transport.ts";
+import { isNotFound, KubeApiError } from "../kube/transport.ts";
 import { expandRules, grantedAccess, neededFor, type Access } from "../manifests/access.ts";
 import { rbacFor } from "../manifests/catalog.ts";
 import { CONTROLLER_IDENTITIES, type ControllerIdentity } from "../manifests/controller-identities.ts";
@@ -36,10 +36,21 @@ function attributes(a: Access): Record<string, unknown> {
   return { resourceAttributes: { verb: a.verb, group: a.group, resource: a.resource, subresource: a.subresource, namespace: a.namespace, name: a.name } };
 }
 
+/**
+ * The kubeconfig's user name, for the report. Only an unreachable server or rejected credentials stop the
+ * preflight; a server that cannot say (no SelfSubjectReview before 1.28, or not allowed) does not.
+ */
 async function whoAmI(deps: PreflightDeps): Promise<string> {
-  const review = await deps.api.create<Review>(SELF_SUBJECT_REVIEWS, { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" } as Review, { signal: deps.signal });
-  return review.status?.userInfo?.username ?? "an unnamed identity";
+  try {
+    const review = await deps.api.create<Review>(SELF_SUBJECT_REVIEWS, { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" } as Review, { signal: deps.signal });
+    return review.status?.userInfo?.username ?? UNNAMED;
+  } catch (error) {
+    if (error instanceof KubeApiError && error.status !== 401) return UNNAMED;
+    throw error;
+  }
 }
+
+const UNNAMED = "this kubeconfig's identity";
 
 async function selfAllowed(deps: PreflightDeps, access: Access): Promise<boolean> {
   const body = { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: attributes(access) };
@@ -125,7 +136,7 @@ export async function runPreflight(deps: PreflightDeps): Promise<Finding[]> {
   } catch (error) {
     return [{ check: "api-server", status: "fail", detail: message(error) }, ...(await cloudChecks(deps))];
   }
-  const connected: Finding = { check: "api-server", status: "ok", detail: `${deps.api.server} answers; this kubeconfig is ${user}` };
+  const connected: Finding = { check: "api-server", status: "ok", detail: `${deps.api.server} answers; the kubeconfig authenticates as ${user}` };
   const rbac = await ownRbac(deps, user).catch((e: unknown): Finding[] => [{ check: "rbac", status: "fail", detail: `cannot review permissions: ${message(e)}` }]);
   const rest = await Promise.all([controllerIdentitiesRbac(deps), nodeChecks(deps), leaseChecks(deps), cloudChecks(deps)]);
   return [connected, ...rbac, ...rest.flat()];
