@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { applyObjects } from "../../scripts/control-plane/admin.ts";
 import { freePort } from "../../scripts/control-plane/ports.ts";
-import { NODES } from "../../src/kube/api.ts";
+import { NAMESPACES, NODES } from "../../src/kube/api.ts";
 import { rbacManifests, type Manifest, type PolicyRule } from "../../src/manifests/rbac.ts";
 import { compiledBinary } from "../harness/binary.ts";
 import { controlPlane } from "../harness/control-plane.ts";
@@ -120,6 +120,22 @@ describe("check", () => {
       await cp.admin.delete(NODES, bad);
       await cp.admin.delete(NODES, waiting);
     }
+  }, 60_000);
+
+  test("per-controller ServiceAccounts outside kube-system: missing until `manifests rbac` for that namespace is applied", async () => {
+    const cp = await controlPlane();
+    const namespace = uniqueName("ccm-sa");
+    await cp.admin.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+    const flags = ["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs.ccm}`, "--configure-cloud-routes=false", `--leader-elect-resource-namespace=${namespace}`, "--use-service-account-credentials", "--output=json"];
+    const before = await check(flags);
+    expect(before.status).toBe(1);
+    const accounts = (findings: Finding[]): string[] => [...new Set(failures(findings, "rbac").map((d) => d.split(" may not ")[0]!))];
+    expect(accounts(before.findings)).toEqual(["system:cloud-controller-manager", ...["node-controller", "service-controller", "route-controller"].map((n) => `ServiceAccount ${namespace}/${n}`)]);
+
+    await applyObjects(cp.admin, rbacManifests({ namespace, leaseName: "cloud-controller-manager" }));
+    const after = await check(flags);
+    expect(failures(after.findings, "rbac")).toEqual([]);
+    expect(after.status).toBe(0);
   }, 60_000);
 
   test("reports a cloud it cannot reach", async () => {
