@@ -23,7 +23,16 @@ export async function gitCommit(): Promise<string> {
 /** Extra entry points compiled into the binary (worker threads). */
 export const WORKER_ENTRIES: readonly string[] = ["src/worker.ts"];
 
-export async function build(options: { outfile?: string; target?: string } = {}): Promise<string> {
+export interface BuildOptions {
+  readonly outfile?: string;
+  readonly target?: string;
+  /** Give up (kill the compiler) after this long: cross-compiling fetches the target's runtime. */
+  readonly timeoutMs?: number;
+  /** Where the compiler's output goes (default: this process's stdout/stderr). */
+  readonly output?: "inherit" | "pipe";
+}
+
+export async function build(options: BuildOptions = {}): Promise<string> {
   const outfile = options.outfile ?? join(root, "dist", "cloud-controller-manager");
   mkdirSync(dirname(outfile), { recursive: true });
   const commit = await gitCommit();
@@ -36,9 +45,19 @@ export async function build(options: { outfile?: string; target?: string } = {})
     ...WORKER_ENTRIES.map((e) => join(root, e)),
     "--outfile", outfile,
   ];
-  const proc = Bun.spawn(args, { cwd: root, stdout: "inherit", stderr: "inherit" });
-  if ((await proc.exited) !== 0) throw new Error("bun build --compile failed");
+  await compile(args, options);
   return outfile;
+}
+
+/** Runs the compiler; its output is inherited, or collected into the error when it fails. */
+async function compile(args: string[], options: BuildOptions): Promise<void> {
+  const output = options.output ?? "inherit";
+  const proc = Bun.spawn(args, { cwd: root, stdout: output, stderr: output, timeout: options.timeoutMs, killSignal: "SIGKILL" });
+  const text = output === "pipe" ? `${await new Response(proc.stdout as ReadableStream).text()}${await new Response(proc.stderr as ReadableStream).text()}` : "";
+  const status = await proc.exited;
+  if (status === 0) return;
+  const why = proc.signalCode ? `killed (${proc.signalCode}) after ${options.timeoutMs ?? 0} ms` : `exit status ${status}`;
+  throw new Error(`bun build --compile${options.target ? ` --target=${options.target}` : ""} failed: ${why}${text ? `\n${text.trim()}` : ""}`);
 }
 
 if (import.meta.main) {

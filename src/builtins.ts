@@ -8,6 +8,9 @@ import { awsProviderFactory } from "../providers/aws/index.ts";
 import { baremetalProviderFactory } from "../providers/baremetal/index.ts";
 import { fakeProviderFactory } from "../providers/fake/index.ts";
 import { fakeCloudCommand } from "./cli/commands/fake-cloud.ts";
+import { manifestsCommand } from "./cli/commands/manifests.ts";
+import { checkCommand } from "./cli/commands/check.ts";
+import { installCommand } from "./cli/commands/install.ts";
 
 export function providerFactories(): ProviderFactory<never>[] {
   return [awsProviderFactory, baremetalProviderFactory, fakeProviderFactory] as ProviderFactory<never>[];
@@ -18,5 +21,5 @@ export function builtins(): Builtins {
 }
 
 export function subCommands(): SubCommands {
-  return { "fake-cloud": fakeCloudCommand };
+  return { "fake-cloud": fakeCloudCommand, manifests: manifestsCommand, check: checkCommand, install: installCommand };
 }

@@ -11,6 +11,7 @@ import { FakeCloud } from "./engine.ts";
 import { fakeInstances } from "./instances.ts";
 import { fakeLoadBalancer } from "./load-balancer.ts";
 import { fakeRoutes } from "./routes.ts";
+import { fakePreflight } from "./preflight.ts";
 
 export interface FakeProviderConfig {
   readonly config: FakeConfig;
@@ -63,6 +64,7 @@ export function createFakeProvider(input: FakeProviderConfig, context: ProviderC
     instances: fakeInstances(api, { enabled: config.batching, maxBatchSize: config.maxBatchSize }),
     loadBalancer: fakeLoadBalancer(api),
     routes: config.routes ? fakeRoutes(api) : undefined,
+    preflight: (signal) => fakePreflight(api, config, signal),
     close: () => {
       stopFollowing();
       return Promise.resolve();

@@ -17,6 +17,10 @@ const KINDS: Readonly<Record<string, Resource>> = {
   Role: { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", kind: "Role", namespaced: true },
   RoleBinding: { group: "rbac.authorization.k8s.io", version: "v1", plural: "rolebindings", kind: "RoleBinding", namespaced: true },
   Namespace: { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false },
+  Secret: { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true },
+  Pod: { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true },
+  DaemonSet: { group: "apps", version: "v1", plural: "daemonsets", kind: "DaemonSet", namespaced: true },
+  Deployment: { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true },
 };
 
 export function resourceFor(kind: string): Resource {
@@ -25,16 +29,21 @@ export function resourceFor(kind: string): Resource {
   return res;
 }
 
-export async function applyObjects(api: KubeApi, objects: readonly KubeObject[]): Promise<void> {
+/**
+ * Create or update each object, as `kubectl apply` would for objects this harness owns. With `dryRun`
+ * the API server validates and admits every object (a server-side dry run) and stores nothing.
+ */
+export async function applyObjects(api: KubeApi, objects: readonly KubeObject[], options: { dryRun?: boolean } = {}): Promise<void> {
   for (const obj of objects) {
     const res = resourceFor(obj.kind ?? "");
-    const target = { namespace: obj.metadata.namespace };
+    const target = { namespace: obj.metadata.namespace, dryRun: options.dryRun };
+    let existing: KubeObject | undefined;
     try {
-      const existing = await api.get<KubeObject>(res, obj.metadata.name, target);
-      await api.update(res, { ...obj, metadata: { ...obj.metadata, resourceVersion: existing.metadata.resourceVersion } });
+      existing = await api.get<KubeObject>(res, obj.metadata.name, target);
     } catch (error) {
       if (!isNotFound(error)) throw error;
-      await api.create(res, obj, target);
     }
+    if (existing) await api.update(res, { ...obj, metadata: { ...obj.metadata, resourceVersion: existing.metadata.resourceVersion } }, target);
+    else await api.create(res, obj, target);
   }
 }

@@ -3,7 +3,7 @@
  * an admin identity (system:masters) and a restricted `system:cloud-controller-manager` identity bound only
  * to the project's own RBAC (src/manifests/rbac.ts), by client certificate and by bearer token.
  */
-import { mkdirSync, writeFileSync, rmSync, openSync, closeSync } from "node:fs";
+import { mkdirSync, writeFileSync, readFileSync, rmSync, openSync, closeSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { ensureKubeBinaries, type KubeBinaries } from "./binaries.ts";
@@ -60,7 +60,7 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
   const kubeconfigs = writeKubeconfigs(options.dir, server, pki);
   const admin = await createAdminApi(kubeconfigs.admin);
   let apiserver = startApiServer(binaries, options, ports, pki);
-  const ready = async (): Promise<void> => waitFor(`kube-apiserver on ${ports.apiserver}`, () => readyz(admin), 120_000, apiserver);
+  const ready = async (): Promise<void> => waitFor(`kube-apiserver on ${ports.apiserver}`, () => readyz(server, pki), 120_000, apiserver);
   await ready();
   await applyObjects(admin, rbacManifests({ namespace: "kube-system", leaseName: "cloud-controller-manager" }));
   return {
@@ -185,10 +185,14 @@ async function httpOk(url: string): Promise<boolean> {
   }
 }
 
-async function readyz(admin: KubeApi): Promise<boolean> {
+/**
+ * `/readyz` as admin: ready only once every post-start hook has finished (RBAC bootstrap roles such as
+ * system:basic-user, the system priority classes), not merely when the first request is answered.
+ */
+async function readyz(server: string, pki: Pki): Promise<boolean> {
   try {
-    await admin.get({ group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false }, "default");
-    return true;
+    const tls = { ca: readFileSync(pki.caFile, "utf8"), cert: readFileSync(pki.clients.admin.certFile, "utf8"), key: readFileSync(pki.clients.admin.keyFile, "utf8") };
+    return (await fetch(`${server}/readyz`, { tls, signal: AbortSignal.timeout(2000) })).ok;
   } catch {
     return false;
   }

@@ -51,7 +51,8 @@ export function prepare(argv: readonly string[], builtins: Builtins): Prepared {
   return provider.ok ? { ok: true, config, createProvider: provider.create } : provider;
 }
 
-async function connect(config: Config, io: Io): Promise<Connection | string> {
+/** The API server connection from --kubeconfig / --master / in-cluster, or the reason there is none. */
+export async function connect(config: Config, io: Io): Promise<Connection | string> {
   if (config.kubeconfig === "" && config.master === "" && !io.env.KUBERNETES_SERVICE_HOST) {
     return "--kubeconfig or --master is required when not running in a cluster (no KUBERNETES_SERVICE_HOST)";
   }

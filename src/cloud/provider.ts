@@ -31,6 +31,14 @@ export interface CloudProvider {
   initialize?(init: ProviderInit): Promise<void>;
   /** Release sockets and timers. Called once on shutdown, on every replica. */
   close?(): Promise<void>;
+  /**
+   * For `cloud-controller-manager check`: one cheap, read-only cloud call that proves the endpoint is
+   * reachable and the credentials are accepted (e.g. a describe of zero instances). Resolves to the
+   * problems found, one sentence each naming what to fix; empty when fine. Must not change anything in
+   * the cloud and must not throw for cloud errors (report them). Absent: `check` notes that this
+   * provider has no preflight.
+   */
+  preflight?(signal: AbortSignal): Promise<string[]>;
 }
 
 /** Everything the cloud knows about the instance behind a Node (upstream `InstanceMetadata`). */

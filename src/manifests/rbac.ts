@@ -1,7 +1,11 @@
 /**
  * The least-privilege RBAC for exactly the calls the manager makes (not the outdated docs role): the
- * test control plane binds its restricted identity with these objects, so shipped and tested RBAC are one.
+ * test control plane binds its restricted identity with these objects, and `manifests rbac` prints them,
+ * so shipped and tested RBAC are one. The per-controller ServiceAccounts rely on the bootstrap
+ * `system:controller:*` roles (see controller-identities.ts).
  */
+import { controllerIdentityBindings } from "./controller-identities.ts";
+
 export const CCM_USER = "system:cloud-controller-manager";
 export const CCM_SERVICE_ACCOUNT = "cloud-controller-manager";
 export const CCM_ROLE = "system:cloud-controller-manager";
@@ -21,7 +25,7 @@ export interface PolicyRule {
   verbs: string[];
 }
 
-interface Manifest {
+export interface Manifest {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string> };
@@ -73,5 +77,6 @@ export function rbacManifests(options: RbacOptions): Manifest[] {
     { apiVersion: rbac, kind: "ClusterRoleBinding", metadata: named, roleRef: roleRef("ClusterRole"), subjects: subjects(options.namespace) },
     { apiVersion: rbac, kind: "Role", metadata: inNamespace, rules: namespaceRules(options) },
     { apiVersion: rbac, kind: "RoleBinding", metadata: inNamespace, roleRef: roleRef("Role"), subjects: subjects(options.namespace) },
+    ...(controllerIdentityBindings(options.namespace, LABELS) as Manifest[]),
   ];
 }

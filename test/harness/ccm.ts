@@ -25,11 +25,13 @@ export interface CcmOptions {
   readonly env?: Record<string, string>;
   /** Echo log lines to the test output as they come. */
   readonly echo?: boolean;
+  /** Start from `env` alone instead of adding it to this process's environment (as systemd does). */
+  readonly cleanEnv?: boolean;
 }
 
 export function startCcm(options: CcmOptions): CcmProcess {
   const command = options.binary ? [options.binary, ...options.args] : [process.execPath, join(root, "src", "main.ts"), ...options.args];
-  const proc = track(Bun.spawn(command, { cwd: options.cwd ?? root, env: { ...process.env, ...options.env }, stdout: "pipe", stderr: "pipe" }));
+  const proc = track(Bun.spawn(command, { cwd: options.cwd ?? root, env: options.cleanEnv ? { ...options.env } : { ...process.env, ...options.env }, stdout: "pipe", stderr: "pipe" }));
   const lines: string[] = [];
   const waiters = new Set<() => void>();
   const pump = async (stream: ReadableStream<Uint8Array>): Promise<void> => {

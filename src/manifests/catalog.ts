@@ -1,0 +1,94 @@
+/**
+ * Every kind of file `manifests <kind>` prints, rendered from one `PackageOptions`. Pure: the commands
+ * and the release script only print or write what comes out.
+ */
+import type { Config } from "../cli/config.ts";
+import { daemonSet, deployment, staticPod } from "./pods.ts";
+import { rbacManifests, type Manifest } from "./rbac.ts";
+import { environmentFile, systemdProblems, systemdUnit, sysusersEntry } from "./systemd.ts";
+import { DEFAULTS, type PackageOptions } from "./options.ts";
+
+export const KINDS = ["systemd", "systemd-env", "sysusers", "static-pod", "daemonset", "deployment", "rbac"] as const;
+
+export type Kind = (typeof KINDS)[number];
+
+export const isKind = (value: string): value is Kind => (KINDS as readonly string[]).includes(value);
+
+/** Kinds that run on the host with a kubeconfig file (no in-cluster credentials). */
+const HOST_KINDS: readonly Kind[] = ["systemd", "systemd-env", "static-pod"];
+const POD_KINDS: readonly Kind[] = ["static-pod", "daemonset", "deployment"];
+const IN_CLUSTER_KINDS: readonly Kind[] = ["daemonset", "deployment"];
+
+/** Where each file goes on a host, for headers, `install` and the release tarball. */
+export const FILE_NAMES: Readonly<Record<Kind, string>> = {
+  systemd: "cloud-controller-manager.service",
+  "systemd-env": "cloud-controller-manager.env",
+  sysusers: "cloud-controller-manager.sysusers.conf",
+  "static-pod": "static-pod.yaml",
+  daemonset: "daemonset.yaml",
+  deployment: "deployment.yaml",
+  rbac: "rbac.yaml",
+};
+
+/**
+ * The manager flags a kind runs with: host kinds get the conventional kubeconfig path unless the user
+ * named one (or `--master`), since they have no in-cluster credentials.
+ */
+export function kindArgs(kind: Kind, argv: readonly string[]): string[] {
+  const named = argv.some((a) => /^--?(kubeconfig|master)(=|$)/.test(a));
+  return HOST_KINDS.includes(kind) && !named ? [`--kubeconfig=${DEFAULTS.kubeconfig}`, ...argv] : [...argv];
+}
+
+function podProblems(kind: Kind, o: PackageOptions): string[] {
+  const { serving } = o.config;
+  const problems: string[] = [];
+  if (serving.securePort === 0) problems.push(`invalid value "0" for flag --secure-port: ${kind} probes /healthz on the secure port`);
+  if (!serving.alwaysAllowPaths.includes("/healthz")) {
+    problems.push(`invalid value ${JSON.stringify(serving.alwaysAllowPaths.join(","))} for flag --authorization-always-allow-paths: ${kind} probes /healthz without credentials`);
+  }
+  return problems;
+}
+
+function inClusterProblems(kind: Kind, o: PackageOptions): string[] {
+  const { kubeconfig, master } = o.config;
+  if (kubeconfig === "" && master === "") return [];
+  const flag = kubeconfig !== "" ? "kubeconfig" : "master";
+  return [`invalid value ${JSON.stringify(kubeconfig || master)} for flag --${flag}: ${kind} uses its ServiceAccount`];
+}
+
+/** Problems specific to a kind, one line each naming the flag. */
+export function kindProblems(kind: Kind, o: PackageOptions): string[] {
+  return [
+    ...(POD_KINDS.includes(kind) ? podProblems(kind, o) : []),
+    ...(IN_CLUSTER_KINDS.includes(kind) ? inClusterProblems(kind, o) : []),
+    ...(kind === "systemd" || kind === "systemd-env" ? systemdProblems(o) : []),
+  ];
+}
+
+export function rbacFor(config: Config): Manifest[] {
+  return rbacManifests({ namespace: config.leaderElection.resourceNamespace, leaseName: config.leaderElection.resourceName });
+}
+
+/** Kubernetes objects as a multi-document YAML stream. */
+export function toYaml(objects: readonly object[]): string {
+  return objects.map((o) => Bun.YAML.stringify(o, null, 2).trimEnd()).join("\n---\n") + "\n";
+}
+
+export function render(kind: Kind, o: PackageOptions): string {
+  switch (kind) {
+    case "systemd":
+      return systemdUnit(o);
+    case "systemd-env":
+      return environmentFile(o);
+    case "sysusers":
+      return sysusersEntry();
+    case "static-pod":
+      return toYaml([staticPod(o)]);
+    case "daemonset":
+      return toYaml(daemonSet(o));
+    case "deployment":
+      return toYaml(deployment(o));
+    case "rbac":
+      return toYaml(rbacFor(o.config));
+  }
+}

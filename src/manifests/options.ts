@@ -1,0 +1,64 @@
+/**
+ * What every generated file is made from: the manager's own validated flags (so a generated unit or pod
+ * never carries a flag the manager would reject) plus how the binary is delivered.
+ */
+import type { Config } from "../cli/config.ts";
+import { FLAGS } from "../cli/flags.ts";
+import { parseArgv } from "../cli/argv.ts";
+
+export interface PackageOptions {
+  readonly config: Config;
+  /** The manager's flags as written into the file, `--name=value` each, in the order given. */
+  readonly args: readonly string[];
+  /** Path of the executable: on the host (systemd, host-binary pods) or inside `image`. */
+  readonly binary: string;
+  /** An image holding the executable at `binary`; empty: mount the host's `binary` into `baseImage`. */
+  readonly image: string;
+  /** A glibc image the host's binary runs in when no `image` is given. */
+  readonly baseImage: string;
+  /** Where the systemd unit reads its flags from. */
+  readonly envFile: string;
+}
+
+export const NAME = "cloud-controller-manager";
+
+export const DEFAULTS = {
+  binary: `/usr/local/bin/${NAME}`,
+  baseImage: "debian:bookworm-slim",
+  envFile: `/etc/default/${NAME}`,
+  unitFile: `/etc/systemd/system/${NAME}.service`,
+  sysusersFile: `/etc/sysusers.d/${NAME}.conf`,
+  kubeconfig: `/etc/kubernetes/${NAME}.conf`,
+  cloudConfig: "/etc/kubernetes/cloud.conf",
+} as const;
+
+/** The flags as `--name=value`, canonical names, first-seen order, list flags joined. */
+export function normalizeArgs(argv: readonly string[]): string[] {
+  return [...parseArgv(argv, FLAGS).values].map(([name, value]) => `--${name}=${value}`);
+}
+
+/** A file the manager reads from the host, with the flag that names it. */
+export interface HostFile {
+  readonly flag: string;
+  readonly path: string;
+}
+
+/** Every file the configured manager reads (kubeconfigs, cloud-config, serving certificate). */
+export function hostFiles(config: Config): HostFile[] {
+  const files: [string, string][] = [
+    ["kubeconfig", config.kubeconfig],
+    ["cloud-config", config.cloudConfig],
+    ["authentication-kubeconfig", config.serving.authenticationKubeconfig],
+    ["authorization-kubeconfig", config.serving.authorizationKubeconfig],
+    ["tls-cert-file", config.serving.tlsCertFile],
+    ["tls-private-key-file", config.serving.tlsPrivateKeyFile],
+  ];
+  return files.filter(([, path]) => path !== "").map(([flag, path]) => ({ flag, path }));
+}
+
+/** Where health probes reach the secure port: loopback unless the manager binds one address. */
+export function probeHost(config: Config): string {
+  const bind = config.serving.bindAddress;
+  if (bind === "0.0.0.0" || bind === "::") return "127.0.0.1";
+  return bind;
+}

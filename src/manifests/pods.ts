@@ -1,0 +1,152 @@
+/**
+ * Pod-based installs: a static pod for `/etc/kubernetes/manifests` (credentials from host files, like
+ * kube-controller-manager's), and a DaemonSet or Deployment with a ServiceAccount for in-cluster installs
+ * (cloud-config from a Secret). All run on the host network and tolerate the uninitialized and
+ * control-plane taints, so they start before any CNI and before the nodes are initialised — the
+ * chicken-and-egg problem every CCM install meets.
+ */
+import type { Manifest } from "./rbac.ts";
+import { CCM_SERVICE_ACCOUNT } from "./rbac.ts";
+import { TAINT_UNINITIALIZED } from "../kube/well-known.ts";
+import { hostFiles, NAME, probeHost, type HostFile, type PackageOptions } from "./options.ts";
+
+export const LABELS: Readonly<Record<string, string>> = { "app.kubernetes.io/name": NAME };
+export const CLOUD_CONFIG_SECRET = `${NAME}-cloud-config`;
+const CONTROL_PLANE = "node-role.kubernetes.io/control-plane";
+/** An unprivileged UID for in-cluster pods (the conventional "nonroot" of distroless images). */
+const NON_ROOT = 65532;
+
+type Obj = Record<string, unknown>;
+
+interface Volume {
+  readonly volume: Obj;
+  readonly mount: Obj;
+}
+
+const hostFile = (name: string, path: string, readOnly = true): Volume => ({
+  volume: { name, hostPath: { path, type: readOnly ? "File" : "DirectoryOrCreate" } },
+  mount: { name, mountPath: path, readOnly },
+});
+
+function binaryVolume(o: PackageOptions): Volume[] {
+  return o.image === "" ? [hostFile("binary", o.binary)] : [];
+}
+
+function certDirVolume(o: PackageOptions): Volume[] {
+  return o.config.serving.certDir === "" ? [] : [hostFile("cert-dir", o.config.serving.certDir, false)];
+}
+
+/** One volume per distinct path (two flags may name the same file). */
+function fileVolumes(files: readonly HostFile[]): Volume[] {
+  const seen = new Set<string>();
+  return files.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => hostFile(f.flag, f.path));
+}
+
+function secretVolume(path: string): Volume {
+  const slash = path.lastIndexOf("/");
+  const dir = path.slice(0, slash) || "/";
+  const file = path.slice(slash + 1);
+  return {
+    volume: { name: "cloud-config", secret: { secretName: CLOUD_CONFIG_SECRET, defaultMode: 0o440, items: [{ key: file, path: file }] } },
+    mount: { name: "cloud-config", mountPath: dir, readOnly: true },
+  };
+}
+
+function probe(o: PackageOptions, failureThreshold: number): Obj {
+  const httpGet = { scheme: "HTTPS", host: probeHost(o.config), port: o.config.serving.securePort, path: "/healthz" };
+  return { httpGet, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 15, failureThreshold };
+}
+
+function container(o: PackageOptions, volumes: readonly Volume[]): Obj {
+  const port = o.config.serving.securePort;
+  const lowPort = port < 1024;
+  return {
+    name: NAME,
+    image: o.image === "" ? o.baseImage : o.image,
+    imagePullPolicy: "IfNotPresent",
+    command: [o.binary, ...o.args],
+    ports: [{ name: "https", containerPort: port, protocol: "TCP" }],
+    startupProbe: probe(o, 24),
+    livenessProbe: probe(o, 8),
+    resources: { requests: { cpu: "100m", memory: "128Mi" } },
+    securityContext: {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ["ALL"], ...(lowPort ? { add: ["NET_BIND_SERVICE"] } : {}) },
+    },
+    volumeMounts: volumes.map((v) => v.mount),
+  };
+}
+
+const tolerations = (inCluster: boolean): Obj[] => [
+  { key: TAINT_UNINITIALIZED, value: "true", effect: "NoSchedule" },
+  { key: CONTROL_PLANE, operator: "Exists", effect: "NoSchedule" },
+  ...(inCluster ? [{ key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoSchedule" }] : []),
+];
+
+function namespace(o: PackageOptions): string {
+  return o.config.leaderElection.resourceNamespace;
+}
+
+/**
+ * For `/etc/kubernetes/manifests`: runs as root inside the container (with every capability dropped) to
+ * read the host's root-only kubeconfig and cloud-config, as kube-controller-manager's static pod does.
+ */
+export function staticPod(o: PackageOptions): Manifest {
+  const volumes = [...binaryVolume(o), ...fileVolumes(hostFiles(o.config)), ...certDirVolume(o)];
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: NAME, namespace: namespace(o), labels: { ...LABELS, component: NAME, tier: "control-plane" } },
+    spec: {
+      hostNetwork: true,
+      priorityClassName: "system-node-critical",
+      tolerations: tolerations(false),
+      securityContext: { seccompProfile: { type: "RuntimeDefault" } },
+      containers: [container(o, volumes)],
+      volumes: volumes.map((v) => v.volume),
+    },
+  };
+}
+
+function inClusterPodSpec(o: PackageOptions): Obj {
+  const { cloudConfig } = o.config;
+  const others = hostFiles(o.config).filter((f) => f.flag !== "cloud-config");
+  const volumes = [...binaryVolume(o), ...(cloudConfig !== "" ? [secretVolume(cloudConfig)] : []), ...fileVolumes(others), ...certDirVolume(o)];
+  return {
+    serviceAccountName: CCM_SERVICE_ACCOUNT,
+    hostNetwork: true,
+    // The host's resolver: cluster DNS may not run yet, and the cloud API is outside the cluster.
+    dnsPolicy: "Default",
+    priorityClassName: "system-cluster-critical",
+    nodeSelector: { [CONTROL_PLANE]: "" },
+    tolerations: tolerations(true),
+    securityContext: { runAsNonRoot: true, runAsUser: NON_ROOT, runAsGroup: NON_ROOT, fsGroup: NON_ROOT, seccompProfile: { type: "RuntimeDefault" } },
+    containers: [container(o, volumes)],
+    volumes: volumes.map((v) => v.volume),
+  };
+}
+
+export function serviceAccount(o: PackageOptions): Manifest {
+  return { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: CCM_SERVICE_ACCOUNT, namespace: namespace(o), labels: { ...LABELS } } };
+}
+
+/** One replica per control-plane node; leader election picks the active one. */
+export function daemonSet(o: PackageOptions): Manifest[] {
+  const spec = { selector: { matchLabels: { ...LABELS } }, template: { metadata: { labels: { ...LABELS } }, spec: inClusterPodSpec(o) } };
+  return [serviceAccount(o), { apiVersion: "apps/v1", kind: "DaemonSet", metadata: { name: NAME, namespace: namespace(o), labels: { ...LABELS } }, spec }];
+}
+
+/**
+ * One replica on a control-plane node. Updates replace it in place (no surge): a second pod on the same
+ * host network would collide on the secure port.
+ */
+export function deployment(o: PackageOptions): Manifest[] {
+  const spec = {
+    replicas: 1,
+    strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
+    selector: { matchLabels: { ...LABELS } },
+    template: { metadata: { labels: { ...LABELS } }, spec: inClusterPodSpec(o) },
+  };
+  return [serviceAccount(o), { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: NAME, namespace: namespace(o), labels: { ...LABELS } }, spec }];
+}
