@@ -4,8 +4,8 @@
  *
  *   bun scripts/build.ts [--target bun-linux-arm64] [--outfile path]
  */
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { mkdirSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 
 const root = join(import.meta.dir, "..");
@@ -46,6 +46,9 @@ export async function build(options: BuildOptions = {}): Promise<string> {
     "--outfile", outfile,
   ];
   await compile(args, options);
+  // The source maps are embedded in the executable (stack traces name source files); the copies the
+  // compiler also writes beside it are not needed.
+  for (const map of [`${outfile}.map`, ...WORKER_ENTRIES.map((e) => join(dirname(outfile), `${basename(e, ".ts")}.js.map`))]) rmSync(map, { force: true });
   return outfile;
 }
 

@@ -19,8 +19,17 @@ import type { ClientFactory } from "./clients.ts";
 const AUTH_QPS = 200;
 const AUTH_BURST = 400;
 
+/**
+ * `/healthz` as upstream (ping, leaderElection, one check per controller); `/livez` only what a restart
+ * would fix; `/readyz` also waits for the caches (`informer-sync*`), so a fresh leader is not "ready" early.
+ */
 export function createHealth(): HealthRegistry {
-  const health = createHealthRegistry({ "/healthz": "all", "/livez": ["leaderElection"], "/readyz": "all" });
+  const readinessOnly = (name: string): boolean => name.startsWith("informer-sync");
+  const health = createHealthRegistry({
+    "/healthz": (name) => !readinessOnly(name),
+    "/livez": (name) => name === "ping" || name === "leaderElection",
+    "/readyz": "all",
+  });
   health.add("ping", () => undefined);
   return health;
 }

@@ -45,7 +45,7 @@ describe("start-up rejects bad input with status 2, one line per problem, before
         `error: invalid --cloud-config ${JSON.stringify(badCloud)}: instances[0].name: must be a non-empty string`,
       ],
     },
-    { name: "unknown command", argv: ["serve"], want: ['error: unknown command "serve" (commands: run, fake-cloud)'] },
+    { name: "unknown command", argv: ["serve"], want: ['error: unknown command "serve" (commands: run, fake-cloud, manifests, check, install)'] },
   ];
   for (const c of cases) {
     test(c.name, async () => {

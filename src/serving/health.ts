@@ -12,11 +12,14 @@ export interface HealthRegistry {
   snapshot(): Record<string, string | undefined>;
 }
 
-export function createHealthRegistry(endpoints: Readonly<Record<string, readonly string[] | "all">>): HealthRegistry {
+/** Which checks an endpoint runs: every one, or those its filter keeps. */
+export type EndpointChecks = "all" | ((name: string) => boolean);
+
+export function createHealthRegistry(endpoints: Readonly<Record<string, EndpointChecks>>): HealthRegistry {
   const checks = new Map<string, Check>();
   const namesFor = (endpoint: string): string[] => {
-    const wanted = endpoints[endpoint];
-    return wanted === "all" || wanted === undefined ? [...checks.keys()] : [...checks.keys()].filter((n) => wanted.includes(n) || n === "ping");
+    const wanted = endpoints[endpoint] ?? "all";
+    return wanted === "all" ? [...checks.keys()] : [...checks.keys()].filter(wanted);
   };
   return {
     add(name, check) {

@@ -27,7 +27,7 @@ describe("compiled binary with --cloud-provider=aws", () => {
       binary,
       cwd: dir,
       env: { PATH: "/usr/bin:/bin", HOME: dir, ...cloud.env() },
-      args: ["--cloud-provider=aws", `--cloud-config=${configFile}`, `--kubeconfig=${cp.kubeconfigs.ccm}`, "--leader-elect=false", "--secure-port=0"],
+      args: ["--cloud-provider=aws", `--cloud-config=${configFile}`, `--kubeconfig=${cp.kubeconfigs.ccm}`, "--leader-elect=false", "--secure-port=0", "--cluster-cidr=10.244.0.0/16"],
     });
     const line = await ccm.waitForLine(/aws: region|aws: cannot reach/, 60_000);
     expect(line).toContain(`aws: region us-west-2, cluster tag kubernetes.io/cluster/e2e-binary: 2 instance(s), route table ${cloud.routeTableId}; ELB reachable, ELBv2 reachable`);
