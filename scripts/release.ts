@@ -12,6 +12,7 @@
  * Cross-compiling for arm64 makes Bun fetch the arm64 runtime; where that fails (no network) arm64 is
  * skipped with the reason, in the output and in INSTALL.md.
  */
+import { createRegistry } from "../src/cloud/registry.ts";
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import pkg from "../package.json" with { type: "json" };
@@ -59,9 +60,10 @@ function writeSums(dir: string, paths: readonly string[]): void {
 }
 
 function writeManifests(dir: string): void {
-  for (const provider of providerFactories().map((f) => f.name).sort()) {
+  const registry = createRegistry(providerFactories());
+  for (const provider of registry.names) {
     for (const kind of KINDS) {
-      const result = packageOptions(splitArgs([kind, ...defaultFlags(provider)], PACKAGE_FLAG_LIST), [provider]);
+      const result = packageOptions(splitArgs([kind, ...defaultFlags(provider)], PACKAGE_FLAG_LIST), registry);
       if (!result.ok) throw new Error(`manifests ${kind} for ${provider}: ${result.errors.join("; ")}`);
       const path = join(dir, "manifests", provider, FILE_NAMES[kind]);
       mkdirSync(dirname(path), { recursive: true });

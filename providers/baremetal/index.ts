@@ -10,6 +10,9 @@ export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> =
     return parsed.ok ? { ok: true, config: { config: parsed.config, path, text } } : parsed;
   },
   create: (input, context) => createBaremetalProvider(input, context),
+  // The allocated addresses go to an annotation announcers read (kube-vip.io/loadbalancerIPs): a merge
+  // patch of the Service's metadata, never an update, never its spec.
+  rbacRules: [{ apiGroups: [""], resources: ["services"], verbs: ["patch"] }],
 };
 
 export { createBaremetalProvider, type BaremetalProvider } from "./provider.ts";

@@ -10,6 +10,8 @@ import { ensureKubeBinaries, type KubeBinaries } from "./binaries.ts";
 import { writePki, type Pki } from "./pki.ts";
 import { freePort } from "./ports.ts";
 import { CCM_USER, rbacManifests } from "../../src/manifests/rbac.ts";
+import { createRegistry } from "../../src/cloud/registry.ts";
+import { providerFactories } from "../../src/builtins.ts";
 import { createAdminApi, applyObjects } from "./admin.ts";
 import type { KubeApi } from "../../src/kube/api.ts";
 
@@ -62,7 +64,8 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
   let apiserver = startApiServer(binaries, options, ports, pki);
   const ready = async (): Promise<void> => waitFor(`kube-apiserver on ${ports.apiserver}`, () => readyz(server, pki), 120_000, apiserver);
   await ready();
-  await applyObjects(admin, rbacManifests({ namespace: "kube-system", leaseName: "cloud-controller-manager" }));
+  // Every provider's extra role too: one control plane serves the tests of all providers.
+  await applyObjects(admin, rbacManifests({ namespace: "kube-system", leaseName: "cloud-controller-manager", providerRules: createRegistry(providerFactories()).rbacRules() }));
   return {
     dir: options.dir,
     server,

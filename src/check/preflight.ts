@@ -12,11 +12,14 @@ import type { Node } from "../kube/objects.ts";
 import { isNotFound, KubeApiError } from "../kube/transport.ts";
 import { expandRules, grantedAccess, neededFor, type Access } from "../manifests/access.ts";
 import { rbacFor } from "../manifests/catalog.ts";
+import type { ProviderRules } from "../manifests/rbac.ts";
 import { CONTROLLER_IDENTITIES, type ControllerIdentity } from "../manifests/controller-identities.ts";
 import { clusterCidrFindings, leaseFindings, nodeFindings, providerFindings, rbacFindings, type AccessAnswer, type Finding } from "./findings.ts";
 
 export interface PreflightDeps {
   readonly config: Config;
+  /** The configured provider's own extra permissions. */
+  readonly providerRules: readonly ProviderRules[];
   readonly api: KubeApi;
   readonly provider: CloudProvider;
   readonly now: () => number;
@@ -59,7 +62,7 @@ async function selfAllowed(deps: PreflightDeps, access: Access): Promise<boolean
 }
 
 async function ownRbac(deps: PreflightDeps, user: string): Promise<Finding[]> {
-  const needed = grantedAccess(rbacFor(deps.config)).flatMap((access) => {
+  const needed = grantedAccess(rbacFor(deps.config, deps.providerRules)).flatMap((access) => {
     const why = neededFor(access, deps.config);
     return why === undefined ? [] : [{ access, neededFor: why }];
   });

@@ -3,6 +3,7 @@
  * plus the manager flags the generated file will run with, checked by the manager's own validation and
  * by the kind's rules. Every problem is returned, one line each naming the flag and value.
  */
+import type { ProviderRegistry } from "../cloud/registry.ts";
 import { loadConfig } from "./config.ts";
 import { ownValue, type OwnFlag, type SplitArgs } from "./command-args.ts";
 import { isKind, kindArgs, kindProblems, KINDS, type Kind } from "../manifests/catalog.ts";
@@ -24,7 +25,8 @@ export type PackageResult = { ok: true; kind: Kind; options: PackageOptions } | 
  * depend on the provider, so for `rbac` a missing --cloud-provider is not an error (the other flags are
  * still validated).
  */
-export function packageOptions(split: SplitArgs, providers: readonly string[]): PackageResult {
+export function packageOptions(split: SplitArgs, registry: ProviderRegistry): PackageResult {
+  const providers = registry.names;
   const errors = [...split.errors];
   const [kindText, ...extra] = split.positionals;
   if (kindText === undefined) return { ok: false, errors: [...errors, `a kind is required: ${KINDS.join(", ")}`] };
@@ -41,6 +43,7 @@ export function packageOptions(split: SplitArgs, providers: readonly string[]): 
     image: ownValue(split, PACKAGE_FLAGS.image),
     baseImage: ownValue(split, PACKAGE_FLAGS.baseImage),
     envFile: ownValue(split, PACKAGE_FLAGS.envFile),
+    providerRules: registry.rbacRules(needsProvider ? loaded.config.cloudProvider : undefined),
   };
   errors.push(...kindProblems(kindText, options));
   return errors.length > 0 ? { ok: false, errors } : { ok: true, kind: kindText, options };

@@ -14,6 +14,7 @@ import type { KubeApi } from "../kube/api.ts";
 import type { Lister } from "../kube/informer.ts";
 import type { LoadBalancerStatus, Node, NodeAddress, Service } from "../kube/objects.ts";
 import type { Logger } from "../log/logger.ts";
+import type { PolicyRule } from "../manifests/rbac.ts";
 
 export interface CloudProvider {
   /** The registered name (`--cloud-provider`); also the conventional providerID scheme `<name>://`. */
@@ -196,4 +197,9 @@ export interface ProviderFactory<C = unknown> {
   /** `text` is the `--cloud-config` file's content, undefined without the flag. */
   parseConfig(text: string | undefined, path: string): { ok: true; config: C } | { ok: false; errors: string[] };
   create(config: C, context: ProviderContext): CloudProvider;
+  /**
+   * Cluster-wide permissions this provider needs beyond the controllers' own (e.g. writing an annotation
+   * its LB announcers read). `manifests rbac` grants them in a ClusterRole of their own.
+   */
+  readonly rbacRules?: readonly PolicyRule[];
 }

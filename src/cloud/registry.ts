@@ -2,12 +2,15 @@
  * Providers register by name; `--cloud-provider` picks one and its factory validates `--cloud-config`.
  * The registry is a value built by the entry point from the providers compiled into the binary.
  */
+import type { ProviderRules } from "../manifests/rbac.ts";
 import type { CloudProvider, ProviderContext, ProviderFactory } from "./provider.ts";
 
 export interface ProviderRegistry {
   readonly names: readonly string[];
   /** Validates the cloud-config for `name` and returns a builder, or every problem found. */
   prepare(name: string, configText: string | undefined, configPath: string): PreparedProvider;
+  /** Extra permissions of `name`, or of every provider that has some when `name` is undefined. */
+  rbacRules(name?: string): ProviderRules[];
 }
 
 export type PreparedProvider =
@@ -28,6 +31,11 @@ export function createRegistry(factories: readonly ProviderFactory<never>[]): Pr
       const parsed = factory.parseConfig(configText, configPath);
       if (!parsed.ok) return { ok: false, errors: parsed.errors.map((e) => `invalid --cloud-config ${JSON.stringify(configPath)}: ${e}`) };
       return { ok: true, create: (context) => factory.create(parsed.config, context) };
+    },
+    rbacRules(name) {
+      return [...byName.values()]
+        .filter((f) => (name === undefined || f.name === name) && (f.rbacRules?.length ?? 0) > 0)
+        .map((f) => ({ provider: f.name, rules: [...(f.rbacRules ?? [])] }));
     },
   };
 }

@@ -1,11 +1,13 @@
 import { describe, expect, test } from "bun:test";
+import { createRegistry } from "../cloud/registry.ts";
 import { splitArgs } from "../cli/command-args.ts";
 import { packageOptions, PACKAGE_FLAG_LIST } from "../cli/package-options.ts";
 import { render, type Kind } from "./catalog.ts";
 import { rbacManifests } from "./rbac.ts";
 import type { PackageOptions } from "./options.ts";
 
-const PROVIDERS = ["fake", "other"];
+/** Two providers that need no permissions of their own. */
+const PROVIDERS = createRegistry(["fake", "other"].map((name) => ({ name, parseConfig: () => ({ ok: true as const, config: undefined as never }), create: () => ({ name }) })));
 
 function options(argv: string[]): { kind: Kind; options: PackageOptions } {
   const result = packageOptions(splitArgs(argv, PACKAGE_FLAG_LIST), PROVIDERS);

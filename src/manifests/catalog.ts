@@ -4,7 +4,7 @@
  */
 import type { Config } from "../cli/config.ts";
 import { daemonSet, deployment, staticPod } from "./pods.ts";
-import { rbacManifests, type Manifest } from "./rbac.ts";
+import { rbacManifests, type Manifest, type ProviderRules } from "./rbac.ts";
 import { environmentFile, systemdProblems, systemdUnit, sysusersEntry } from "./systemd.ts";
 import { DEFAULTS, type PackageOptions } from "./options.ts";
 
@@ -65,8 +65,8 @@ export function kindProblems(kind: Kind, o: PackageOptions): string[] {
   ];
 }
 
-export function rbacFor(config: Config): Manifest[] {
-  return rbacManifests({ namespace: config.leaderElection.resourceNamespace, leaseName: config.leaderElection.resourceName });
+export function rbacFor(config: Config, providerRules: readonly ProviderRules[] = []): Manifest[] {
+  return rbacManifests({ namespace: config.leaderElection.resourceNamespace, leaseName: config.leaderElection.resourceName, providerRules });
 }
 
 /** Kubernetes objects as a multi-document YAML stream. */
@@ -89,6 +89,6 @@ export function render(kind: Kind, o: PackageOptions): string {
     case "deployment":
       return toYaml(deployment(o));
     case "rbac":
-      return toYaml(rbacFor(o.config));
+      return toYaml(rbacFor(o.config, o.providerRules));
   }
 }

@@ -5,6 +5,7 @@
 import type { Config } from "../cli/config.ts";
 import { FLAGS } from "../cli/flags.ts";
 import { parseArgv } from "../cli/argv.ts";
+import type { ProviderRules } from "./rbac.ts";
 
 export interface PackageOptions {
   readonly config: Config;
@@ -18,6 +19,8 @@ export interface PackageOptions {
   readonly baseImage: string;
   /** Where the systemd unit reads its flags from. */
   readonly envFile: string;
+  /** The provider's own extra permissions (all providers' for `rbac` without --cloud-provider). */
+  readonly providerRules: readonly ProviderRules[];
 }
 
 export const NAME = "cloud-controller-manager";

@@ -15,6 +15,13 @@ export interface RbacOptions {
   readonly namespace: string;
   /** Name of the leader-election Lease. */
   readonly leaseName: string;
+  /** Providers' own extra permissions, each granted in a ClusterRole named after the provider. */
+  readonly providerRules?: readonly ProviderRules[];
+}
+
+export interface ProviderRules {
+  readonly provider: string;
+  readonly rules: readonly PolicyRule[];
 }
 
 export interface PolicyRule {
@@ -40,9 +47,7 @@ export function clusterRules(): PolicyRule[] {
     // Nodes are only ever patched (the cache holds trimmed copies, so a PUT would drop fields).
     { apiGroups: [""], resources: ["nodes"], verbs: ["get", "list", "watch", "patch", "delete"] },
     { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"] },
-    // patch: the baremetal provider writes the allocated addresses to an annotation announcers read
-    // (kube-vip.io/loadbalancerIPs); a merge patch of metadata, never update, never spec.
-    { apiGroups: [""], resources: ["services"], verbs: ["get", "list", "watch", "patch"] },
+    { apiGroups: [""], resources: ["services"], verbs: ["get", "list", "watch"] },
     { apiGroups: [""], resources: ["services/status"], verbs: ["patch"] },
     // patch: a repeated event bumps the count of the existing one.
     { apiGroups: [""], resources: ["events"], verbs: ["create", "patch"] },
@@ -78,5 +83,15 @@ export function rbacManifests(options: RbacOptions): Manifest[] {
     { apiVersion: rbac, kind: "Role", metadata: inNamespace, rules: namespaceRules(options) },
     { apiVersion: rbac, kind: "RoleBinding", metadata: inNamespace, roleRef: roleRef("Role"), subjects: subjects(options.namespace) },
     ...(controllerIdentityBindings(options.namespace, LABELS) as Manifest[]),
+    ...(options.providerRules ?? []).flatMap((p) => providerRoles(p, options.namespace)),
+  ];
+}
+
+function providerRoles(p: ProviderRules, namespace: string): Manifest[] {
+  const rbac = "rbac.authorization.k8s.io/v1";
+  const named = { name: `${CCM_ROLE}:${p.provider}`, labels: LABELS };
+  return [
+    { apiVersion: rbac, kind: "ClusterRole", metadata: named, rules: [...p.rules] },
+    { apiVersion: rbac, kind: "ClusterRoleBinding", metadata: named, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: named.name }, subjects: subjects(namespace) },
   ];
 }

@@ -83,7 +83,10 @@ describe("check", () => {
     expect(rows[0]).toMatch(/^CHECK +STATUS +DETAIL$/);
     expect(rows.at(-1)).toBe("no problems found");
     const statusOf = (row: string): string => row.split(/\s+/)[1] ?? "";
-    expect(rows.slice(1, -2).map((r) => `${r.split(/\s+/)[0]} ${statusOf(r)}`)).toEqual([
+    // Other tests share the API server: nodes of theirs still waiting for a manager are a note, never a failure.
+    const notes = rows.slice(1, -2).filter((r) => statusOf(r) === "NOTE");
+    expect(notes.every((r) => /carry the uninitialized taint and wait for this manager/.test(r))).toBe(true);
+    expect(rows.slice(1, -2).filter((r) => statusOf(r) !== "NOTE").map((r) => `${r.split(/\s+/)[0]} ${statusOf(r)}`)).toEqual([
       "api-server OK", "rbac OK", "rbac OK", "rbac OK", "rbac OK", "nodes OK", "cluster-cidr OK", "lease OK", "cloud OK",
     ]);
     expect(result.stdout).toContain("the kubeconfig authenticates as system:cloud-controller-manager");

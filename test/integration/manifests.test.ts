@@ -3,6 +3,8 @@
  * nothing stored) against the real kube-apiserver, for the defaults and for the options that change
  * their shape; and the RBAC the test control plane bound is exactly what `manifests rbac` prints.
  */
+import { createRegistry } from "../../src/cloud/registry.ts";
+import { providerFactories } from "../../src/builtins.ts";
 import { describe, expect, test } from "bun:test";
 import { applyObjects, resourceFor } from "../../scripts/control-plane/admin.ts";
 import { NAMESPACES } from "../../src/kube/api.ts";
@@ -15,7 +17,7 @@ import { controlPlane } from "../harness/control-plane.ts";
 import { uniqueName } from "../harness/fixtures.ts";
 
 function generate(argv: string[]): KubeObject[] {
-  const result = packageOptions(splitArgs(argv, PACKAGE_FLAG_LIST), ["fake"]);
+  const result = packageOptions(splitArgs(argv, PACKAGE_FLAG_LIST), createRegistry(providerFactories()));
   if (!result.ok) throw new Error(result.errors.join("\n"));
   return [Bun.YAML.parse(render(result.kind, result.options)) as KubeObject | KubeObject[]].flat();
 }

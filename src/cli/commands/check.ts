@@ -55,7 +55,7 @@ export const checkCommand = defineCommand({
     const provider = prepared.createProvider({ logger, clusterName: config.clusterName, observeCall: () => undefined });
     try {
       const signal = AbortSignal.any([io.signal, AbortSignal.timeout(TIMEOUT_MS)]);
-      const findings = await runPreflight({ config, api, provider, now: () => realClock.now(), signal });
+      const findings = await runPreflight({ config, providerRules: command.builtins.providers.rbacRules(config.cloudProvider), api, provider, now: () => realClock.now(), signal });
       io.stdout(render(flags.format, findings));
       command.exitCode = failed(findings) ? 1 : 0;
     } finally {

@@ -60,7 +60,7 @@ function validate(split: SplitArgs, builtins: Builtins): { errors: string[]; opt
   const errors: string[] = [];
   const target = split.positionals[0];
   if (target !== "systemd") return { errors: [target === undefined ? "an install target is required: systemd" : `unknown install target ${JSON.stringify(target)} (targets: systemd)`], reads: [] };
-  const result = packageOptions(split, builtins.providers.names);
+  const result = packageOptions(split, builtins.providers);
   if (!result.ok) return { errors: result.errors, reads: [] };
   const { config } = result.options;
   const reads = serviceReads(result.options);

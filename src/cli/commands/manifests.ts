@@ -16,7 +16,7 @@ export const manifestsCommand = defineCommand({
   args: helpArgs(PACKAGE_FLAG_LIST, { name: "kind", description: KINDS.join(" | ") }),
   run({ rawArgs, data }) {
     const command = data as CommandData;
-    const result = packageOptions(splitArgs(rawArgs, PACKAGE_FLAG_LIST), command.builtins.providers.names);
+    const result = packageOptions(splitArgs(rawArgs, PACKAGE_FLAG_LIST), command.builtins.providers);
     if (!result.ok) {
       for (const line of result.errors) command.io.stderr(`error: ${line}\n`);
       command.exitCode = 2;
