@@ -51,4 +51,18 @@ describe("compiled binary", () => {
       expect(ccm.output()).not.toMatch(/forbidden|Forbidden/);
     });
   }
+
+  test("runs its controllers in worker threads from the single file (--controller-threads=2)", async () => {
+    const cp = await controlPlane();
+    const { dir, binary } = await lonelyBinary();
+    const ccm = startCcm({
+      binary,
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin" },
+      args: ["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs.ccm}`, "--secure-port=0", "--leader-elect=false", "--cluster-cidr=10.244.0.0/16", "--controller-threads=2"],
+    });
+    await ccm.waitForLine(/thread-0\] started 2 controller\(s\): cloud-node-controller, cloud-node-lifecycle-controller/);
+    await ccm.waitForLine(/thread-1\] started 2 controller\(s\): node-route-controller, service-lb-controller/);
+    expect(await ccm.stop("SIGTERM")).toBe(0);
+  });
 });
