@@ -2,11 +2,16 @@
  * Runs the manager as a real process (from source, or the compiled binary), collects its log lines and
  * lets a test wait for a line, signal it and read its exit status.
  */
+import { appendFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { track } from "./processes.ts";
 
 const root = join(import.meta.dir, "..", "..");
+
+/** Every manager's log is kept here for the run (one file per process), so a failure can be read later. */
+export const CCM_LOG_DIR = join(tmpdir(), `ccm-test-logs-${process.pid}`);
 
 export interface CcmProcess {
   readonly proc: Subprocess;
@@ -34,6 +39,9 @@ export function startCcm(options: CcmOptions): CcmProcess {
   const proc = track(Bun.spawn(command, { cwd: options.cwd ?? root, env: options.cleanEnv ? { ...options.env } : { ...process.env, ...options.env }, stdout: "pipe", stderr: "pipe" }));
   const lines: string[] = [];
   const waiters = new Set<() => void>();
+  mkdirSync(CCM_LOG_DIR, { recursive: true });
+  const logFile = join(CCM_LOG_DIR, `ccm-${proc.pid}.log`);
+  appendFileSync(logFile, `# ${command.join(" ")}\n`);
   const pump = async (stream: ReadableStream<Uint8Array>): Promise<void> => {
     const decoder = new TextDecoder();
     let buffered = "";
@@ -41,6 +49,7 @@ export function startCcm(options: CcmOptions): CcmProcess {
       buffered += decoder.decode(chunk, { stream: true });
       const parts = buffered.split("\n");
       buffered = parts.pop() ?? "";
+      if (parts.length > 0) appendFileSync(logFile, `${parts.join("\n")}\n`);
       for (const line of parts) {
         lines.push(line);
         if (options.echo) console.error(`[ccm ${proc.pid}] ${line}`);
