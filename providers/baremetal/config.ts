@@ -7,6 +7,7 @@ import { parseInventory } from "./inventory-config.ts";
 import type { Inventory } from "./inventory.ts";
 import { isMapping, onlyKeys, Problems } from "./config-reader.ts";
 import { parseLoadBalancers, type LoadBalancerSettings } from "./pools-config.ts";
+import { parseConfigText } from "../../src/cloud/config-text.ts";
 
 export interface BaremetalConfig {
   readonly inventory: Inventory;
@@ -18,17 +19,8 @@ export type ParsedConfig = { readonly ok: true; readonly config: BaremetalConfig
 
 const TOP_KEYS = ["inventory", "loadBalancers"];
 
-function parseText(text: string | undefined): { raw: unknown } | { error: string } {
-  if (text === undefined || text.trim() === "") return { raw: {} };
-  try {
-    return { raw: Bun.YAML.parse(text) };
-  } catch (error) {
-    return { error: `not valid YAML or JSON: ${(error as Error).message}` };
-  }
-}
-
 export function parseBaremetalConfig(text: string | undefined): ParsedConfig {
-  const parsed = parseText(text);
+  const parsed = parseConfigText(text);
   if ("error" in parsed) return { ok: false, errors: [parsed.error] };
   const raw = parsed.raw ?? {};
   if (!isMapping(raw)) return { ok: false, errors: ["must be a YAML or JSON mapping with inventory and loadBalancers"] };

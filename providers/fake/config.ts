@@ -25,6 +25,7 @@
 import { parseCIDR } from "../../src/net/ip.ts";
 import { parseDuration } from "../../src/cli/values.ts";
 import type { NodeAddress, NodeAddressType } from "../../src/kube/objects.ts";
+import { parseConfigText } from "../../src/cloud/config-text.ts";
 
 export type InstanceState = "running" | "stopped" | "terminated";
 
@@ -209,15 +210,6 @@ function readPool(problems: string[], raw: unknown): { ipPool: string[]; hostnam
   return { ipPool, hostnameSuffix: f.str("hostnameSuffix", "") };
 }
 
-function parseText(text: string | undefined): { raw: unknown } | { error: string } {
-  if (text === undefined || text.trim() === "") return { raw: {} };
-  try {
-    return { raw: Bun.YAML.parse(text) };
-  } catch (error) {
-    return { error: `not valid YAML or JSON: ${(error as Error).message}` };
-  }
-}
-
 function readConfig(root: Fields, problems: string[]): FakeConfig {
   const d = new Fields(root.raw.defaults, "defaults", problems);
   const defaults: Defaults = { instanceType: d.str("instanceType", "fake.small"), zone: d.str("zone", "zone-a"), region: d.str("region", "region-1") };
@@ -239,7 +231,7 @@ function readConfig(root: Fields, problems: string[]): FakeConfig {
 }
 
 export function parseFakeConfig(text: string | undefined): { ok: true; config: FakeConfig } | { ok: false; errors: string[] } {
-  const parsed = parseText(text);
+  const parsed = parseConfigText(text);
   if ("error" in parsed) return { ok: false, errors: [parsed.error] };
   if (!isObject(parsed.raw)) return { ok: false, errors: ["must be a YAML or JSON mapping"] };
   const problems: string[] = [];

@@ -49,6 +49,7 @@ interface Seen {
 }
 
 const MAX_PENDING = 1000;
+const FINAL_FLUSH_MS = 2000;
 const MAX_TRACKED = 4096;
 const AGGREGATE_WINDOW_MS = 10 * 60_000;
 const SPAM_BURST = 25;
@@ -137,8 +138,9 @@ export function createEventSink(options: EventSinkOptions): EventSink {
     remember(seen, key, { name, namespace, count: 1, lastAt: e.at });
   }
 
-  async function drain(): Promise<void> {
-    for (let e = pending.shift(); e; e = pending.shift()) {
+  async function drain(deadline = Number.POSITIVE_INFINITY): Promise<void> {
+    while (pending.length > 0 && clock.now() < deadline) {
+      const e = pending.shift() as Pending;
       try {
         await send(e);
       } catch (error) {
@@ -179,7 +181,9 @@ export function createEventSink(options: EventSinkOptions): EventSink {
       } finally {
         signal.removeEventListener("abort", onAbort);
       }
-      await drain();
+      // Events are best effort: on shutdown flush what fits in a short window, not a rate-limited backlog.
+      await drain(clock.now() + FINAL_FLUSH_MS);
+      for (const _ of pending.splice(0)) drop("full");
     },
   };
 }
