@@ -9,7 +9,7 @@
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { build } from "./build.ts";
-import { cacheRoot } from "./control-plane/binaries.ts";
+import { freshRunDir } from "./control-plane/run-dirs.ts";
 import { startControlPlane } from "./control-plane/control-plane.ts";
 import { NODES, SERVICES, type KubeApi } from "../src/kube/api.ts";
 import type { Node, Service } from "../src/kube/objects.ts";
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   say("Building the single executable");
   const binary = await build();
   say("Starting kube-apiserver and etcd on loopback (the first run builds them from the Go module proxy)");
-  const dir = join(cacheRoot(), "demo", String(Date.now()));
+  const dir = freshRunDir("demo");
   const cp = await startControlPlane({ dir, log: (l) => console.log(l) });
   console.log(`API server ${cp.server}; kubeconfigs and logs in ${dir}`);
   const parsed = parseFakeConfig(CLOUD);

@@ -5,6 +5,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
+import { processAlive } from "./process-alive.ts";
 import { join } from "node:path";
 
 export const KUBERNETES_VERSION = "v1.36.3";
@@ -86,13 +87,8 @@ async function acquireLock(lock: string): Promise<void> {
   }
 }
 
-/** A lock left by a killed build is taken over. */
+/** A lock left by a killed build is taken over; one whose pid is not written yet is still being taken. */
 function holderAlive(lock: string): boolean {
-  try {
-    process.kill(Number(readFileSync(join(lock, "pid"), "utf8")), 0);
-    return true;
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    return code === "EPERM" || code === "ENOENT";
-  }
+  const pidFile = join(lock, "pid");
+  return !existsSync(pidFile) || processAlive(Number(readFileSync(pidFile, "utf8")));
 }
