@@ -90,5 +90,6 @@ async function acquireLock(lock: string): Promise<void> {
 /** A lock left by a killed build is taken over; one whose pid is not written yet is still being taken. */
 function holderAlive(lock: string): boolean {
   const pidFile = join(lock, "pid");
-  return !existsSync(pidFile) || processAlive(Number(readFileSync(pidFile, "utf8")));
+  const pid = existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : "";
+  return pid === "" || processAlive(Number(pid));
 }
