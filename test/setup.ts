@@ -1,9 +1,16 @@
-/** Preloaded by bun test: tears down the shared control plane and every tracked process at the end. */
+/**
+ * Preloaded by bun test. Builds kube-apiserver and etcd first when they are not cached yet (minutes, once):
+ * here no test or hook timeout can cut the build short. At the end, tears down the shared control plane
+ * and every tracked process.
+ */
 import { afterAll } from "bun:test";
+import { ensureKubeBinaries } from "../scripts/control-plane/binaries.ts";
 import { stopControlPlane } from "./harness/control-plane.ts";
 import { existsSync } from "node:fs";
 import { CCM_LOG_DIR } from "./harness/ccm.ts";
 import { killAll } from "./harness/processes.ts";
+
+await ensureKubeBinaries((line) => console.error(`[control-plane] ${line}`));
 
 afterAll(async () => {
   killAll("SIGKILL");
