@@ -1,7 +1,7 @@
 /** An unthrottled client for test setup and assertions, plus create-or-update of plain manifests. */
 import { createKubeApi, type KubeApi, type Resource } from "../../src/kube/api.ts";
 import { resolveConnection } from "../../src/kube/connection.ts";
-import { TokenBucket } from "../../src/kube/rate-limiter.ts";
+import { TokenBucket } from "../../src/kube/token-bucket.ts";
 import { createTransport, isNotFound } from "../../src/kube/transport.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";
 

@@ -6,7 +6,7 @@
  */
 import { SERVICE_ACCOUNTS, createKubeApi, type KubeApi } from "../kube/api.ts";
 import { withBearerToken, type Connection } from "../kube/connection.ts";
-import type { TokenBucket } from "../kube/rate-limiter.ts";
+import type { TokenBucket } from "../kube/token-bucket.ts";
 import { createTransport, isAlreadyExists, isNotFound } from "../kube/transport.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";

@@ -8,7 +8,7 @@ import type { Config } from "../cli/config.ts";
 import type { CloudProvider } from "../cloud/provider.ts";
 import type { Connection } from "../kube/connection.ts";
 import { createEventSink } from "../kube/events.ts";
-import { TokenBucket } from "../kube/rate-limiter.ts";
+import { TokenBucket } from "../kube/token-bucket.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";

@@ -7,7 +7,7 @@ import type { Server } from "bun";
 import type { Config } from "../cli/config.ts";
 import type { KubeApi } from "../kube/api.ts";
 import { resolveConnection } from "../kube/connection.ts";
-import { TokenBucket } from "../kube/rate-limiter.ts";
+import { TokenBucket } from "../kube/token-bucket.ts";
 import type { Logger } from "../log/logger.ts";
 import type { MetricsHub } from "../metrics/hub.ts";
 import { createAuthorizer } from "../serving/auth.ts";

@@ -5,7 +5,7 @@
  * `Status` reason; network failures become `KubeUnreachableError` naming the server.
  */
 import type { Connection } from "./connection.ts";
-import type { TokenBucket } from "./rate-limiter.ts";
+import type { TokenBucket } from "./token-bucket.ts";
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 

@@ -10,7 +10,7 @@ import { createKubeApi, NAMESPACES, SERVICES, type KubeApi } from "../../src/kub
 import { resolveConnection } from "../../src/kube/connection.ts";
 import { createSharedInformers } from "../../src/kube/informers.ts";
 import type { Service } from "../../src/kube/objects.ts";
-import { TokenBucket } from "../../src/kube/rate-limiter.ts";
+import { TokenBucket } from "../../src/kube/token-bucket.ts";
 import { createTransport } from "../../src/kube/transport.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { createBaremetalProvider, parseBaremetalConfig } from "../../providers/baremetal/index.ts";

@@ -4,7 +4,7 @@
  * of the main thread cover them. A thread that ends on its own (a crashed controller, an uncaught error)
  * stops every other thread and the manager exits non-zero: never a silently half-running manager.
  */
-import type { SharedBucket } from "../../kube/rate-limiter.ts";
+import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsHub, MetricsSnapshot } from "../../metrics/hub.ts";
 import { ControllerConfigError } from "../context.ts";
 import { ControllerCrashedError, type LeaderDeps } from "../run-controllers.ts";

@@ -1,6 +1,6 @@
 /** Messages between the manager (main thread) and its controller threads. */
 import type { ControllerName } from "../../controllers/names.ts";
-import type { SharedBucket } from "../../kube/rate-limiter.ts";
+import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsSnapshot } from "../../metrics/hub.ts";
 
 export type ToWorker =

@@ -8,7 +8,7 @@ import type { Builtins } from "../../cli/run.ts";
 import { prepare } from "../../cli/run.ts";
 import { resolveConnection } from "../../kube/connection.ts";
 import { createEventSink } from "../../kube/events.ts";
-import { TokenBucket } from "../../kube/rate-limiter.ts";
+import { TokenBucket } from "../../kube/token-bucket.ts";
 import { errorMessage } from "../../kube/worker.ts";
 import { createLogger } from "../../log/logger.ts";
 import { createMetrics } from "../../metrics/metrics.ts";

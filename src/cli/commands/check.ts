@@ -11,7 +11,7 @@ import { runPreflight } from "../../check/preflight.ts";
 import { failed } from "../../check/findings.ts";
 import { OUTPUT_FORMATS, render, type OutputFormat } from "../../check/report.ts";
 import { createKubeApi } from "../../kube/api.ts";
-import { TokenBucket } from "../../kube/rate-limiter.ts";
+import { TokenBucket } from "../../kube/token-bucket.ts";
 import { createTransport } from "../../kube/transport.ts";
 import { createLogger } from "../../log/logger.ts";
 import { realClock } from "../../util/clock.ts";

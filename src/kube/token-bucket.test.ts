@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { TokenBucket } from "./rate-limiter.ts";
+import { TokenBucket } from "./token-bucket.ts";
 
 test("the token bucket allows the burst, then spaces requests at qps", () => {
   const bucket = TokenBucket.create(10, 3);
