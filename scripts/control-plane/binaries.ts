@@ -16,8 +16,11 @@ export interface KubeBinaries {
   readonly etcd: string;
 }
 
-interface GoTarget {
+export interface GoTarget {
+  /** A wrapper module under `go/`, or (with `moduleDir`) a name for messages. */
   readonly module: string;
+  /** The module's directory when it lives elsewhere (the benchmark's reference CCM). */
+  readonly moduleDir?: string;
   readonly pkg: string;
   readonly output: string;
   readonly ldflags: string;
@@ -60,12 +63,12 @@ export async function goBuild(log: (line: string) => void, dir: string, target: 
     const started = Date.now();
     const tmp = `${output}.tmp-${process.pid}`;
     const proc = Bun.spawn(["go", "build", "-trimpath", "-ldflags", target.ldflags, "-o", tmp, target.pkg], {
-      cwd: join(import.meta.dir, "go", target.module),
+      cwd: target.moduleDir ?? join(import.meta.dir, "go", target.module),
       env: { ...process.env, CGO_ENABLED: "0", GOFLAGS: "-mod=readonly" },
       stdout: "inherit",
       stderr: "inherit",
     });
-    if ((await proc.exited) !== 0) throw new Error(`go build of ${target.pkg} failed (module scripts/control-plane/go/${target.module})`);
+    if ((await proc.exited) !== 0) throw new Error(`go build of ${target.pkg} failed (module ${target.moduleDir ?? `scripts/control-plane/go/${target.module}`})`);
     renameSync(tmp, output);
     log(`built ${target.output} in ${((Date.now() - started) / 1000).toFixed(0)} s → ${output}`);
     return output;

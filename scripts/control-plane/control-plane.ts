@@ -44,6 +44,8 @@ export interface StartOptions {
   readonly log?: (line: string) => void;
   /** Extra kube-apiserver flags (benchmarks raise the in-flight limits). */
   readonly apiserverArgs?: readonly string[];
+  /** Audit policy rules in place of the default (writes to nodes, services, events, leases by anyone). */
+  readonly auditRules?: readonly object[];
 }
 
 const CCM_TOKEN = "ccm-test-token";
@@ -129,7 +131,7 @@ function startApiServer(binaries: KubeBinaries, options: StartOptions, ports: { 
     "--allow-privileged=true",
     "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition",
     "--profiling=false",
-    `--audit-policy-file=${writeAuditPolicy(options.dir)}`,
+    `--audit-policy-file=${writeAuditPolicy(options.dir, options.auditRules)}`,
     `--audit-log-path=${join(options.dir, "audit.log")}`,
     "--audit-log-maxsize=200",
     ...(options.apiserverArgs ?? []),
@@ -140,13 +142,13 @@ function startApiServer(binaries: KubeBinaries, options: StartOptions, ports: { 
 }
 
 /** Who wrote what: tests check which identity (e.g. a per-controller ServiceAccount) made each write. */
-function writeAuditPolicy(dir: string): string {
+function writeAuditPolicy(dir: string, rules?: readonly object[]): string {
   const path = join(dir, "audit-policy.json");
   const policy = {
     apiVersion: "audit.k8s.io/v1",
     kind: "Policy",
     omitStages: ["RequestReceived"],
-    rules: [
+    rules: rules ?? [
       {
         level: "Metadata",
         verbs: ["create", "update", "patch", "delete"],

@@ -1,0 +1,64 @@
+/**
+ * The ceiling: the writes that initialise a Node (one Node patch, one status patch, one Event), issued by
+ * a minimal client straight to the API server as the managers' user, unthrottled and at high concurrency,
+ * with no cache, no cloud and no decisions. What this machine's API server and etcd can absorb; the
+ * managers' figures read as a fraction of it.
+ */
+import { EVENTS, NODES } from "../../../src/kube/api.ts";
+import type { Node } from "../../../src/kube/objects.ts";
+import { forEachLimited } from "../../../src/util/concurrency.ts";
+import { createAdminApi } from "../../control-plane/admin.ts";
+import { createAll, track } from "../load.ts";
+import { cloudAddresses, initialisedNode, isInitialised, nodeName, registeredNode } from "../objects.ts";
+import { withSession, type BenchContext } from "../run.ts";
+import { countRequests } from "../audit.ts";
+
+export interface CeilingCase {
+  readonly nodes: number;
+  readonly concurrency: number;
+}
+
+export interface CeilingResult {
+  readonly seconds: number;
+  readonly nodesPerSecond: number;
+  readonly requests: number;
+  readonly requestsPerSecond: number;
+}
+
+function syncedEvent(i: number, now: string): object {
+  const name = nodeName(i);
+  return {
+    apiVersion: "v1", kind: "Event", metadata: { name: `${name}.ceiling`, namespace: "default" },
+    involvedObject: { apiVersion: "v1", kind: "Node", name }, reason: "Synced", message: "Node synced successfully",
+    type: "Normal", source: { component: "cloud-node-controller" }, firstTimestamp: now, lastTimestamp: now, count: 1,
+  };
+}
+
+export async function runCeiling(ctx: BenchContext, c: CeilingCase): Promise<CeilingResult> {
+  ctx.log(`ceiling-${c.nodes}: registering ${c.nodes} nodes`);
+  return withSession(ctx, `ceiling-${c.nodes}`, async (session) => {
+    const admin = session.cp.admin;
+    await createAll(admin, NODES, Array.from({ length: c.nodes }, (_, k) => registeredNode(k + 1)));
+    const tracker = await track<Node>(admin, NODES, isInitialised);
+    const client = await createAdminApi(session.cp.kubeconfigs.ccm);
+    try {
+      const offset = (await Bun.file(session.cp.auditLog).exists()) ? Bun.file(session.cp.auditLog).size : 0;
+      const started = Date.now();
+      const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+      await forEachLimited(Array.from({ length: c.nodes }, (_, k) => k + 1), c.concurrency, async (i) => {
+        const target = initialisedNode(i);
+        await client.patch(NODES, nodeName(i), { metadata: { labels: target.metadata.labels }, spec: target.spec }, { type: "merge" });
+        await client.patch(NODES, nodeName(i), { status: { addresses: cloudAddresses(i) } }, { subresource: "status", type: "merge" });
+        await client.create(EVENTS, syncedEvent(i, now), { namespace: "default" });
+      });
+      await tracker.waitFor(c.nodes, 60_000);
+      const seconds = (Date.now() - started) / 1000;
+      await session.settle(1000);
+      const requests = countRequests(session.cp.auditLog, offset).total;
+      ctx.log(`ceiling-${c.nodes}: ${seconds.toFixed(1)} s (${(c.nodes / seconds).toFixed(0)} nodes/s)`);
+      return { seconds, nodesPerSecond: c.nodes / seconds, requests, requestsPerSecond: requests / seconds };
+    } finally {
+      tracker.stop();
+    }
+  });
+}

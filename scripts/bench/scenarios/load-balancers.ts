@@ -1,0 +1,90 @@
+/**
+ * Load balancers: N LoadBalancer Services exist before the manager starts (on a cluster of initialised,
+ * Ready Nodes); the clock runs until every Service shows ingress. Then one Node gets the
+ * exclude-from-external-load-balancers label, and the clock runs until the cloud has seen one
+ * UpdateLoadBalancer per Service.
+ */
+import { NODES, SERVICES } from "../../../src/kube/api.ts";
+import type { Service } from "../../../src/kube/objects.ts";
+import { LABEL_EXCLUDE_FROM_EXTERNAL_LB } from "../../../src/kube/well-known.ts";
+import { createAll, track } from "../load.ts";
+import type { ManagerKind, RunningManager } from "../managers.ts";
+import { LB_NAMESPACE, hasIngress, initialisedNode, lbService, nodeName } from "../objects.ts";
+import { withSession, type BenchContext, type Usage } from "../run.ts";
+import { limitsOf, type LimitsName } from "./node-init.ts";
+
+export interface LbCase {
+  readonly services: number;
+  readonly nodes: number;
+  readonly limits: LimitsName;
+  readonly latencyMs: number;
+}
+
+export interface LbResult {
+  readonly manager: ManagerKind;
+  /** Until every Service has ingress. */
+  readonly seconds: number;
+  readonly servicesPerSecond: number;
+  readonly ensure: Usage;
+  /** From the label change until every load balancer was updated. */
+  readonly updateSeconds: number;
+  readonly update: Usage;
+}
+
+export async function runLoadBalancers(ctx: BenchContext, c: LbCase, manager: ManagerKind): Promise<LbResult> {
+  const name = `lb-${c.services}-${c.limits}-${c.latencyMs}ms-${manager}`;
+  ctx.log(`${name}: ${c.nodes} nodes, creating ${c.services} services`);
+  return withSession(ctx, name, async (session) => {
+    const admin = session.cp.admin;
+    await createAll(admin, NODES, Array.from({ length: c.nodes }, (_, k) => initialisedNode(k + 1)));
+    await createAll(admin, SERVICES, Array.from({ length: c.services }, (_, k) => lbService(k + 1)));
+    const tracker = await track<Service>(admin, SERVICES, hasIngress, LB_NAMESPACE);
+    try {
+      const started = Date.now();
+      const running = await session.start({ kind: manager, limits: limitsOf(c.limits), latencyMs: c.latencyMs, instances: c.nodes });
+      await tracker.waitFor(c.services, 120_000 + c.services * (c.limits === "defaults" ? 500 : 100));
+      const seconds = (Date.now() - started) / 1000;
+      await session.settle();
+      const ensure = await session.usage();
+      ctx.log(`${name}: all ingress after ${seconds.toFixed(1)} s; excluding one node`);
+      const updateStarted = Date.now();
+      await admin.patch(NODES, nodeName(1), { metadata: { labels: { [LABEL_EXCLUDE_FROM_EXTERNAL_LB]: "true" } } }, { type: "merge" });
+      await waitForUpdates(running, c.services, 120_000 + c.services * 200);
+      const updateSeconds = (Date.now() - updateStarted) / 1000;
+      await session.settle();
+      const total = await session.usage();
+      ctx.log(`${name}: every load balancer updated after ${updateSeconds.toFixed(1)} s`);
+      return { manager, seconds, servicesPerSecond: c.services / seconds, ensure, updateSeconds, update: difference(total, ensure) };
+    } finally {
+      tracker.stop();
+    }
+  });
+}
+
+async function waitForUpdates(running: RunningManager, services: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const updates = (await running.calls()).UpdateLoadBalancer ?? 0;
+    if (updates >= services) return;
+    if (Date.now() > deadline) throw new Error(`only ${updates} of ${services} load balancers updated after ${timeoutMs / 1000} s`);
+    await Bun.sleep(100);
+  }
+}
+
+/** What happened between two readings (CPU, requests and calls); peak RSS is the later reading's. */
+export function difference(later: Usage, earlier: Usage): Usage {
+  const minus = (a: Record<string, number>, b: Record<string, number>): Record<string, number> =>
+    Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v - (b[k] ?? 0)] as const).filter(([, v]) => v !== 0));
+  return {
+    cpuSeconds: later.cpuSeconds - earlier.cpuSeconds,
+    peakRssMiB: later.peakRssMiB,
+    rss: later.rss.slice(earlier.rss.length),
+    requests: {
+      total: later.requests.total - earlier.requests.total,
+      byVerb: minus(later.requests.byVerb, earlier.requests.byVerb),
+      errors: minus(later.requests.errors, earlier.requests.errors),
+    },
+    cloudCalls: minus(later.cloudCalls, earlier.cloudCalls),
+    cloudCallsTotal: later.cloudCallsTotal - earlier.cloudCallsTotal,
+  };
+}

@@ -1,0 +1,57 @@
+/** A dependency-free SVG line chart: objects done over time, one polyline per series. */
+import type { Timeline } from "./timeline.ts";
+
+export interface Series {
+  readonly label: string;
+  readonly color: string;
+  readonly points: Timeline;
+}
+
+const W = 760;
+const H = 420;
+const M = { left: 70, right: 20, top: 40, bottom: 50 };
+
+/** 1, 2 or 5 times a power of ten, so that about `count` ticks cover `max`. */
+function niceStep(max: number, count: number): number {
+  const raw = max / count;
+  const power = 10 ** Math.floor(Math.log10(raw || 1));
+  return ([1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? raw) || 1;
+}
+
+const esc = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+export function lineChart(title: string, xLabel: string, yLabel: string, series: readonly Series[]): string {
+  const maxX = Math.max(1, ...series.flatMap((s) => s.points.map(([x]) => x)));
+  const maxY = Math.max(1, ...series.flatMap((s) => s.points.map(([, y]) => y)));
+  const px = (x: number): number => M.left + (x / maxX) * (W - M.left - M.right);
+  const py = (y: number): number => H - M.bottom - (y / maxY) * (H - M.top - M.bottom);
+  const xStep = niceStep(maxX, 8);
+  const yStep = niceStep(maxY, 5);
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${W}" height="${H}" fill="white"/>`,
+    `<text x="${W / 2}" y="22" text-anchor="middle" font-size="15">${esc(title)}</text>`,
+  ];
+  for (let x = 0; x <= maxX + 1e-9; x += xStep) {
+    parts.push(`<line x1="${px(x)}" y1="${M.top}" x2="${px(x)}" y2="${H - M.bottom}" stroke="#eee"/>`, `<text x="${px(x)}" y="${H - M.bottom + 16}" text-anchor="middle">${+x.toFixed(3)}</text>`);
+  }
+  for (let y = 0; y <= maxY + 1e-9; y += yStep) {
+    parts.push(`<line x1="${M.left}" y1="${py(y)}" x2="${W - M.right}" y2="${py(y)}" stroke="#eee"/>`, `<text x="${M.left - 6}" y="${py(y) + 4}" text-anchor="end">${y}</text>`);
+  }
+  parts.push(
+    `<line x1="${M.left}" y1="${H - M.bottom}" x2="${W - M.right}" y2="${H - M.bottom}" stroke="black"/>`,
+    `<line x1="${M.left}" y1="${M.top}" x2="${M.left}" y2="${H - M.bottom}" stroke="black"/>`,
+    `<text x="${(M.left + W - M.right) / 2}" y="${H - 12}" text-anchor="middle">${esc(xLabel)}</text>`,
+    `<text x="16" y="${(M.top + H - M.bottom) / 2}" text-anchor="middle" transform="rotate(-90 16 ${(M.top + H - M.bottom) / 2})">${esc(yLabel)}</text>`,
+  );
+  for (const [i, s] of series.entries()) {
+    const points = [[0, 0] as const, ...s.points].map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(" ");
+    parts.push(
+      `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${points}"/>`,
+      `<rect x="${M.left + 12}" y="${M.top + 8 + i * 18}" width="14" height="3" fill="${s.color}"/>`,
+      `<text x="${M.left + 32}" y="${M.top + 13 + i * 18}">${esc(s.label)}</text>`,
+    );
+  }
+  parts.push("</svg>");
+  return `${parts.join("\n")}\n`;
+}
