@@ -23,12 +23,18 @@ export interface NodeSyncDeps extends ServiceSyncDeps {
   readonly resync: (key: string) => void;
 }
 
-/** One pass over every Service with a known node set. Never throws: failures go to the service queue. */
+/**
+ * One pass over every Service with a known node set. Never throws: failures go to the service queue.
+ * Without such a Service the pass ends before listing Nodes: a burst of Node events (thousands of Nodes
+ * being initialised) then costs nothing here.
+ */
 export async function syncNodes(deps: NodeSyncDeps): Promise<void> {
   const started = deps.clock.now();
-  const nodes = loadBalancerNodes(deps.nodes.list());
   const keys = deps.cache.syncedKeys();
-  await forEachLimited(keys, deps.workers, (key) => deps.lock.withLock(key, () => updateHosts(deps, key, nodes)));
+  if (keys.length > 0) {
+    const nodes = loadBalancerNodes(deps.nodes.list());
+    await forEachLimited(keys, deps.workers, (key) => deps.lock.withLock(key, () => updateHosts(deps, key, nodes)));
+  }
   deps.metrics.nodeSyncLatency.observe((deps.clock.now() - started) / 1000);
 }
 

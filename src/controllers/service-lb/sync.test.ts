@@ -222,6 +222,21 @@ describe("syncNodes", () => {
     expect(h.resynced).toEqual([KEY]);
   });
 
+  test("without a load balancer in place the pass does not list Nodes", async () => {
+    const h = harness();
+    addNode(h, "a");
+    addService(h);
+    let listed = 0;
+    const deps = { ...h.deps, nodes: { ...h.deps.nodes, list: () => (listed++, h.deps.nodes.list()) } };
+    await syncNodes(deps);
+    expect(listed).toBe(0);
+    await syncService(h.deps, KEY);
+    addNode(h, "b");
+    await syncNodes(deps);
+    expect(listed).toBe(1);
+    expect(h.calls.at(-1)).toEqual({ method: "update", service: "web", nodes: ["a", "b"] });
+  });
+
   test("Services never ensured, or being deleted, are left to the service queue", async () => {
     const h = harness();
     addNode(h, "a");
