@@ -3,12 +3,20 @@
  * of the same event on the same object patches `count` and `lastTimestamp` instead of creating another;
  * a per-object token bucket (burst 25, one more every 5 minutes) stops a hot error loop from flooding the
  * API server. Recording never blocks a sync: events queue and are sent in the background.
+ *
+ * Beyond client-go, whose broadcaster sends one event at a time and drops what exceeds a 1,000-event
+ * queue: up to 8 events are in flight at once (repeats of one event stay in order), and the queue holds
+ * 10,000 (the oldest dropped first). The sends draw from the process-wide token bucket like every other
+ * request, so when the controllers' own writes saturate `--kube-api-qps` (a burst of thousands of Nodes
+ * being initialised) they keep most of it, and the events of the burst follow late (with the times they
+ * happened) instead of being lost.
  */
 import type { Logger } from "../log/logger.ts";
 import { realClock, rfc3339, type Clock } from "../util/clock.ts";
 import { EVENTS, type KubeApi } from "./api.ts";
 import type { KubeObject, ObjectReference } from "./objects.ts";
 import { isNotFound } from "./transport.ts";
+import { KeyedLock } from "../util/concurrency.ts";
 import { errorMessage } from "./worker.ts";
 
 export type EventType = "Normal" | "Warning";
@@ -48,7 +56,8 @@ interface Seen {
   lastAt: number;
 }
 
-const MAX_PENDING = 1000;
+const MAX_PENDING = 10_000;
+const SEND_CONCURRENCY = 8;
 const FINAL_FLUSH_MS = 2000;
 const MAX_TRACKED = 4096;
 const AGGREGATE_WINDOW_MS = 10 * 60_000;
@@ -98,6 +107,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
   const seen = new Map<string, Seen>();
   const allowed = spamFilter();
   const drop = options.onDrop ?? ((): void => undefined);
+  const inOrder = new KeyedLock();
   let wake: (() => void) | undefined;
 
   async function aggregate(prior: Seen, at: number): Promise<boolean> {
@@ -113,8 +123,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
     }
   }
 
-  async function send(e: Pending): Promise<void> {
-    const key = [e.component, e.ref.kind, e.ref.namespace, e.ref.name, e.ref.uid, e.type, e.reason, e.message].join("\u0000");
+  async function send(e: Pending, key: string): Promise<void> {
     const prior = seen.get(key);
     if (prior && e.at - prior.lastAt < AGGREGATE_WINDOW_MS && (await aggregate(prior, e.at))) return;
     const namespace = e.ref.namespace || "default";
@@ -138,16 +147,22 @@ export function createEventSink(options: EventSinkOptions): EventSink {
     remember(seen, key, { name, namespace, count: 1, lastAt: e.at });
   }
 
-  async function drain(deadline = Number.POSITIVE_INFINITY): Promise<void> {
+  /** One sender: takes queued events in order until the deadline; repeats of the same event wait for each other. */
+  async function sendQueued(deadline: number): Promise<void> {
     while (pending.length > 0 && clock.now() < deadline) {
-      const e = pending.shift() as Pending;
+      const event = pending.shift() as Pending;
+      const key = [event.component, event.ref.kind, event.ref.namespace, event.ref.name, event.ref.uid, event.type, event.reason, event.message].join("\u0000");
       try {
-        await send(e);
+        await inOrder.withLock(key, () => send(event, key));
       } catch (error) {
         drop("error");
-        options.logger.warn(`could not write event ${e.reason} on ${e.ref.kind} ${e.ref.name}: ${errorMessage(error)}`);
+        options.logger.warn(`could not write event ${event.reason} on ${event.ref.kind} ${event.ref.name}: ${errorMessage(error)}`);
       }
     }
+  }
+
+  async function drain(deadline = Number.POSITIVE_INFINITY): Promise<void> {
+    await Promise.all(Array.from({ length: SEND_CONCURRENCY }, () => sendQueued(deadline)));
   }
 
   function record(component: string, object: KubeObject, e: Omit<Pending, "ref" | "component" | "at">): void {

@@ -1,0 +1,81 @@
+import { describe, expect, test } from "bun:test";
+import type { KubeApi } from "./api.ts";
+import { createEventSink } from "./events.ts";
+import type { KubeObject } from "./objects.ts";
+import { createLogger } from "../log/logger.ts";
+
+interface Gate {
+  readonly api: KubeApi;
+  /** `create <involved object>` / `patch <event name> count=<n>`, in completion order. */
+  readonly sent: string[];
+  readonly maxInFlight: () => number;
+  open(): void;
+}
+
+/** Event writes that wait until `open()`, counting how many are in flight at once. */
+function gatedApi(): Gate {
+  const sent: string[] = [];
+  let inFlight = 0;
+  let max = 0;
+  let release = (): void => undefined;
+  const opened = new Promise<void>((resolve) => (release = resolve));
+  const write = async (line: string): Promise<void> => {
+    inFlight += 1;
+    max = Math.max(max, inFlight);
+    await opened;
+    inFlight -= 1;
+    sent.push(line);
+  };
+  const api = {
+    create: async (_res: unknown, body: { involvedObject: { name: string } }) => {
+      await write(`create ${body.involvedObject.name}`);
+      return body;
+    },
+    patch: async (_res: unknown, name: string, patch: { count: number }) => {
+      await write(`patch ${name.split(".")[0] ?? ""} count=${patch.count}`);
+      return {};
+    },
+  };
+  return { api: api as unknown as KubeApi, sent, maxInFlight: () => max, open: release };
+}
+
+const node = (name: string): KubeObject => ({ apiVersion: "v1", kind: "Node", metadata: { name, uid: `uid-${name}` } });
+const quiet = createLogger({ verbosity: 0, format: "text", write: () => undefined });
+
+describe("event sink", () => {
+  test("up to 8 events in flight; a repeat waits for the first and patches its count", async () => {
+    const gate = gatedApi();
+    const sink = createEventSink({ api: gate.api, logger: quiet, host: "h" });
+    const recorder = sink.recorder("test");
+    for (let i = 0; i < 20; i++) recorder.event(node(`n${i}`), "Normal", "Synced", "Node synced successfully");
+    recorder.event(node("n0"), "Normal", "Synced", "Node synced successfully");
+    const stop = new AbortController();
+    const running = sink.run(stop.signal);
+    await Bun.sleep(20);
+    expect(gate.maxInFlight()).toBe(8);
+    gate.open();
+    await Bun.sleep(20);
+    stop.abort();
+    await running;
+    expect(gate.sent.filter((s) => s.startsWith("create"))).toHaveLength(20);
+    expect(gate.sent.filter((s) => s.startsWith("patch"))).toEqual(["patch n0 count=2"]);
+    expect(gate.sent.indexOf("create n0")).toBeLessThan(gate.sent.indexOf("patch n0 count=2"));
+  });
+
+  test("a full queue drops the oldest events", async () => {
+    const gate = gatedApi();
+    const drops: string[] = [];
+    const sink = createEventSink({ api: gate.api, logger: quiet, host: "h", onDrop: (reason) => drops.push(reason) });
+    const recorder = sink.recorder("test");
+    for (let i = 0; i < 10_005; i++) recorder.event(node(`n${i}`), "Normal", "Synced", "Node synced successfully");
+    expect(drops).toEqual(["full", "full", "full", "full", "full"]);
+    const stop = new AbortController();
+    const running = sink.run(stop.signal);
+    gate.open();
+    stop.abort();
+    await running;
+    expect(gate.sent).toHaveLength(10_000);
+    expect(gate.sent).not.toContain("create n4");
+    expect(gate.sent).toContain("create n5");
+  });
+});
