@@ -1,11 +1,15 @@
 /**
  * HTTP to the API server over Bun's fetch: TLS from the connection, the shared token bucket before every
  * request (watches included, as client-go), a user agent, a timeout on every non-watch request, and one
- * observation per request for the `rest_client_*` metrics. API errors become `KubeApiError` carrying the
+ * observation per request for the `rest_client_*` metrics. At most `maxInFlight` non-watch requests are
+ * on the wire at once (others wait, in order): HTTP/1.1 opens one connection per request in flight, and
+ * a burst of a thousand concurrent syncs would otherwise hold a few hundred TLS connections (memory and
+ * handshakes on both ends) where client-go multiplexes one HTTP/2 connection. API errors become `KubeApiError` carrying the
  * `Status` reason; network failures become `KubeUnreachableError` naming the server.
  */
 import type { Connection } from "./connection.ts";
 import type { TokenBucket } from "./token-bucket.ts";
+import { Semaphore } from "../util/concurrency.ts";
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
@@ -29,6 +33,8 @@ export interface TransportOptions {
   readonly userAgent: string;
   readonly defaultTimeoutMs?: number;
   readonly observe?: RequestObserver;
+  /** Non-watch requests on the wire at once (default 64). */
+  readonly maxInFlight?: number;
 }
 
 export interface Transport {
@@ -65,13 +71,14 @@ export const isAlreadyExists = (e: unknown): boolean => e instanceof KubeApiErro
 export const isGone = (e: unknown): boolean => e instanceof KubeApiError && (e.status === 410 || e.reason === "Expired" || e.reason === "Gone");
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_MAX_IN_FLIGHT = 64;
 
 export function createTransport(options: TransportOptions): Transport {
   const { connection, limiter } = options;
   const observe = options.observe ?? ((): void => undefined);
+  const wire = new Semaphore(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
 
   async function send(request: Request, streaming: boolean): Promise<Response> {
-    await limiter.wait(request.signal);
     const started = performance.now();
     const timeout = streaming ? undefined : AbortSignal.timeout(request.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS);
     const signal = anySignal(request.signal, timeout);
@@ -99,11 +106,13 @@ export function createTransport(options: TransportOptions): Transport {
   return {
     server: connection.server,
     async json<T>(request: Request): Promise<T> {
-      const response = await send(request, false);
-      const text = await response.text();
+      // The token comes first, so a request waiting for one never holds a slot on the wire.
+      await limiter.wait(request.signal);
+      const text = await wire.run(async () => (await send(request, false)).text());
       return (text === "" ? undefined : JSON.parse(text)) as T;
     },
     async stream(request: Request): Promise<ReadableStream<Uint8Array>> {
+      await limiter.wait(request.signal);
       const response = await send(request, true);
       if (!response.body) throw new KubeUnreachableError(`empty watch response from ${connection.server}${request.path}`);
       return response.body;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { forEachLimited, KeyedLock } from "./concurrency.ts";
+import { forEachLimited, KeyedLock, Semaphore } from "./concurrency.ts";
 import { rejection } from "../../test/harness/doubles.ts";
 
 describe("KeyedLock", () => {
@@ -52,5 +52,24 @@ describe("forEachLimited", () => {
 
   test("no items: resolves", async () => {
     await forEachLimited([], 5, () => Promise.reject(new Error("never called")));
+  });
+});
+
+describe("Semaphore", () => {
+  test("at most the limit at once, waiters in arrival order, a failure frees its slot", async () => {
+    const slots = new Semaphore(2);
+    const log: string[] = [];
+    let peak = 0;
+    const job = (name: string, fail = false) => async () => {
+      peak = Math.max(peak, slots.held);
+      log.push(name);
+      await Bun.sleep(5);
+      if (fail) throw new Error(name);
+    };
+    const runs = [slots.run(job("a", true)).catch(() => undefined), slots.run(job("b")), slots.run(job("c")), slots.run(job("d"))];
+    await Promise.all(runs);
+    expect(peak).toBe(2);
+    expect(log).toEqual(["a", "b", "c", "d"]);
+    expect(slots.held).toBe(0);
   });
 });

@@ -28,6 +28,35 @@ export class KeyedLock {
   }
 }
 
+/** At most `limit` holders at a time; waiters are served in arrival order. */
+export class Semaphore {
+  readonly #limit: number;
+  readonly #waiters: (() => void)[] = [];
+  #held = 0;
+
+  constructor(limit: number) {
+    this.#limit = Math.max(1, limit);
+  }
+
+  /** Runs `work` once a slot is free, and frees the slot when it settles. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#held >= this.#limit) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    else this.#held += 1;
+    try {
+      return await work();
+    } finally {
+      const next = this.#waiters.shift();
+      if (next) next();
+      else this.#held -= 1;
+    }
+  }
+
+  /** Holders now. */
+  get held(): number {
+    return this.#held;
+  }
+}
+
 /**
  * Calls `work` for every item with at most `limit` calls in flight, and resolves once all have settled.
  * `work` reports its own failures; a rejection here is a bug and is rethrown after the rest finish.

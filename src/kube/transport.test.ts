@@ -1,0 +1,28 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { TokenBucket } from "./rate-limiter.ts";
+import { createTransport } from "./transport.ts";
+
+describe("transport", () => {
+  let inFlight = 0;
+  let peak = 0;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      await Bun.sleep(10);
+      inFlight -= 1;
+      return Response.json({ path: new URL(req.url).pathname });
+    },
+  });
+  afterAll(() => server.stop(true));
+
+  test("at most maxInFlight requests on the wire; the others wait and all complete", async () => {
+    const connection = { server: `http://127.0.0.1:${server.port}`, tls: { rejectUnauthorized: false }, authorization: () => Promise.resolve(undefined) };
+    const transport = createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "test", maxInFlight: 3 });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => transport.json<{ path: string }>({ method: "GET", path: `/r/${i}` })));
+    expect(answers.map((a) => a.path)).toEqual(Array.from({ length: 12 }, (_, i) => `/r/${i}`));
+    expect(peak).toBe(3);
+  });
+});
