@@ -10,6 +10,7 @@ import type { EventRecorder } from "../../kube/events.ts";
 import type { Lister } from "../../kube/informer.ts";
 import type { Node } from "../../kube/objects.ts";
 import { NODE_UPDATE_RETRY, patchWithPrecondition } from "../../kube/patch.ts";
+import { trimNode } from "../../kube/transforms.ts";
 import { isNotFound } from "../../kube/transport.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { Metrics } from "../../metrics/metrics.ts";
@@ -90,6 +91,7 @@ async function initializeNode(deps: NodeSyncDeps, node: Node): Promise<void> {
     resource: NODES,
     from: node,
     policy: NODE_UPDATE_RETRY,
+    keep: trimNode,
     build: (current) => {
       if (!needsInitialization(current)) return undefined;
       const plan = planInitialization(current, metadata);
@@ -126,6 +128,7 @@ export async function ensureAddresses(deps: Pick<NodeSyncDeps, "api" | "logger">
     resource: NODES,
     subresource: "status",
     from: node,
+    keep: trimNode,
     build: (current) => {
       const plan = planAddresses(current, metadata);
       if (!plan.ok) deps.logger.error(`Failed to update node addresses for node ${JSON.stringify(current.metadata.name)}: ${plan.error}`);
