@@ -2,9 +2,26 @@
  * The entry point, and the only place that reads argv and the environment, installs signal handlers and
  * calls exit. Everything else receives what it needs.
  */
-import { hostname } from "node:os";
+import { hostname, totalmem } from "node:os";
 import { runCli } from "./cli/cli.ts";
 import { builtins, subCommands } from "./builtins.ts";
+import { heapSizingEnvironment } from "./app/heap-sizing.ts";
+
+// The compiled manager sizes JavaScriptCore's heap for itself, then runs as a new image of the same
+// process (see app/heap-sizing.ts). A failure to re-execute only costs memory, so it is not fatal.
+const sized = heapSizingEnvironment({
+  env: process.env,
+  args: process.argv.slice(2),
+  compiled: (process.argv[1] ?? "").startsWith("/$bunfs/"),
+  totalMemoryBytes: totalmem(),
+});
+if (sized && process.execve) {
+  try {
+    process.execve(process.execPath, [process.execPath, ...process.argv.slice(2)], sized);
+  } catch (error) {
+    process.stderr.write(`warning: could not re-execute with the heap sized for this manager: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+}
 
 const stop = new AbortController();
 let signals = 0;

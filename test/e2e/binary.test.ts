@@ -4,12 +4,14 @@
  * controllers and exits 0 on SIGTERM.
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { totalmem } from "node:os";
 import pkg from "../../package.json" with { type: "json" };
 import { lonelyBinary } from "../harness/binary.ts";
 import { startCcm } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { grantLease } from "../harness/rbac.ts";
+import { HEAP_SIZING_RAM_BYTES, JSC_RAM_SIZE } from "../../src/app/heap-sizing.ts";
 
 describe("compiled binary", () => {
   test("prints its version and git commit from an empty directory", async () => {
@@ -47,6 +49,8 @@ describe("compiled binary", () => {
       await ccm.waitForLine(/successfully acquired lease kube-system\/e2e-/);
       await ccm.waitForLine(/started 4 controller\(s\): cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller/);
       await ccm.waitForLine(/caches synced: \d+ node\(s\), \d+ service\(s\)/);
+      // It re-executed itself (same PID) with JavaScriptCore's heap sized for a manager (app/heap-sizing.ts).
+      expect(readFileSync(`/proc/${ccm.proc.pid}/environ`, "utf8").split("\0")).toContain(`${JSC_RAM_SIZE}=${Math.min(totalmem(), HEAP_SIZING_RAM_BYTES)}`);
       expect(await ccm.stop("SIGTERM")).toBe(0);
       expect(ccm.output()).not.toMatch(/forbidden|Forbidden/);
     });
