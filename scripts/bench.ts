@@ -6,7 +6,9 @@
  *   npm run bench               full plan (about 75 minutes on 2 cores) → bench/results.{json,md}, plots,
  *                               and the README's Benchmarks tables
  *   npm run bench -- --quick    every scenario small (a few minutes) → dist/bench-quick/
- *   options: --out <dir>, --only <scenario,…> (ceiling, nodeInit, loadBalancers, threads, steady)
+ *   options: --out <dir>, --only <scenario,…> (ceiling, nodeInit, loadBalancers, threads, steady),
+ *            --profile (our manager under Bun's CPU and heap profilers: Markdown profiles in each run's
+ *            directory, printed at the start)
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,6 +30,7 @@ interface Options {
   readonly plan: BenchPlan;
   readonly out: string;
   readonly only: ReadonlySet<ScenarioName>;
+  readonly profile: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -45,6 +48,7 @@ function parseOptions(argv: readonly string[]): Options {
     plan: quick ? QUICK_PLAN : FULL_PLAN,
     out: value("--out") ?? join(root, quick ? "dist/bench-quick" : "bench"),
     only: new Set(only as ScenarioName[]),
+    profile: argv.includes("--profile"),
   };
 }
 
@@ -82,7 +86,7 @@ async function main(): Promise<void> {
   log(`plan ${options.plan.name}; control planes and logs under ${workDir}; results in ${options.out}`);
   const results = emptyResults(options.plan, await describeMachine());
   const save = (): void => writeFileSync(join(options.out, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
-  await runSuite({ ctx: { bin, workDir, log }, plan: options.plan, only: options.only, results, save });
+  await runSuite({ ctx: { bin, workDir, log, profile: options.profile }, plan: options.plan, only: options.only, results, save });
   save();
   writeFileSync(join(options.out, "results.md"), resultsMarkdown(results, plots(results, options.plan, options.out)));
   if (options.plan.name === "full" && options.only.size === 0 && options.out === join(root, "bench")) updateReadme(results);

@@ -102,7 +102,7 @@ async function startOurs(binary: string, s: ManagerSettings, kubeconfig: string,
   const cloudConfig = join(dir, "fake-cloud.json");
   writeFileSync(cloudConfig, JSON.stringify({ endpoint: `http://127.0.0.1:${server.port}` }));
   const threads = s.threads ? [`--controller-threads=${s.threads}`] : [];
-  const profile = s.profile ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${dir} --heap-prof-md --heap-prof-dir=${dir}` } : undefined;
+  const profile: Record<string, string> = s.profile ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${dir} --heap-prof-md --heap-prof-dir=${dir}` } : {};
   const proc = spawnLogged([binary, ...managerArgs(s, kubeconfig), `--cloud-config=${cloudConfig}`, ...threads], dir, "ours", profile);
   const sampler = new ProcSampler(proc.pid);
   return {

@@ -19,7 +19,7 @@ export interface BenchPlan {
   readonly plots: readonly NodeInitCase[];
 }
 
-const CEILING_CONCURRENCY = 64;
+const CEILING_CONCURRENCY = 128;
 
 export const FULL_PLAN: BenchPlan = {
   name: "full",

@@ -14,6 +14,8 @@ export interface BenchContext {
   /** Where control planes, logs and cloud counters of each run go. */
   readonly workDir: string;
   readonly log: (line: string) => void;
+  /** Run our manager under Bun's CPU and heap profilers (profiles land in each run's directory). */
+  readonly profile?: boolean;
 }
 
 export interface Usage {
@@ -55,7 +57,7 @@ export async function withSession<T>(ctx: BenchContext, name: string, body: (s: 
     dir,
     async start(settings) {
       offset = auditOffset(cp.auditLog);
-      manager = await startManager(ctx.bin, settings, cp.kubeconfigs.ccm, dir);
+      manager = await startManager(ctx.bin, { ...settings, profile: settings.profile ?? ctx.profile }, cp.kubeconfigs.ccm, dir);
       return manager;
     },
     async settle(quietMs = 2000, maxMs = 120_000) {

@@ -27,7 +27,7 @@ export const NOTES: readonly string[] = [
   "CPU seconds: utime + stime of the manager's process (all threads) from its start until the work was done and quiet; peak RSS: VmHWM. For the Go reference both include its in-process fake cloud; our fake cloud runs in the benchmark process.",
   "Load balancers: Services exist before the start on a cluster of initialised Ready Nodes; then one Node gets node.kubernetes.io/exclude-from-external-load-balancers and the clock runs until the cloud has seen one UpdateLoadBalancer per Service.",
   "Steady state: initialised Nodes and LoadBalancer Services, tuned limits to get there; once every Service has ingress and the manager has been quiet for 5 s, CPU and RSS are read every minute. The window holds the periodic address refresh of every Node (--node-status-update-frequency=5m, the default).",
-  "Ceiling: the writes that initialise a Node (Node patch, status patch, Event) sent by a minimal unthrottled client as the same user, 64 in flight, no cache and no cloud.",
+  "Ceiling: the writes that initialise a Node (Node patch, status patch, Event) sent by a minimal unthrottled client as the same user, 128 Nodes in flight (the Event alongside the two patches), no cache and no cloud.",
 ];
 
 function orderFor(index: number): ManagerKind[] {
