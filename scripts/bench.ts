@@ -8,7 +8,8 @@
  *   npm run bench -- --quick    every scenario small (a few minutes) → dist/bench-quick/
  *   options: --out <dir>, --only <scenario,…> (ceiling, nodeInit, loadBalancers, threads, steady),
  *            --profile (our manager under Bun's CPU and heap profilers: Markdown profiles in each run's
- *            directory, printed at the start)
+ *            directory, printed at the start), --report (no runs: results.md, plots and the README's
+ *            tables again from <out>/results.json)
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -31,6 +32,7 @@ interface Options {
   readonly out: string;
   readonly only: ReadonlySet<ScenarioName>;
   readonly profile: boolean;
+  readonly reportOnly: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -49,6 +51,7 @@ function parseOptions(argv: readonly string[]): Options {
     out: value("--out") ?? join(root, quick ? "dist/bench-quick" : "bench"),
     only: new Set(only as ScenarioName[]),
     profile: argv.includes("--profile"),
+    reportOnly: argv.includes("--report"),
   };
 }
 
@@ -77,8 +80,18 @@ function updateReadme(results: BenchResults): void {
   writeFileSync(path, `${text.slice(0, begin + README_BEGIN.length)}\n${readmeTables(results)}\n${text.slice(end)}`);
 }
 
+function writeReports(results: BenchResults, options: Options): void {
+  const plan = results.plan === "full" ? FULL_PLAN : QUICK_PLAN;
+  writeFileSync(join(options.out, "results.md"), resultsMarkdown(results, plots(results, plan, options.out)));
+  if (results.plan === "full" && options.only.size === 0 && options.out === join(root, "bench")) updateReadme(results);
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.reportOnly) {
+    writeReports(JSON.parse(readFileSync(join(options.out, "results.json"), "utf8")) as BenchResults, options);
+    return;
+  }
   const log = (line: string): void => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
   const bin = { ours: await build(), go: await ensureRefCcm(log) };
   const workDir = join(cacheRoot(), "bench", new Date().toISOString().replace(/[:.]/g, "-"));
@@ -88,8 +101,7 @@ async function main(): Promise<void> {
   const save = (): void => writeFileSync(join(options.out, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   await runSuite({ ctx: { bin, workDir, log, profile: options.profile }, plan: options.plan, only: options.only, results, save });
   save();
-  writeFileSync(join(options.out, "results.md"), resultsMarkdown(results, plots(results, options.plan, options.out)));
-  if (options.plan.name === "full" && options.only.size === 0 && options.out === join(root, "bench")) updateReadme(results);
+  writeReports(results, options);
   log(`done: ${join(options.out, "results.md")}`);
 }
 

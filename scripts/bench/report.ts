@@ -2,7 +2,7 @@
  * `bench/results.md` and the README's table from the results: ratios are ours / Go (below 1: ours is
  * faster or cheaper), and each target of the benchmark issue is checked against the 5,000-node figures.
  */
-import type { BenchResults, Pair } from "./results.ts";
+import type { BenchResults } from "./results.ts";
 import type { LbResult } from "./scenarios/load-balancers.ts";
 import type { NodeInitCase, NodeInitResult } from "./scenarios/node-init.ts";
 
@@ -131,28 +131,39 @@ interface Target {
   readonly figure: string;
 }
 
-function initAt(r: BenchResults, nodes: number, limits: string, latencyMs: number): Pair<NodeInitCase, NodeInitResult> | undefined {
-  return r.nodeInit.find((p) => p.case.nodes === nodes && p.case.limits === limits && p.case.latencyMs === latencyMs);
+/** The worst ours / Go ratio over the pairs measured for both, undefined when none was. */
+function worst<R>(pairs: readonly { go?: R; ours?: R }[], figure: (r: R) => number): number | undefined {
+  const ratios = pairs.flatMap((p) => (p.go && p.ours ? [figure(p.ours) / figure(p.go)] : []));
+  return ratios.length ? Math.max(...ratios) : undefined;
+}
+
+/** The issue's targets are stated at 5,000 Nodes; a smaller plan checks its largest size instead. */
+function targetNodes(r: BenchResults, limits: string): number {
+  const sizes = r.nodeInit.filter((p) => p.case.limits === limits).map((p) => p.case.nodes);
+  return sizes.includes(5000) ? 5000 : Math.max(0, ...sizes);
+}
+
+function verdict(goal: string, value: number | undefined, limit: number, label: string): Target {
+  return { goal, met: value === undefined ? undefined : value <= limit, figure: `${label} = ${f(value, value !== undefined && value < 1 ? 3 : 2)}` };
 }
 
 export function targets(r: BenchResults): Target[] {
-  const nodes = Math.max(...r.nodeInit.filter((p) => p.case.limits === "defaults").map((p) => p.case.nodes));
-  const defaults = initAt(r, nodes, "defaults", 50);
-  const tuned = r.nodeInit.filter((p) => p.case.nodes === nodes && p.case.limits === "tuned");
+  const atDefaults = targetNodes(r, "defaults");
+  const atTuned = targetNodes(r, "tuned");
+  const defaults = r.nodeInit.filter((p) => p.case.nodes === atDefaults && p.case.limits === "defaults");
+  const tuned = r.nodeInit.filter((p) => p.case.nodes === atTuned && p.case.limits === "tuned");
   const ourRuns = r.nodeInit.flatMap((p) => (p.ours ? [p.ours] : []));
-  const maxCalls = Math.max(...ourRuns.map((x) => x.cloudCallsPerNode));
-  const rss = r.nodeInit.filter((p) => p.case.nodes === nodes && p.go && p.ours);
-  const worstRss = Math.max(...rss.map((p) => (p.ours?.peakRssMiB ?? 0) / (p.go?.peakRssMiB ?? 1)));
-  const lbTuned = r.loadBalancers.filter((p) => p.case.limits === "tuned" && p.go && p.ours);
-  const worstLb = Math.max(...lbTuned.flatMap((p) => [(p.ours?.seconds ?? 0) / (p.go?.seconds ?? 1), (p.ours?.updateSeconds ?? 0) / (p.go?.updateSeconds ?? 1)]));
-  const worstTuned = Math.max(...tuned.filter((p) => p.go && p.ours).map((p) => (p.ours?.seconds ?? 0) / (p.go?.seconds ?? 1)));
-  const defaultsRatio = defaults?.ours && defaults.go ? defaults.ours.seconds / defaults.go.seconds : undefined;
+  const calls = ourRuns.length ? Math.max(...ourRuns.map((x) => x.cloudCallsPerNode)) : undefined;
+  const rssRuns = r.nodeInit.filter((p) => p.case.nodes === atTuned || p.case.nodes === atDefaults);
+  const lbTuned = r.loadBalancers.filter((p) => p.case.limits === "tuned");
+  const lb = [worst(lbTuned, (x) => x.seconds), worst(lbTuned, (x) => x.updateSeconds)].filter((x) => x !== undefined);
+  const n = (count: number): string => count.toLocaleString("en");
   return [
-    { goal: `${nodes.toLocaleString("en")} nodes, upstream defaults: at most half the Go reference's time`, met: defaultsRatio === undefined ? undefined : defaultsRatio <= 0.5, figure: `ours / Go = ${f(defaultsRatio, 2)}` },
-    { goal: `${nodes.toLocaleString("en")} nodes, equal tuned limits: no slower`, met: tuned.length ? worstTuned <= 1 : undefined, figure: `worst ours / Go = ${f(worstTuned, 2)}` },
-    { goal: "at most 0.1 cloud calls per initialised node", met: ourRuns.length ? maxCalls <= 0.1 : undefined, figure: `worst = ${f(maxCalls, 3)}` },
-    { goal: `peak RSS no higher than the Go reference (${nodes.toLocaleString("en")}-node runs)`, met: rss.length ? worstRss <= 1 : undefined, figure: `worst ours / Go = ${f(worstRss, 2)}` },
-    { goal: "load balancers no slower at equal (tuned) concurrency", met: lbTuned.length ? worstLb <= 1 : undefined, figure: `worst ours / Go = ${f(worstLb, 2)}` },
+    verdict(`${n(atDefaults)} nodes, upstream defaults: at most half the Go reference's time`, worst(defaults, seconds), 0.5, "ours / Go"),
+    verdict(`${n(atTuned)} nodes, equal tuned limits: no slower`, worst(tuned, seconds), 1, "worst ours / Go"),
+    verdict("at most 0.1 cloud calls per initialised node", calls, 0.1, "worst"),
+    verdict(`peak RSS no higher than the Go reference (${n(atTuned)}-node runs)`, worst(rssRuns, (x) => x.peakRssMiB), 1, "worst ours / Go"),
+    verdict("load balancers no slower at equal (tuned) concurrency", lb.length ? Math.max(...lb) : undefined, 1, "worst ours / Go"),
   ];
 }
 

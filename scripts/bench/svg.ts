@@ -23,8 +23,8 @@ const esc = (text: string): string => text.replace(/&/g, "&amp;").replace(/</g, 
 export function lineChart(title: string, xLabel: string, yLabel: string, series: readonly Series[]): string {
   const maxX = Math.max(1, ...series.flatMap((s) => s.points.map(([x]) => x)));
   const maxY = Math.max(1, ...series.flatMap((s) => s.points.map(([, y]) => y)));
-  const px = (x: number): number => M.left + (x / maxX) * (W - M.left - M.right);
-  const py = (y: number): number => H - M.bottom - (y / maxY) * (H - M.top - M.bottom);
+  const px = (x: number): number => Math.round((M.left + (x / maxX) * (W - M.left - M.right)) * 10) / 10;
+  const py = (y: number): number => Math.round((H - M.bottom - (y / maxY) * (H - M.top - M.bottom)) * 10) / 10;
   const xStep = niceStep(maxX, 8);
   const yStep = niceStep(maxY, 5);
   const parts: string[] = [
@@ -45,7 +45,7 @@ export function lineChart(title: string, xLabel: string, yLabel: string, series:
     `<text x="16" y="${(M.top + H - M.bottom) / 2}" text-anchor="middle" transform="rotate(-90 16 ${(M.top + H - M.bottom) / 2})">${esc(yLabel)}</text>`,
   );
   for (const [i, s] of series.entries()) {
-    const points = [[0, 0] as const, ...s.points].map(([x, y]) => `${px(x).toFixed(1)},${py(y).toFixed(1)}`).join(" ");
+    const points = [[0, 0] as const, ...s.points].map(([x, y]) => `${px(x)},${py(y)}`).join(" ");
     parts.push(
       `<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${points}"/>`,
       `<rect x="${M.left + 12}" y="${M.top + 8 + i * 18}" width="14" height="3" fill="${s.color}"/>`,
