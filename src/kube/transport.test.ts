@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { TokenBucket } from "./rate-limiter.ts";
+import { TokenBucket } from "./token-bucket.ts";
 import { createTransport } from "./transport.ts";
 
 describe("transport", () => {

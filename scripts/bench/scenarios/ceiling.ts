@@ -9,7 +9,7 @@ import type { Node } from "../../../src/kube/objects.ts";
 import { forEachLimited } from "../../../src/util/concurrency.ts";
 import { createKubeApi, type KubeApi } from "../../../src/kube/api.ts";
 import { resolveConnection } from "../../../src/kube/connection.ts";
-import { TokenBucket } from "../../../src/kube/rate-limiter.ts";
+import { TokenBucket } from "../../../src/kube/token-bucket.ts";
 import { createTransport } from "../../../src/kube/transport.ts";
 import { createAll, track } from "../load.ts";
 import { cloudAddresses, initialisedNode, isInitialised, nodeName, registeredNode } from "../objects.ts";
