@@ -38,6 +38,8 @@ export interface Target {
   readonly subresource?: string;
   readonly signal?: AbortSignal;
   readonly dryRun?: boolean;
+  /** A background write (Events): sent only from spare rate-limit tokens, after the controllers' writes. */
+  readonly background?: boolean;
 }
 
 export interface ListOptions {
@@ -108,11 +110,11 @@ export function createKubeApi(transport: Transport): KubeApi {
       }),
     watch: (res, o) => watchEvents(transport, res, o),
     create: (res, body, target) =>
-      transport.json({ method: "POST", path: resourcePath(res, target?.namespace ?? namespaceOf(body), undefined, target?.subresource), query: dryRun(target), body, signal: target?.signal }),
+      transport.json({ method: "POST", path: resourcePath(res, target?.namespace ?? namespaceOf(body), undefined, target?.subresource), query: dryRun(target), body, signal: target?.signal, background: target?.background }),
     update: (res, body, target) =>
       transport.json({ method: "PUT", path: resourcePath(res, body.metadata.namespace, body.metadata.name, target?.subresource), query: dryRun(target), body, signal: target?.signal }),
     patch: (res, name, patch, target) =>
-      transport.json({ method: "PATCH", path: resourcePath(res, target.namespace, name, target.subresource), query: dryRun(target), body: patch, contentType: PATCH_CONTENT_TYPES[target.type], signal: target.signal }),
+      transport.json({ method: "PATCH", path: resourcePath(res, target.namespace, name, target.subresource), query: dryRun(target), body: patch, contentType: PATCH_CONTENT_TYPES[target.type], signal: target.signal, background: target.background }),
     async delete(res, name, target): Promise<void> {
       const body = target?.preconditions ? { kind: "DeleteOptions", apiVersion: "v1", preconditions: target.preconditions } : undefined;
       await transport.json({ method: "DELETE", path: resourcePath(res, target?.namespace, name), query: dryRun(target), body, signal: target?.signal });

@@ -8,6 +8,8 @@ interface Gate {
   readonly api: KubeApi;
   /** `create <involved object>` / `patch <event name> count=<n>`, in completion order. */
   readonly sent: string[];
+  /** Whether each write asked to be sent as a background request. */
+  readonly background: boolean[];
   readonly maxInFlight: () => number;
   open(): void;
 }
@@ -15,6 +17,7 @@ interface Gate {
 /** Event writes that wait until `open()`, counting how many are in flight at once. */
 function gatedApi(): Gate {
   const sent: string[] = [];
+  const background: boolean[] = [];
   let inFlight = 0;
   let max = 0;
   let release = (): void => undefined;
@@ -27,16 +30,18 @@ function gatedApi(): Gate {
     sent.push(line);
   };
   const api = {
-    create: async (_res: unknown, body: { involvedObject: { name: string } }) => {
+    create: async (_res: unknown, body: { involvedObject: { name: string } }, target?: { background?: boolean }) => {
+      background.push(target?.background === true);
       await write(`create ${body.involvedObject.name}`);
       return body;
     },
-    patch: async (_res: unknown, name: string, patch: { count: number }) => {
+    patch: async (_res: unknown, name: string, patch: { count: number }, target: { background?: boolean }) => {
+      background.push(target.background === true);
       await write(`patch ${name.split(".")[0] ?? ""} count=${patch.count}`);
       return {};
     },
   };
-  return { api: api as unknown as KubeApi, sent, maxInFlight: () => max, open: release };
+  return { api: api as unknown as KubeApi, sent, background, maxInFlight: () => max, open: release };
 }
 
 const node = (name: string): KubeObject => ({ apiVersion: "v1", kind: "Node", metadata: { name, uid: `uid-${name}` } });
@@ -60,6 +65,8 @@ describe("event sink", () => {
     expect(gate.sent.filter((s) => s.startsWith("create"))).toHaveLength(20);
     expect(gate.sent.filter((s) => s.startsWith("patch"))).toEqual(["patch n0 count=2"]);
     expect(gate.sent.indexOf("create n0")).toBeLessThan(gate.sent.indexOf("patch n0 count=2"));
+    // Every write is a background request: it never takes a rate-limit token a controller waits for.
+    expect(gate.background).toEqual(Array<boolean>(21).fill(true));
   });
 
   test("a full queue drops the oldest events", async () => {

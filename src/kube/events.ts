@@ -6,10 +6,11 @@
  *
  * Beyond client-go, whose broadcaster sends one event at a time and drops what exceeds a 1,000-event
  * queue: up to 8 events are in flight at once (repeats of one event stay in order), and the queue holds
- * 10,000 (the oldest dropped first). The sends draw from the process-wide token bucket like every other
- * request, so when the controllers' own writes saturate `--kube-api-qps` (a burst of thousands of Nodes
- * being initialised) they keep most of it, and the events of the burst follow late (with the times they
- * happened) instead of being lost.
+ * 10,000 (the oldest dropped first). The sends count against the process-wide token bucket like every
+ * other request, but as background requests: they take only tokens no controller write is waiting for.
+ * When the controllers' own writes saturate `--kube-api-qps` (a burst of thousands of Nodes being
+ * initialised, thousands of load balancers created) they keep all of it, and the events of the burst
+ * follow late (with the times they happened) instead of being lost.
  */
 import type { Logger } from "../log/logger.ts";
 import { realClock, rfc3339, type Clock } from "../util/clock.ts";
@@ -113,7 +114,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
   async function aggregate(prior: Seen, at: number): Promise<boolean> {
     try {
       const patch = { count: prior.count + 1, lastTimestamp: rfc3339(at) };
-      await options.api.patch(EVENTS, prior.name, patch, { namespace: prior.namespace, type: "merge" });
+      await options.api.patch(EVENTS, prior.name, patch, { namespace: prior.namespace, type: "merge", background: true });
       prior.count += 1;
       prior.lastAt = at;
       return true;
@@ -143,7 +144,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
       firstTimestamp: stamp,
       lastTimestamp: stamp,
       count: 1,
-    });
+    }, { background: true });
     remember(seen, key, { name, namespace, count: 1, lastAt: e.at });
   }
 

@@ -3,11 +3,16 @@
  * `tokenBucketRateLimiter`: reservations may drive the balance negative, so waiters are served in order).
  * Its state lives in a SharedArrayBuffer, so every worker thread draws from the one bucket and the flags
  * stay a process-wide ceiling.
+ *
+ * Background requests (Events) take a token only when one is free and nobody holds a reservation on it,
+ * so they never push a controller's write later; they still count against the same ceiling.
  */
 import { sleep } from "../util/clock.ts";
 
 const TOKENS = 0;
 const LAST_MS = 1;
+/** How often a background request looks for a free token at the most (at high QPS, once per token). */
+const MIN_IDLE_POLL_MS = 10;
 
 export class TokenBucket {
   readonly #state: Float64Array;
@@ -42,23 +47,46 @@ export class TokenBucket {
   /** Takes one token and returns how many milliseconds the caller must wait before using it. */
   reserve(now = Date.now()): number {
     if (this.#qps <= 0) return 0;
-    while (Atomics.compareExchange(this.#lock, 0, 0, 1) !== 0) Atomics.wait(this.#lock, 0, 1, 1);
-    try {
-      const elapsed = Math.max(0, now - (this.#state[LAST_MS] ?? now));
-      const tokens = Math.min(this.#burst, (this.#state[TOKENS] ?? 0) + (elapsed * this.#qps) / 1000) - 1;
-      this.#state[TOKENS] = tokens;
-      this.#state[LAST_MS] = now;
-      return tokens >= 0 ? 0 : (-tokens * 1000) / this.#qps;
-    } finally {
-      Atomics.store(this.#lock, 0, 0);
-      Atomics.notify(this.#lock, 0);
-    }
+    return this.#locked(now, (tokens) => {
+      const left = tokens - 1;
+      this.#state[TOKENS] = left;
+      return left >= 0 ? 0 : (-left * 1000) / this.#qps;
+    });
+  }
+
+  /** Takes one token only if a whole one is free right now (no reservation is waiting on it). */
+  tryTake(now = Date.now()): boolean {
+    if (this.#qps <= 0) return true;
+    return this.#locked(now, (tokens) => {
+      this.#state[TOKENS] = tokens >= 1 ? tokens - 1 : tokens;
+      return tokens >= 1;
+    });
   }
 
   /** Resolves when the caller may send one request. */
   async wait(signal?: AbortSignal): Promise<void> {
     const delay = this.reserve();
     if (delay > 0) await sleep(delay, signal);
+  }
+
+  /** Resolves when the caller may send one background request: only from tokens nobody else waits for. */
+  async waitIdle(signal?: AbortSignal): Promise<void> {
+    while (!this.tryTake()) await sleep(Math.max(MIN_IDLE_POLL_MS, 1000 / this.#qps), signal);
+  }
+
+  /** Runs `update` with the refilled balance under the cross-thread lock. */
+  #locked<T>(now: number, update: (tokens: number) => T): T {
+    while (Atomics.compareExchange(this.#lock, 0, 0, 1) !== 0) Atomics.wait(this.#lock, 0, 1, 1);
+    try {
+      const elapsed = Math.max(0, now - (this.#state[LAST_MS] ?? now));
+      const tokens = Math.min(this.#burst, (this.#state[TOKENS] ?? 0) + (elapsed * this.#qps) / 1000);
+      this.#state[TOKENS] = tokens;
+      this.#state[LAST_MS] = now;
+      return update(tokens);
+    } finally {
+      Atomics.store(this.#lock, 0, 0);
+      Atomics.notify(this.#lock, 0);
+    }
   }
 }
 

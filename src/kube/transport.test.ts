@@ -25,4 +25,17 @@ describe("transport", () => {
     expect(answers.map((a) => a.path)).toEqual(Array.from({ length: 12 }, (_, i) => `/r/${i}`));
     expect(peak).toBe(3);
   });
+
+  test("a background request waits until no other request holds a reservation on the rate limit", async () => {
+    const connection = { server: `http://127.0.0.1:${server.port}`, tls: { rejectUnauthorized: false }, authorization: () => Promise.resolve(undefined) };
+    const transport = createTransport({ connection, limiter: TokenBucket.create(20, 1), userAgent: "test" });
+    const done: string[] = [];
+    const send = (path: string, background?: boolean): Promise<void> =>
+      transport.json({ method: "POST", path, background }).then(() => void done.push(path));
+    // The burst token goes to /first; /event asks before /second and /third, yet they are served first.
+    const first = send("/first");
+    const event = send("/event", true);
+    await Promise.all([first, event, send("/second"), send("/third")]);
+    expect(done).toEqual(["/first", "/second", "/third", "/event"]);
+  });
 });

@@ -21,6 +21,8 @@ export interface Request {
   readonly contentType?: string;
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /** Sent only from tokens no other request waits for (Events): never delays the controllers' writes. */
+  readonly background?: boolean;
 }
 
 export interface RequestObserver {
@@ -107,7 +109,7 @@ export function createTransport(options: TransportOptions): Transport {
     server: connection.server,
     async json<T>(request: Request): Promise<T> {
       // The token comes first, so a request waiting for one never holds a slot on the wire.
-      await limiter.wait(request.signal);
+      await (request.background ? limiter.waitIdle(request.signal) : limiter.wait(request.signal));
       const text = await wire.run(async () => (await send(request, false)).text());
       return (text === "" ? undefined : JSON.parse(text)) as T;
     },
