@@ -1,44 +1,11 @@
 /**
- * The provider's only IO. There is no cloud API on bare metal: the "cloud" is the cloud-config file (read
- * and followed here) and the announce annotations on Services (written here, through the manager's API
- * client).
+ * The provider's API writes. There is no cloud API on bare metal: the "cloud" is the cloud-config file
+ * (followed by src/cloud/follow-file.ts) and the announce annotations on Services (written here, through
+ * the manager's API client).
  */
-import { readFileSync, statSync } from "node:fs";
 import { SERVICES, type KubeApi } from "../../src/kube/api.ts";
 import type { Service } from "../../src/kube/objects.ts";
 import { KubeApiError } from "../../src/kube/transport.ts";
-
-export function readCloudConfig(path: string): string {
-  return readFileSync(path, "utf8");
-}
-
-/**
- * Calls `onText` with the file's content on the first check and whenever its size, modification time or
- * inode changes after that (polling, so files replaced by rename, as editors and config-management tools
- * do, are seen too). The caller compares content, so a repeated call costs nothing. Returns the stop function.
- */
-export function followCloudConfig(path: string, intervalMs: number, onText: (text: string) => void, onError: (error: Error) => void): () => void {
-  let seen = "";
-  let failing = false;
-  const check = (): void => {
-    try {
-      const stat = statSync(path);
-      const signature = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-      failing = false;
-      if (signature === seen) return;
-      seen = signature;
-      onText(readCloudConfig(path));
-    } catch (error) {
-      seen = "";
-      if (!failing) onError(error as Error);
-      failing = true;
-    }
-  };
-  const timer = setInterval(check, intervalMs);
-  timer.unref();
-  check();
-  return () => clearInterval(timer);
-}
 
 /** The Service named in a write is not the one the write was meant for: it was deleted and re-created. */
 export class ServiceReplacedError extends Error {

@@ -5,7 +5,7 @@
  * configuration stays in force.
  */
 import type { CloudProvider, ProviderContext } from "../../src/cloud/provider.ts";
-import { followCloudConfig } from "./api.ts";
+import { followCloudConfig } from "../../src/cloud/follow-file.ts";
 import { describeConfig, parseBaremetalConfig, type BaremetalConfig } from "./config.ts";
 import { inventoryInstances } from "./instances.ts";
 import { createLoadBalancer, type BaremetalLoadBalancer } from "./load-balancer.ts";

@@ -19,11 +19,12 @@ test("instances follow the file; a broken edit is logged and ignored", async () 
   const provider = createFakeProvider({ config: parsed.config, path }, testProviderContext([], lines));
   try {
     expect((await provider.instances?.instanceMetadata(node))?.instanceType).toBe("small");
-    writeFileSync(path, "instances: [{ name: edge-1, instanceType: large }]\n");
-    await eventually("the edit to apply", async () => (await provider.instances?.instanceMetadata(node))?.instanceType === "large", 10_000);
+    // A different size too: two writes within one tick of the file system's clock share a modification time.
+    writeFileSync(path, "instances: [{ name: edge-1, instanceType: xlarge }]\n");
+    await eventually("the edit to apply", async () => (await provider.instances?.instanceMetadata(node))?.instanceType === "xlarge", 10_000);
     writeFileSync(path, "instances: [{ name: edge-1, state: melted }]\n");
     await eventually("the broken edit to be reported", () => lines.some((l) => l.includes("ignoring edit") && l.includes("instances[0].state")), 10_000);
-    expect((await provider.instances?.instanceMetadata(node))?.instanceType).toBe("large");
+    expect((await provider.instances?.instanceMetadata(node))?.instanceType).toBe("xlarge");
   } finally {
     await provider.close?.();
   }

@@ -3,7 +3,7 @@
  * cloud lives in this process and follows edits of the cloud-config file (a broken edit is logged and the
  * last good one stays); with `endpoint` it talks to a shared `cloud-controller-manager fake-cloud`.
  */
-import { unwatchFile, watchFile, readFileSync } from "node:fs";
+import { followCloudConfig } from "../../src/cloud/follow-file.ts";
 import type { CloudProvider, ProviderContext, ProviderFactory } from "../../src/cloud/provider.ts";
 import { httpApi, inProcessApi, type FakeCloudApi } from "./api.ts";
 import { parseFakeConfig, type FakeConfig } from "./config.ts";
@@ -16,27 +16,27 @@ import { fakePreflight } from "./preflight.ts";
 export interface FakeProviderConfig {
   readonly config: FakeConfig;
   readonly path: string;
+  /** The text `config` was parsed from, so following the file starts from it. */
+  readonly text?: string;
 }
 
-function followFile(path: string, engine: FakeCloud, context: ProviderContext): () => void {
-  const onChange = (): void => {
-    let text: string;
-    try {
-      text = readFileSync(path, "utf8");
-    } catch (error) {
-      context.logger.warn(`cannot re-read ${path}, keeping the last good fake cloud: ${(error as Error).message}`);
-      return;
-    }
+const FOLLOW_INTERVAL_MS = 1000;
+
+function followFile(input: FakeProviderConfig, engine: FakeCloud, context: ProviderContext): () => void {
+  let applied = input.text;
+  const onText = (text: string): void => {
+    if (text === applied) return;
+    applied = text;
     const parsed = parseFakeConfig(text);
     if (!parsed.ok) {
-      for (const line of parsed.errors) context.logger.warn(`ignoring edit of ${path}: ${line}`);
+      for (const line of parsed.errors) context.logger.warn(`ignoring edit of ${input.path}: ${line}`);
       return;
     }
     engine.reload(parsed.config);
-    context.logger.info(`reloaded fake cloud from ${path}: ${parsed.config.instances.length} instance(s)`);
+    context.logger.info(`reloaded fake cloud from ${input.path}: ${parsed.config.instances.length} instance(s)`);
   };
-  watchFile(path, { interval: 1000 }, onChange);
-  return () => unwatchFile(path, onChange);
+  const onError = (error: Error): void => context.logger.warn(`cannot re-read ${input.path}, keeping the last good fake cloud: ${error.message}`);
+  return followCloudConfig(input.path, FOLLOW_INTERVAL_MS, onText, onError);
 }
 
 export function createFakeProvider(input: FakeProviderConfig, context: ProviderContext, engine?: FakeCloud): CloudProvider {
@@ -46,7 +46,7 @@ export function createFakeProvider(input: FakeProviderConfig, context: ProviderC
   if (config.endpoint !== "") api = httpApi(config.endpoint, context);
   else {
     const local = engine ?? new FakeCloud(config);
-    if (input.path !== "") stopFollowing = followFile(input.path, local, context);
+    if (input.path !== "") stopFollowing = followFile(input, local, context);
     api = inProcessApi(local, context);
   }
   const crashAfter = config.faults.crashAfterMs;
@@ -76,7 +76,7 @@ export const fakeProviderFactory: ProviderFactory<FakeProviderConfig> = {
   name: "fake",
   parseConfig(text, path) {
     const parsed = parseFakeConfig(text);
-    return parsed.ok ? { ok: true, config: { config: parsed.config, path } } : parsed;
+    return parsed.ok ? { ok: true, config: { config: parsed.config, path, text } } : parsed;
   },
   create: (input, context) => createFakeProvider(input, context),
 };
