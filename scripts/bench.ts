@@ -3,7 +3,7 @@
  * with its fake cloud, built from the Go module proxy): node initialisation, load balancers, steady
  * state, worker threads, and the ceiling of this machine's API server.
  *
- *   npm run bench               full plan (about 75 minutes on 2 cores) → bench/results.{json,md}, plots,
+ *   npm run bench               full plan (about an hour on 2 cores) → bench/results.{json,md}, plots,
  *                               and the README's Benchmarks tables
  *   npm run bench -- --quick    every scenario small (a few minutes) → dist/bench-quick/
  *   options: --out <dir>, --only <scenario,…> (ceiling, nodeInit, loadBalancers, threads, steady),

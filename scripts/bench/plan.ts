@@ -1,5 +1,5 @@
 /**
- * Scenario sizes. The full plan is what the committed results come from (about 75 minutes on 2 cores);
+ * Scenario sizes. The full plan is what the committed results come from (about an hour on 2 cores);
  * `--quick` runs every scenario small, as a smoke test of the whole pipeline (a few minutes).
  */
 import type { CeilingCase } from "./scenarios/ceiling.ts";
