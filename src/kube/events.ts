@@ -110,11 +110,13 @@ export function createEventSink(options: EventSinkOptions): EventSink {
   const drop = options.onDrop ?? ((): void => undefined);
   const inOrder = new KeyedLock();
   let wake: (() => void) | undefined;
+  // Fires FINAL_FLUSH_MS after shutdown begins: sends still waiting for a spare token, or on the wire, stop.
+  const giveUp = new AbortController();
 
   async function aggregate(prior: Seen, at: number): Promise<boolean> {
     try {
       const patch = { count: prior.count + 1, lastTimestamp: rfc3339(at) };
-      await options.api.patch(EVENTS, prior.name, patch, { namespace: prior.namespace, type: "merge", background: true });
+      await options.api.patch(EVENTS, prior.name, patch, { namespace: prior.namespace, type: "merge", background: true, signal: giveUp.signal });
       prior.count += 1;
       prior.lastAt = at;
       return true;
@@ -144,13 +146,13 @@ export function createEventSink(options: EventSinkOptions): EventSink {
       firstTimestamp: stamp,
       lastTimestamp: stamp,
       count: 1,
-    }, { background: true });
+    }, { background: true, signal: giveUp.signal });
     remember(seen, key, { name, namespace, count: 1, lastAt: e.at });
   }
 
   /** One sender: takes queued events in order until the deadline; repeats of the same event wait for each other. */
   async function sendQueued(deadline: number): Promise<void> {
-    while (pending.length > 0 && clock.now() < deadline) {
+    while (pending.length > 0 && clock.now() < deadline && !giveUp.signal.aborted) {
       const event = pending.shift() as Pending;
       const key = [event.component, event.ref.kind, event.ref.namespace, event.ref.name, event.ref.uid, event.type, event.reason, event.message].join("\u0000");
       try {
@@ -186,8 +188,13 @@ export function createEventSink(options: EventSinkOptions): EventSink {
       event: (object, type, reason, message) => record(component, object, { type, reason, message }),
     }),
     async run(signal) {
-      const onAbort = (): void => wake?.();
+      const onAbort = (): void => {
+        wake?.();
+        // Events are best effort: on shutdown flush what fits in a short window, not a rate-limited backlog.
+        void clock.sleep(FINAL_FLUSH_MS).then(() => giveUp.abort());
+      };
       signal.addEventListener("abort", onAbort, { once: true });
+      if (signal.aborted) onAbort();
       try {
         while (!signal.aborted) {
           await drain();
@@ -197,7 +204,6 @@ export function createEventSink(options: EventSinkOptions): EventSink {
       } finally {
         signal.removeEventListener("abort", onAbort);
       }
-      // Events are best effort: on shutdown flush what fits in a short window, not a rate-limited backlog.
       await drain(clock.now() + FINAL_FLUSH_MS);
       for (const _ of pending.splice(0)) drop("full");
     },
