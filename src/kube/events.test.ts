@@ -85,4 +85,24 @@ describe("event sink", () => {
     expect(gate.sent).not.toContain("create n4");
     expect(gate.sent).toContain("create n5");
   });
+
+  test("on shutdown, sends still waiting for a spare token give up after the flush window", async () => {
+    let aborted = 0;
+    const api = {
+      // A send that never gets its token: it ends only when its signal aborts.
+      create: (_res: unknown, _body: unknown, target: { signal?: AbortSignal }) =>
+        new Promise((_resolve, reject) => target.signal?.addEventListener("abort", () => (aborted += 1, reject(new Error("aborted"))), { once: true })),
+    };
+    const drops: string[] = [];
+    const sink = createEventSink({ api: api as unknown as KubeApi, logger: quiet, host: "h", onDrop: (reason) => drops.push(reason) });
+    for (let i = 0; i < 20; i++) sink.recorder("test").event(node(`n${i}`), "Normal", "Synced", "Node synced successfully");
+    const stop = new AbortController();
+    const running = sink.run(stop.signal);
+    await Bun.sleep(20);
+    stop.abort();
+    const ended = await Promise.race([running.then(() => true), Bun.sleep(5000).then(() => false)]);
+    expect(ended).toBe(true);
+    expect(aborted).toBe(8);
+    expect(drops).toEqual([...Array<string>(8).fill("error"), ...Array<string>(12).fill("full")]);
+  });
 });
