@@ -11,6 +11,10 @@ import { FakeCloud, parseFakeConfig } from "../../providers/fake/index.ts";
 import { serveFakeCloud } from "../../providers/fake/server.ts";
 import { ProcSampler, type ProcSample } from "./proc-stats.ts";
 import { benchInstance } from "./objects.ts";
+import { terminate } from "../control-plane/control-plane.ts";
+
+/** How long a manager gets to exit on SIGTERM before SIGKILL. */
+const MANAGER_STOP_GRACE_MS = 5000;
 
 export type ManagerKind = "ours" | "go";
 
@@ -73,16 +77,6 @@ function spawnLogged(argv: string[], dir: string, name: string, env?: Record<str
   return proc;
 }
 
-async function terminate(proc: Subprocess): Promise<void> {
-  if (proc.exitCode !== null) return;
-  proc.kill("SIGTERM");
-  const exited = await Promise.race([proc.exited.then(() => true), Bun.sleep(5000).then(() => false)]);
-  if (!exited) {
-    proc.kill("SIGKILL");
-    await proc.exited;
-  }
-}
-
 function fakeCloudConfig(s: ManagerSettings): string {
   return JSON.stringify({
     batching: true,
@@ -112,7 +106,7 @@ async function startOurs(binary: string, s: ManagerSettings, kubeconfig: string,
     calls: () => Promise.resolve(engine.calls()),
     async stop() {
       const last = sampler.stop();
-      await terminate(proc);
+      await terminate(proc, MANAGER_STOP_GRACE_MS);
       await server.stop(true);
       return last;
     },
@@ -134,7 +128,7 @@ async function startGo(binary: string, s: ManagerSettings, kubeconfig: string, d
     calls,
     async stop() {
       const last = sampler.stop();
-      await terminate(proc);
+      await terminate(proc, MANAGER_STOP_GRACE_MS);
       return last;
     },
   };

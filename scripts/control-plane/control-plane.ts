@@ -213,10 +213,11 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: n
   throw new Error(`${what} was not ready within ${timeoutMs / 1000} s`);
 }
 
-async function terminate(proc: Subprocess): Promise<void> {
+/** SIGTERM, then SIGKILL if the process has not exited within `graceMs`. */
+export async function terminate(proc: Subprocess, graceMs = 10_000): Promise<void> {
   if (proc.exitCode !== null) return;
   proc.kill("SIGTERM");
-  const exited = await Promise.race([proc.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
+  const exited = await Promise.race([proc.exited.then(() => true), Bun.sleep(graceMs).then(() => false)]);
   if (!exited) {
     proc.kill("SIGKILL");
     await proc.exited;

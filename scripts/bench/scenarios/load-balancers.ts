@@ -4,10 +4,10 @@
  * exclude-from-external-load-balancers label, and the clock runs until the cloud has seen one
  * UpdateLoadBalancer per Service.
  */
-import { NODES, SERVICES } from "../../../src/kube/api.ts";
+import { NODES, SERVICES, type KubeApi } from "../../../src/kube/api.ts";
 import type { Service } from "../../../src/kube/objects.ts";
 import { LABEL_EXCLUDE_FROM_EXTERNAL_LB } from "../../../src/kube/well-known.ts";
-import { createAll, track } from "../load.ts";
+import { createAll, track, type Tracker } from "../load.ts";
 import type { ManagerKind, RunningManager } from "../managers.ts";
 import { LB_NAMESPACE, hasIngress, initialisedNode, lbService, nodeName } from "../objects.ts";
 import { withSession, type BenchContext, type Usage } from "../run.ts";
@@ -31,14 +31,19 @@ export interface LbResult {
   readonly update: Usage;
 }
 
+/** Initialised Nodes and LoadBalancer Services, and a tracker of the Services that have ingress. */
+export async function createLbCluster(admin: KubeApi, nodes: number, services: number): Promise<Tracker> {
+  await createAll(admin, NODES, Array.from({ length: nodes }, (_, k) => initialisedNode(k + 1)));
+  await createAll(admin, SERVICES, Array.from({ length: services }, (_, k) => lbService(k + 1)));
+  return track<Service>(admin, SERVICES, hasIngress, LB_NAMESPACE);
+}
+
 export async function runLoadBalancers(ctx: BenchContext, c: LbCase, manager: ManagerKind): Promise<LbResult> {
   const name = `lb-${c.services}-${c.limits}-${c.latencyMs}ms-${manager}`;
   ctx.log(`${name}: ${c.nodes} nodes, creating ${c.services} services`);
   return withSession(ctx, name, async (session) => {
     const admin = session.cp.admin;
-    await createAll(admin, NODES, Array.from({ length: c.nodes }, (_, k) => initialisedNode(k + 1)));
-    await createAll(admin, SERVICES, Array.from({ length: c.services }, (_, k) => lbService(k + 1)));
-    const tracker = await track<Service>(admin, SERVICES, hasIngress, LB_NAMESPACE);
+    const tracker = await createLbCluster(admin, c.nodes, c.services);
     try {
       const started = Date.now();
       const running = await session.start({ kind: manager, limits: limitsOf(c.limits), latencyMs: c.latencyMs, instances: c.nodes });

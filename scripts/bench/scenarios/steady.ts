@@ -5,14 +5,10 @@
  * The window is as long as --node-status-update-frequency's default (5 minutes), so it always holds one
  * periodic address refresh of every Node.
  */
-import { NODES, SERVICES } from "../../../src/kube/api.ts";
-import type { Service } from "../../../src/kube/objects.ts";
-import { createAll, track } from "../load.ts";
 import { TUNED_LIMITS, type ManagerKind } from "../managers.ts";
-import { LB_NAMESPACE, hasIngress, initialisedNode, lbService } from "../objects.ts";
 import type { ProcSample } from "../proc-stats.ts";
 import { withSession, type BenchContext, type Usage } from "../run.ts";
-import { difference } from "./load-balancers.ts";
+import { createLbCluster, difference } from "./load-balancers.ts";
 
 export interface SteadyCase {
   readonly nodes: number;
@@ -44,9 +40,7 @@ export async function runSteady(ctx: BenchContext, c: SteadyCase, manager: Manag
   ctx.log(`${name}: ${c.nodes} initialised nodes, ${c.services} services`);
   return withSession(ctx, name, async (session) => {
     const admin = session.cp.admin;
-    await createAll(admin, NODES, Array.from({ length: c.nodes }, (_, k) => initialisedNode(k + 1)));
-    await createAll(admin, SERVICES, Array.from({ length: c.services }, (_, k) => lbService(k + 1)));
-    const tracker = await track<Service>(admin, SERVICES, hasIngress, LB_NAMESPACE);
+    const tracker = await createLbCluster(admin, c.nodes, c.services);
     try {
       const started = Date.now();
       const running = await session.start({ kind: manager, limits: TUNED_LIMITS, latencyMs: c.latencyMs, instances: c.nodes });
