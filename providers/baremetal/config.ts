@@ -5,8 +5,8 @@
  */
 import { parseInventory } from "./inventory-config.ts";
 import type { Inventory } from "./inventory.ts";
-import { isMapping, onlyKeys, Problems } from "./config-reader.ts";
-import { parseLoadBalancers, type LoadBalancerSettings } from "./pools-config.ts";
+import { isMapping, onlyKeys, Problems } from "../shared/config-reader.ts";
+import { parseLoadBalancers, type LoadBalancerSettings } from "../shared/address-pools/pools-config.ts";
 import { parseConfigText } from "../../src/cloud/config-text.ts";
 
 export interface BaremetalConfig {

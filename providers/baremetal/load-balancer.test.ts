@@ -4,7 +4,7 @@ import type { Service } from "../../src/kube/objects.ts";
 import { KubeApiError } from "../../src/kube/transport.ts";
 import { testProviderContext } from "../../test/harness/provider-context.ts";
 import { parseBaremetalConfig } from "./config.ts";
-import { KUBE_VIP, SHARE, patchRecorder, providerInit, service, type RecordedPatch } from "./fixtures.test-support.ts";
+import { KUBE_VIP, SHARE, patchRecorder, providerInit, service, type RecordedPatch } from "../shared/address-pools/fixtures.test-support.ts";
 import { createBaremetalProvider } from "./provider.ts";
 
 const POOLS = `

@@ -8,7 +8,7 @@ import type { CloudProvider, ProviderContext } from "../../src/cloud/provider.ts
 import { followCloudConfig } from "../../src/cloud/follow-file.ts";
 import { describeConfig, parseBaremetalConfig, type BaremetalConfig } from "./config.ts";
 import { inventoryInstances } from "./instances.ts";
-import { createLoadBalancer, type BaremetalLoadBalancer } from "./load-balancer.ts";
+import { createLoadBalancer, type BaremetalLoadBalancer } from "../shared/address-pools/load-balancer.ts";
 
 export interface BaremetalProviderInput {
   readonly config: BaremetalConfig;

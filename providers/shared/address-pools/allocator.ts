@@ -20,7 +20,7 @@
  * 5. Sharing is the only way two Services meet on one address, and only under `sharingConflict`'s rules;
  *    a retiring address is shared with nobody.
  */
-import { formatIP, parseIP, type IP, type IPFamily } from "../../src/net/ip.ts";
+import { formatIP, parseIP, type IP, type IPFamily } from "../../../src/net/ip.ts";
 import { AllocationTable, type Holding } from "./allocation-table.ts";
 import type { Claim } from "./claim.ts";
 import { addressKey, candidatePools, familyName, poolContains, poolOf, servesNamespace, type Pool } from "./pools.ts";

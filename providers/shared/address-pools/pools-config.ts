@@ -24,7 +24,7 @@ import {
   stringList,
   type Problems,
   type Raw,
-} from "./config-reader.ts";
+} from "../config-reader.ts";
 import { parseAddressRange, rangesOverlap, type AddressRange, type Pool } from "./pools.ts";
 
 /** The Service annotation listing requested addresses, one per family, comma-separated. */

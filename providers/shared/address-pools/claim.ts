@@ -4,8 +4,8 @@
  * the traits that decide whether it may share an address. Also what a Service shows it holds (its status
  * and the announce annotations), read after a restart.
  */
-import type { LoadBalancerStatus, Service } from "../../src/kube/objects.ts";
-import { formatIP, parseIP, type IP, type IPFamily } from "../../src/net/ip.ts";
+import type { LoadBalancerStatus, Service } from "../../../src/kube/objects.ts";
+import { formatIP, parseIP, type IP, type IPFamily } from "../../../src/net/ip.ts";
 import { addressKey, familyName } from "./pools.ts";
 import { ANNOTATION_ADDRESS_POOL, ANNOTATION_REQUESTED_IPS, type LoadBalancerSettings } from "./pools-config.ts";
 import type { ShareTraits } from "./sharing.ts";

@@ -2,7 +2,7 @@
  * Address pools: which addresses a Service may get, and in which order pools are tried. Ranges are kept as
  * bigint intervals, so an IPv6 /64 costs no more than an IPv4 /30.
  */
-import { formatIP, lastAddress, parseCIDR, parseIP, type IP, type IPFamily } from "../../src/net/ip.ts";
+import { formatIP, lastAddress, parseCIDR, parseIP, type IP, type IPFamily } from "../../../src/net/ip.ts";
 
 export interface AddressRange {
   readonly family: IPFamily;

@@ -3,9 +3,9 @@
  * (followed by src/cloud/follow-file.ts) and the announce annotations on Services (written here, through
  * the manager's API client).
  */
-import { SERVICES, type KubeApi } from "../../src/kube/api.ts";
-import type { Service } from "../../src/kube/objects.ts";
-import { KubeApiError } from "../../src/kube/transport.ts";
+import { SERVICES, type KubeApi } from "../../../src/kube/api.ts";
+import type { Service } from "../../../src/kube/objects.ts";
+import { KubeApiError } from "../../../src/kube/transport.ts";
 
 /** The Service named in a write is not the one the write was meant for: it was deleted and re-created. */
 export class ServiceReplacedError extends Error {

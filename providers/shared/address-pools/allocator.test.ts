@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { Service } from "../../src/kube/objects.ts";
-import { formatIP } from "../../src/net/ip.ts";
+import type { Service } from "../../../src/kube/objects.ts";
+import { formatIP } from "../../../src/net/ip.ts";
 import { AllocationTable, assign, reconcile, restore, retire, type AllocatorView } from "./allocator.ts";
 import { claimFor, claimId, evidenceOf, shareTraitsOf, shownAddresses } from "./claim.ts";
 import { service, settingsFrom, type ServiceOptions } from "./fixtures.test-support.ts";

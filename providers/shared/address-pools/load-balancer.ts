@@ -4,11 +4,11 @@
  * ingress. Announcers (kube-vip, MetalLB-style speakers) pick the nodes, so `updateLoadBalancer` has
  * nothing to do. See allocator.ts for the invariants that keep addresses unique.
  */
-import type { CallOutcome, EnsuredLoadBalancer, LoadBalancer, ProviderInit } from "../../src/cloud/provider.ts";
-import type { KubeApi } from "../../src/kube/api.ts";
-import type { LoadBalancerStatus, Service } from "../../src/kube/objects.ts";
-import { isNotFound } from "../../src/kube/transport.ts";
-import type { Logger } from "../../src/log/logger.ts";
+import type { CallOutcome, EnsuredLoadBalancer, LoadBalancer, ProviderInit } from "../../../src/cloud/provider.ts";
+import type { KubeApi } from "../../../src/kube/api.ts";
+import type { LoadBalancerStatus, Service } from "../../../src/kube/objects.ts";
+import { isNotFound } from "../../../src/kube/transport.ts";
+import type { Logger } from "../../../src/log/logger.ts";
 import { AllocationTable, assign, reconcile, restore, retire, settle, type AllocatorView, type Decision, type Evidence } from "./allocator.ts";
 import { patchServiceAnnotations, ServiceReplacedError } from "./api.ts";
 import { claimFor, claimId, evidenceOf, ingressOf, serviceKey, shareTraitsOf, shownAddresses, statusAddresses, type Claim } from "./claim.ts";
