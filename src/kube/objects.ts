@@ -106,7 +106,18 @@ export interface Service extends KubeObject {
   };
   status?: {
     loadBalancer?: LoadBalancerStatus;
+    conditions?: Condition[];
   };
+}
+
+/** `metav1.Condition`, as Services (and custom resources) carry them in their status. */
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
 }
 
 export interface ObjectReference {

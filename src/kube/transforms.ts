@@ -46,6 +46,7 @@ export function trimService(service: Service): Service {
     kind: "Service",
     metadata: trimMeta(service.metadata),
     spec: service.spec,
-    status: { loadBalancer: service.status?.loadBalancer },
+    // Conditions: a provider may report on the Service there (bare metal: addresses kept outside the pools).
+    status: { loadBalancer: service.status?.loadBalancer, ...(service.status?.conditions ? { conditions: service.status.conditions } : {}) },
   };
 }

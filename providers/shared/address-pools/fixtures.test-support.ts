@@ -2,9 +2,13 @@
 import type { ProviderInit } from "../../../src/cloud/provider.ts";
 import type { KubeApi } from "../../../src/kube/api.ts";
 import type { Lister } from "../../../src/kube/informer.ts";
-import { objectKey, type KubeObject, type Node, type Service } from "../../../src/kube/objects.ts";
+import { objectKey, type Condition, type KubeObject, type Node, type Service } from "../../../src/kube/objects.ts";
 import { Problems } from "../config-reader.ts";
-import { ANNOTATION_ADDRESS_POOL, ANNOTATION_REQUESTED_IPS, parseLoadBalancers, type LoadBalancerSettings } from "./pools-config.ts";
+import { serviceKeys } from "./annotations.ts";
+import { parseLoadBalancers, type LoadBalancerSettings } from "./pools-config.ts";
+
+/** The keys the tests use (bare metal's). */
+export const KEYS = serviceKeys("baremetal.cloudprovider.io");
 
 export const SHARE = "baremetal.cloudprovider.io/sharing-key";
 export const KUBE_VIP = "kube-vip.io/loadbalancerIPs";
@@ -28,12 +32,19 @@ export interface ServiceOptions {
   readonly type?: "LoadBalancer" | "ClusterIP";
   readonly created?: string;
   readonly uid?: string;
+  readonly labels?: Record<string, string>;
+  /** The allow-address-move annotation set to "true". */
+  readonly allowMove?: boolean;
+  /** The allocated-from annotation (origin pools, comma-separated). */
+  readonly from?: string;
 }
 
 function annotationsOf(o: ServiceOptions): Record<string, string> {
   const a: Record<string, string> = {};
-  if (o.ips !== undefined) a[ANNOTATION_REQUESTED_IPS] = o.ips;
-  if (o.pool !== undefined) a[ANNOTATION_ADDRESS_POOL] = o.pool;
+  if (o.ips !== undefined) a[KEYS.requestedIPs] = o.ips;
+  if (o.pool !== undefined) a[KEYS.addressPool] = o.pool;
+  if (o.allowMove) a[KEYS.allowAddressMove] = "true";
+  if (o.from !== undefined) a[KEYS.allocatedFrom] = o.from;
   if (o.share !== undefined) a[SHARE] = o.share;
   if (o.announced !== undefined) a[KUBE_VIP] = o.announced;
   return a;
@@ -49,7 +60,9 @@ function portsOf(o: ServiceOptions): NonNullable<Service["spec"]>["ports"] {
 function metadataOf(name: string, o: ServiceOptions): Service["metadata"] {
   const namespace = o.ns ?? "default";
   const deleting = o.deleting ? { deletionTimestamp: "2026-01-02T00:00:00Z", finalizers: ["service.kubernetes.io/load-balancer-cleanup"] } : {};
-  return { name, namespace, uid: o.uid ?? `uid-${namespace}-${name}`, creationTimestamp: o.created ?? "2026-01-01T00:00:00Z", annotations: annotationsOf(o), ...deleting };
+  const uid = o.uid ?? `uid-${namespace}-${name}`;
+  const labels = o.labels ? { labels: o.labels } : {};
+  return { name, namespace, uid, creationTimestamp: o.created ?? "2026-01-01T00:00:00Z", annotations: annotationsOf(o), ...labels, ...deleting };
 }
 
 function familiesOf(o: ServiceOptions): Partial<NonNullable<Service["spec"]>> {
@@ -67,7 +80,7 @@ export function service(name: string, o: ServiceOptions = {}): Service {
 /** Settings from the `loadBalancers` section as YAML; throws on a config problem. */
 export function settingsFrom(yaml: string): LoadBalancerSettings {
   const p = new Problems();
-  const settings = parseLoadBalancers(p, Bun.YAML.parse(yaml));
+  const settings = parseLoadBalancers(p, Bun.YAML.parse(yaml), KEYS);
   if (!settings || p.list.length > 0) throw new Error(`bad settings: ${p.list.join("; ")}`);
   return settings;
 }
@@ -75,7 +88,9 @@ export function settingsFrom(yaml: string): LoadBalancerSettings {
 export interface RecordedPatch {
   readonly name: string;
   readonly namespace?: string;
-  readonly body: { metadata: { annotations: Record<string, string | null>; uid?: string } };
+  /** `status` for a condition write; undefined for the annotation writes. */
+  readonly subresource?: string;
+  readonly body: { metadata: { annotations: Record<string, string | null>; uid?: string }; status?: { conditions: Condition[] } };
 }
 
 /** A KubeApi that only takes patches: records them, and answers with `respond` (resolve by default). */
@@ -92,8 +107,8 @@ export function patchRecorder(respond: (patch: RecordedPatch) => Promise<void> =
     create: unsupported,
     update: unsupported,
     delete: unsupported,
-    async patch<T>(_res: unknown, name: string, body: unknown, target: { namespace?: string }): Promise<T> {
-      const patch = { name, namespace: target.namespace, body: body as RecordedPatch["body"] };
+    async patch<T>(_res: unknown, name: string, body: unknown, target: { namespace?: string; subresource?: string }): Promise<T> {
+      const patch = { name, namespace: target.namespace, subresource: target.subresource, body: body as RecordedPatch["body"] };
       patches.push(patch);
       await respond(patch);
       return {} as T;
