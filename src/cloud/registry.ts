@@ -2,7 +2,7 @@
  * Providers register by name; `--cloud-provider` picks one and its factory validates `--cloud-config`.
  * The registry is a value built by the entry point from the providers compiled into the binary.
  */
-import type { ProviderRules } from "../manifests/rbac.ts";
+import type { Manifest, ProviderRules } from "../manifests/rbac.ts";
 import type { CloudProvider, ProviderContext, ProviderFactory } from "./provider.ts";
 
 export interface ProviderRegistry {
@@ -11,6 +11,8 @@ export interface ProviderRegistry {
   prepare(name: string, configText: string | undefined, configPath: string): PreparedProvider;
   /** Extra permissions of `name`, or of every provider that has some when `name` is undefined. */
   rbacRules(name?: string): ProviderRules[];
+  /** CustomResourceDefinitions of `name`, or of every provider when `name` is undefined. */
+  customResources(name?: string): Manifest[];
 }
 
 export type PreparedProvider =
@@ -34,8 +36,11 @@ export function createRegistry(factories: readonly ProviderFactory<never>[]): Pr
     },
     rbacRules(name) {
       return [...byName.values()]
-        .filter((f) => (name === undefined || f.name === name) && (f.rbacRules?.length ?? 0) > 0)
-        .map((f) => ({ provider: f.name, rules: [...(f.rbacRules ?? [])] }));
+        .filter((f) => (name === undefined || f.name === name) && (f.rbacRules?.length ?? 0) + (f.namespacedRbacRules?.length ?? 0) > 0)
+        .map((f) => ({ provider: f.name, rules: [...(f.rbacRules ?? [])], namespacedRules: [...(f.namespacedRbacRules ?? [])] }));
+    },
+    customResources(name) {
+      return [...byName.values()].filter((f) => name === undefined || f.name === name).flatMap((f) => [...(f.customResourceDefinitions ?? [])]);
     },
   };
 }

@@ -8,7 +8,7 @@ import { rbacManifests, type Manifest, type ProviderRules } from "./rbac.ts";
 import { environmentFile, systemdProblems, systemdUnit, sysusersEntry } from "./systemd.ts";
 import { DEFAULTS, type PackageOptions } from "./options.ts";
 
-export const KINDS = ["systemd", "systemd-env", "sysusers", "static-pod", "daemonset", "deployment", "rbac"] as const;
+export const KINDS = ["systemd", "systemd-env", "sysusers", "static-pod", "daemonset", "deployment", "rbac", "crds"] as const;
 
 export type Kind = (typeof KINDS)[number];
 
@@ -28,6 +28,7 @@ export const FILE_NAMES: Readonly<Record<Kind, string>> = {
   daemonset: "daemonset.yaml",
   deployment: "deployment.yaml",
   rbac: "rbac.yaml",
+  crds: "crds.yaml",
 };
 
 /**
@@ -90,5 +91,7 @@ export function render(kind: Kind, o: PackageOptions): string {
       return toYaml(deployment(o));
     case "rbac":
       return toYaml(rbacFor(o.config, o.providerRules));
+    case "crds":
+      return o.customResources.length > 0 ? toYaml(o.customResources) : "# this provider defines no custom resources\n";
   }
 }

@@ -5,7 +5,7 @@
 import type { Config } from "../cli/config.ts";
 import { FLAGS } from "../cli/flags.ts";
 import { parseArgv } from "../cli/argv.ts";
-import type { ProviderRules } from "./rbac.ts";
+import type { Manifest, ProviderRules } from "./rbac.ts";
 
 export interface PackageOptions {
   readonly config: Config;
@@ -21,6 +21,8 @@ export interface PackageOptions {
   readonly envFile: string;
   /** The provider's own extra permissions (all providers' for `rbac` without --cloud-provider). */
   readonly providerRules: readonly ProviderRules[];
+  /** The provider's CustomResourceDefinitions (all providers' for `crds` without --cloud-provider). */
+  readonly customResources: readonly Manifest[];
 }
 
 export const NAME = "cloud-controller-manager";

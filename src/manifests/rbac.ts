@@ -22,6 +22,8 @@ export interface RbacOptions {
 export interface ProviderRules {
   readonly provider: string;
   readonly rules: readonly PolicyRule[];
+  /** Granted in the manager's namespace only (a Role), e.g. reading credential Secrets. */
+  readonly namespacedRules?: readonly PolicyRule[];
 }
 
 export interface PolicyRule {
@@ -90,8 +92,16 @@ export function rbacManifests(options: RbacOptions): Manifest[] {
 function providerRoles(p: ProviderRules, namespace: string): Manifest[] {
   const rbac = "rbac.authorization.k8s.io/v1";
   const named = { name: `${CCM_ROLE}:${p.provider}`, labels: LABELS };
-  return [
+  const roleRef = (kind: string): unknown => ({ apiGroup: "rbac.authorization.k8s.io", kind, name: named.name });
+  const cluster: Manifest[] = [
     { apiVersion: rbac, kind: "ClusterRole", metadata: named, rules: [...p.rules] },
-    { apiVersion: rbac, kind: "ClusterRoleBinding", metadata: named, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: named.name }, subjects: subjects(namespace) },
+    { apiVersion: rbac, kind: "ClusterRoleBinding", metadata: named, roleRef: roleRef("ClusterRole"), subjects: subjects(namespace) },
+  ];
+  if ((p.namespacedRules ?? []).length === 0) return cluster;
+  const inNamespace = { ...named, namespace };
+  return [
+    ...cluster,
+    { apiVersion: rbac, kind: "Role", metadata: inNamespace, rules: [...(p.namespacedRules ?? [])] },
+    { apiVersion: rbac, kind: "RoleBinding", metadata: inNamespace, roleRef: roleRef("Role"), subjects: subjects(namespace) },
   ];
 }

@@ -32,6 +32,7 @@ export interface Metrics {
   readonly leaderSlowpath: Counter<"name">;
   readonly runningControllers: Gauge<"name" | "manager">;
   readonly eventsDropped: Counter<"reason">;
+  readonly configurationDrift: Gauge<"provider">;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -62,6 +63,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     leaderStatus: new Gauge({ name: "leader_election_master_status", help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.", labelNames: ["name"], registers }),
     leaderSlowpath: new Counter({ name: "leader_election_slowpath_total", help: "Total number of slow path exercised in renewing leader leases. 'name' is the string used to identify the lease.", labelNames: ["name"], registers }),
     runningControllers: new Gauge({ name: "running_managed_controllers", help: "Indicates where instances of a controller are currently running", labelNames: ["name", "manager"], registers }),
+    configurationDrift: new Gauge({ name: "cloudprovider_configuration_drift", help: "1 while the leader's cloud-config differs from the one the last leader ran with, so the provider refuses the address moves that difference would cause.", labelNames: ["provider"], registers }),
     eventsDropped: new Counter({ name: "cloud_controller_manager_events_dropped_total", help: "Events not sent to the API server, by reason (spam filter, full buffer, API error).", labelNames: ["reason"], registers }),
   };
 }

@@ -5,6 +5,7 @@
 import { SERVICES, type KubeApi } from "../../../src/kube/api.ts";
 import type { Condition, Service } from "../../../src/kube/objects.ts";
 import { KubeApiError } from "../../../src/kube/transport.ts";
+import { ADDRESS_POOLS } from "./crd.ts";
 
 /** The Service named in a write is not the one the write was meant for: it was deleted and re-created. */
 export class ServiceReplacedError extends Error {
@@ -45,4 +46,9 @@ export async function patchServiceAnnotations(
 export async function patchServiceCondition(kube: KubeApi, service: Service, condition: Condition, signal?: AbortSignal): Promise<void> {
   const patch = { status: { conditions: [condition] } };
   await kube.patch<Service>(SERVICES, service.metadata.name, patch, { namespace: service.metadata.namespace, subresource: "status", type: "strategic", signal });
+}
+
+/** Replaces an AddressPool's status counts and conditions (merge patch on `addresspools/status`). */
+export async function patchAddressPoolStatus(kube: KubeApi, name: string, status: object, signal?: AbortSignal): Promise<void> {
+  await kube.patch(ADDRESS_POOLS, name, { status }, { subresource: "status", type: "merge", signal });
 }

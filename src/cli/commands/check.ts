@@ -52,7 +52,8 @@ export const checkCommand = defineCommand({
     if (typeof connection === "string") return usage([connection]);
     const api = createKubeApi(createTransport({ connection, limiter: TokenBucket.create(config.kubeApiQps, config.kubeApiBurst), userAgent: userAgent("cloud-controller-manager-check") }));
     const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write: io.stderr });
-    const provider = prepared.createProvider({ logger, clusterName: config.clusterName, observeCall: () => undefined });
+    const quiet = { observeCall: () => undefined, observeConfigurationDrift: () => undefined };
+    const provider = prepared.createProvider({ logger, clusterName: config.clusterName, namespace: config.leaderElection.resourceNamespace, ...quiet });
     try {
       const signal = AbortSignal.any([io.signal, AbortSignal.timeout(TIMEOUT_MS)]);
       const findings = await runPreflight({ config, providerRules: command.builtins.providers.rbacRules(config.cloudProvider), api, provider, now: () => realClock.now(), signal });
