@@ -4,6 +4,7 @@ import { splitArgs } from "../cli/command-args.ts";
 import { packageOptions, PACKAGE_FLAG_LIST } from "../cli/package-options.ts";
 import { render, type Kind } from "./catalog.ts";
 import { rbacManifests } from "./rbac.ts";
+import { baremetalProviderFactory } from "../../providers/baremetal/index.ts";
 import type { PackageOptions } from "./options.ts";
 
 /** Two providers that need no permissions of their own. */
@@ -178,6 +179,23 @@ describe("pods", () => {
       expect(workload!.metadata.namespace).toBe("ccm-system");
       expect(workload!.spec.selector.matchLabels).toEqual(workload!.spec.template!.metadata.labels);
     }
+  });
+});
+
+describe("crds", () => {
+  test("the bare-metal AddressPool CRD: cluster-scoped, structural, with a status subresource", () => {
+    const registry = createRegistry([baremetalProviderFactory as never]);
+    const result = packageOptions(splitArgs(["crds", "--cloud-provider=baremetal"], PACKAGE_FLAG_LIST), registry);
+    if (!result.ok) throw new Error(result.errors.join("\n"));
+    const [crd] = result.options.customResources as unknown as { metadata: { name: string }; spec: { scope: string; versions: { subresources?: object }[] } }[];
+    expect(crd!.metadata.name).toBe("addresspools.cloud-controller-manager.io");
+    expect(crd!.spec.scope).toBe("Cluster");
+    expect(crd!.spec.versions[0]!.subresources).toEqual({ status: {} });
+    expect(render(result.kind, result.options)).toContain("kind: CustomResourceDefinition");
+  });
+
+  test("a provider without custom resources prints a comment", () => {
+    expect(renderArgs(["crds", "--cloud-provider=fake"])).toBe("# this provider defines no custom resources\n");
   });
 });
 
