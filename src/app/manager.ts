@@ -59,7 +59,7 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
   const root = factory.api(deps.connection, limiter);
   const health = createHealth();
   const hub = createMetricsHub(deps.metrics);
-  const server = await startServing({ config, logger, health, metrics: hub, root, factory, hostname: deps.hostname });
+  const server = await startServing({ config, logger, health, metrics: hub, root, factory, hostname: deps.hostname, signal });
   const events = createEventSink({ api: root, logger: logger.withTag("events"), host: deps.hostname, onDrop: (reason) => deps.metrics.eventsDropped.inc({ reason }) });
   const eventsStop = new AbortController();
   const eventsDone = events.run(eventsStop.signal);
@@ -80,7 +80,7 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
     eventsStop.abort();
     await eventsDone;
     await provider.close?.();
-    await server?.stop(true);
+    await server?.stop();
     logger.debug(`API requests sent: ${await requestTotals(deps.metrics)}`);
   }
 }

@@ -3,7 +3,6 @@
  * `informer-sync` for readiness), delegated auth through the manager's (or the dedicated) kubeconfigs,
  * and `/metrics` from the registry.
  */
-import type { Server } from "bun";
 import type { Config } from "../cli/config.ts";
 import type { KubeApi } from "../kube/api.ts";
 import { resolveConnection } from "../kube/connection.ts";
@@ -12,7 +11,9 @@ import type { Logger } from "../log/logger.ts";
 import type { MetricsHub } from "../metrics/hub.ts";
 import { createAuthorizer } from "../serving/auth.ts";
 import { createHealthRegistry, type HealthRegistry } from "../serving/health.ts";
-import { startSecureServer } from "../serving/server.ts";
+import { watchClientAuth } from "../serving/authn-sources.ts";
+import { startSecureServer, type SecureServer } from "../serving/server.ts";
+import { resolveTls, type TlsSettings } from "../serving/tls-options.ts";
 import type { ClientFactory } from "./clients.ts";
 
 /** Review traffic gets its own bucket (client-go's delegated-auth defaults), so scrapes never slow controllers. */
@@ -39,6 +40,13 @@ async function reviewClient(path: string, fallback: KubeApi, factory: ClientFact
   return factory.api(await resolveConnection({ kubeconfig: path, master: "" }), limiter);
 }
 
+/** The TLS and client-certificate flags in the serving layer's terms. */
+function tlsOf(s: Config["serving"]): TlsSettings {
+  const resolved = resolveTls({ minVersion: s.tlsMinVersion, cipherSuites: s.tlsCipherSuites, curvePreferences: s.tlsCurvePreferences });
+  if (!resolved.ok) throw new Error(resolved.errors.join("; "));
+  return resolved.settings;
+}
+
 export async function startServing(o: {
   config: Config;
   logger: Logger;
@@ -47,28 +55,36 @@ export async function startServing(o: {
   root: KubeApi;
   factory: ClientFactory;
   hostname: string;
-}): Promise<Server<undefined> | undefined> {
+  signal: AbortSignal;
+}): Promise<SecureServer | undefined> {
   const s = o.config.serving;
   if (s.securePort === 0) {
     o.logger.info("secure serving is disabled (--secure-port=0)");
     return undefined;
   }
+  const logger = o.logger.withTag("serving");
   const limiter = TokenBucket.create(AUTH_QPS, AUTH_BURST);
+  const authn = await reviewClient(s.authenticationKubeconfig, o.root, o.factory, limiter);
+  const certificates = await watchClientAuth(s.clientAuth, authn, logger, o.signal);
   const authorize = createAuthorizer({
-    authn: await reviewClient(s.authenticationKubeconfig, o.root, o.factory, limiter),
+    authn,
     authz: await reviewClient(s.authorizationKubeconfig, o.root, o.factory, limiter),
+    certificates: () => certificates().auth,
     alwaysAllowPaths: s.alwaysAllowPaths,
     authnTtlMs: s.authenticationCacheTtlMs,
     allowedTtlMs: s.authorizedTtlMs,
     deniedTtlMs: s.unauthorizedTtlMs,
-    logger: o.logger.withTag("serving"),
+    logger,
   });
   return startSecureServer({
     config: s,
-    logger: o.logger.withTag("serving"),
+    tls: tlsOf(s),
+    sniCertKeys: s.sniCertKeys,
+    clientCAs: () => certificates().pems,
+    logger,
     health: o.health,
     authorize,
-    metrics: () => o.metrics.render(),
+    handlers: { "/metrics": () => o.metrics.render() },
     hostname: o.hostname,
   });
 }

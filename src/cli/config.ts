@@ -6,6 +6,8 @@ import { FLAGS, type FlagSpec } from "./flags.ts";
 import { parseArgv } from "./argv.ts";
 import { parseBool, parseDuration, parseInteger, parseNumber, splitList } from "./values.ts";
 import { parseCIDR, parseIP, type CIDR } from "../net/ip.ts";
+import type { ClientAuthFlags } from "../serving/authn-sources.ts";
+import type { SniCertKey } from "../serving/tls-options.ts";
 import { selectControllers, type ControllerName } from "../controllers/names.ts";
 
 export interface LeaderElectionConfig {
@@ -25,8 +27,11 @@ export interface ServingConfig {
   readonly tlsCertFile: string;
   readonly tlsPrivateKeyFile: string;
   readonly tlsMinVersion: string;
+  readonly tlsCipherSuites: readonly string[];
+  readonly tlsCurvePreferences: readonly string[];
+  readonly sniCertKeys: readonly SniCertKey[];
   readonly permitPortSharing: boolean;
-  readonly clientCAFile: string;
+  readonly clientAuth: ClientAuthFlags;
   readonly authenticationKubeconfig: string;
   readonly authenticationCacheTtlMs: number;
   readonly authorizationKubeconfig: string;
@@ -252,8 +257,11 @@ function readServing(r: FlagReader): ServingConfig {
     tlsCertFile: r.text("tls-cert-file"),
     tlsPrivateKeyFile: r.text("tls-private-key-file"),
     tlsMinVersion: r.choice<string>("tls-min-version"),
+    tlsCipherSuites: r.list("tls-cipher-suites"),
+    tlsCurvePreferences: r.list("tls-curve-preferences"),
+    sniCertKeys: [],
     permitPortSharing: r.bool("permit-port-sharing"),
-    clientCAFile: r.text("client-ca-file"),
+    clientAuth: readClientAuth(r),
     authenticationKubeconfig: r.text("authentication-kubeconfig"),
     authenticationCacheTtlMs: r.duration("authentication-token-webhook-cache-ttl"),
     authorizationKubeconfig: r.text("authorization-kubeconfig"),
@@ -268,13 +276,25 @@ function readServing(r: FlagReader): ServingConfig {
   return serving;
 }
 
+function readClientAuth(r: FlagReader): ClientAuthFlags {
+  return {
+    clientCAFile: r.text("client-ca-file"),
+    requestHeaderClientCAFile: r.text("requestheader-client-ca-file"),
+    requestHeaderAllowedNames: r.list("requestheader-allowed-names"),
+    requestHeaderUsernameHeaders: r.list("requestheader-username-headers"),
+    requestHeaderUIDHeaders: r.list("requestheader-uid-headers"),
+    requestHeaderGroupHeaders: r.list("requestheader-group-headers"),
+    requestHeaderExtraHeadersPrefix: r.list("requestheader-extra-headers-prefix"),
+    skipLookup: r.bool("authentication-skip-lookup"),
+    tolerateLookupFailure: r.bool("authentication-tolerate-lookup-failure"),
+  };
+}
+
 /** Compatibility flags still get their syntax checked, so a typo is not silently accepted. */
 function readCompatServing(r: FlagReader): void {
   r.int("http2-max-streams-per-connection", 0);
   r.bool("disable-http2-serving");
   r.bool("permit-address-sharing");
-  r.bool("authentication-skip-lookup");
-  r.bool("authentication-tolerate-lookup-failure");
   r.int("webhook-secure-port", 0);
   r.duration("min-resync-period");
   r.duration("log-flush-frequency");
