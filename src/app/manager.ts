@@ -20,6 +20,9 @@ import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
 import { runControllers } from "./run-controllers.ts";
 import { runControllerThreads, type ThreadDeps } from "./threads/host.ts";
 import { createMetricsHub } from "../metrics/hub.ts";
+import { FEATURE_GATES } from "../cli/feature-gates.ts";
+import { recordBuild } from "../metrics/build-info.ts";
+import { createHealthSlis } from "../metrics/slis.ts";
 import { createHealth, startServing } from "./serving.ts";
 
 export interface ManagerDeps {
@@ -45,7 +48,9 @@ export interface ManagerDeps {
  */
 export type ManagerExit = 0 | 1 | 2;
 
-function announce(config: Config, logger: Logger): void {
+/** The build and its settings, in the log and in `kubernetes_build_info` / `kubernetes_feature_enabled`. */
+function announce(config: Config, logger: Logger, metrics: Metrics): void {
+  recordBuild(metrics, FEATURE_GATES, config.featureGates);
   const info = buildInfo();
   logger.info(`cloud-controller-manager ${info.version} (commit ${info.commit}), cloud provider ${JSON.stringify(config.cloudProvider)}`);
   for (const flag of config.compatFlagsSet) logger.warn(`flag --${flag} is accepted for compatibility only and has no effect`);
@@ -53,13 +58,14 @@ function announce(config: Config, logger: Logger): void {
 
 export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promise<ManagerExit> {
   const { config, logger, provider } = deps;
-  announce(config, logger);
+  announce(config, logger, deps.metrics);
   const limiter = TokenBucket.create(config.kubeApiQps, config.kubeApiBurst);
   const factory = clientFactory(deps.metrics);
   const root = factory.api(deps.connection, limiter);
-  const health = createHealth();
+  const slis = createHealthSlis();
+  const health = createHealth(slis);
   const hub = createMetricsHub(deps.metrics);
-  const server = await startServing({ config, logger, health, metrics: hub, root, factory, hostname: deps.hostname, signal });
+  const server = await startServing({ config, logger, health, metrics: hub, registry: deps.metrics, slis, root, factory, hostname: deps.hostname, signal });
   const events = createEventSink({ api: root, logger: logger.withTag("events"), host: deps.hostname, onDrop: (reason) => deps.metrics.eventsDropped.inc({ reason }) });
   const eventsStop = new AbortController();
   const eventsDone = events.run(eventsStop.signal);

@@ -1,7 +1,7 @@
 /**
  * Wires the secure port: health checks (`ping`, `leaderElection`, one per started controller, and
  * `informer-sync` for readiness), delegated auth through the manager's (or the dedicated) kubeconfigs,
- * and `/metrics` from the registry.
+ * `/metrics` from the registry, `/metrics/slis` from the health checks, `/configz` from the config.
  */
 import type { Config } from "../cli/config.ts";
 import type { KubeApi } from "../kube/api.ts";
@@ -9,12 +9,15 @@ import { resolveConnection } from "../kube/connection.ts";
 import { TokenBucket } from "../kube/token-bucket.ts";
 import type { Logger } from "../log/logger.ts";
 import type { MetricsHub } from "../metrics/hub.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import type { HealthSlis } from "../metrics/slis.ts";
 import { createAuthorizer } from "../serving/auth.ts";
 import { createHealthRegistry, type HealthRegistry } from "../serving/health.ts";
 import { watchClientAuth } from "../serving/authn-sources.ts";
 import { startSecureServer, type SecureServer } from "../serving/server.ts";
 import { resolveTls, type TlsSettings } from "../serving/tls-options.ts";
 import type { ClientFactory } from "./clients.ts";
+import { configz } from "./configz.ts";
 
 /** Review traffic gets its own bucket (client-go's delegated-auth defaults), so scrapes never slow controllers. */
 const AUTH_QPS = 200;
@@ -24,13 +27,16 @@ const AUTH_BURST = 400;
  * `/healthz` as upstream (ping, leaderElection, one check per controller); `/livez` only what a restart
  * would fix; `/readyz` also waits for the caches (`informer-sync*`), so a fresh leader is not "ready" early.
  */
-export function createHealth(): HealthRegistry {
+export function createHealth(slis: HealthSlis): HealthRegistry {
   const readinessOnly = (name: string): boolean => name.startsWith("informer-sync");
-  const health = createHealthRegistry({
-    "/healthz": (name) => !readinessOnly(name),
-    "/livez": (name) => name === "ping" || name === "leaderElection",
-    "/readyz": "all",
-  });
+  const health = createHealthRegistry(
+    {
+      "/healthz": (name) => !readinessOnly(name),
+      "/livez": (name) => name === "ping" || name === "leaderElection",
+      "/readyz": "all",
+    },
+    (type, name, healthy) => slis.record(type, name, healthy),
+  );
   health.add("ping", () => undefined);
   return health;
 }
@@ -52,6 +58,8 @@ export async function startServing(o: {
   logger: Logger;
   health: HealthRegistry;
   metrics: MetricsHub;
+  registry: Metrics;
+  slis: HealthSlis;
   root: KubeApi;
   factory: ClientFactory;
   hostname: string;
@@ -75,6 +83,11 @@ export async function startServing(o: {
     allowedTtlMs: s.authorizedTtlMs,
     deniedTtlMs: s.unauthorizedTtlMs,
     logger,
+    observe: (review, code, seconds) => {
+      const [count, latency] = review === "authn" ? [o.registry.delegatedAuthnRequests, o.registry.delegatedAuthnLatency] : [o.registry.delegatedAuthzRequests, o.registry.delegatedAuthzLatency];
+      count.inc({ code });
+      latency.observe({ code }, seconds);
+    },
   });
   return startSecureServer({
     config: s,
@@ -84,7 +97,11 @@ export async function startServing(o: {
     logger,
     health: o.health,
     authorize,
-    handlers: { "/metrics": () => o.metrics.render() },
+    handlers: {
+      "/metrics": () => o.metrics.render(),
+      "/metrics/slis": () => o.slis.render(),
+      "/configz": () => Promise.resolve(configz(o.config)),
+    },
     hostname: o.hostname,
   });
 }

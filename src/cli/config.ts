@@ -2,6 +2,7 @@
  * Flag text → one frozen, typed `Config`, or the full list of problems (one line each, naming the flag and
  * the value) so an operator fixes everything in one go. Nothing here touches the process.
  */
+import { resolveFeatureGates } from "./feature-gates.ts";
 import { FLAGS, type FlagSpec } from "./flags.ts";
 import { parseArgv } from "./argv.ts";
 import { parseBool, parseDuration, parseInteger, parseNumber, splitList } from "./values.ts";
@@ -70,6 +71,8 @@ export interface Config {
   readonly cloudBatchSize: number;
   readonly shutdownGracePeriodMs: number;
   readonly controllerThreads: number;
+  /** Every known feature gate's value (defaults, `AllAlpha`/`AllBeta`, then `--feature-gates`). */
+  readonly featureGates: ReadonlyMap<string, boolean>;
   /** Compatibility-only flags the user set; the manager warns about each once at start. */
   readonly compatFlagsSet: readonly string[];
 }
@@ -168,6 +171,7 @@ function readConfig(r: FlagReader, knownProviders: readonly string[]): Config {
     verbosity: r.int("v", 0),
     loggingFormat: r.choice<"text" | "json">("logging-format"),
     ...readBeyondUpstream(r),
+    featureGates: readFeatureGates(r),
     compatFlagsSet: FLAGS.filter((s) => s.status === "compat" && r.isSet(s.name)).map((s) => s.name),
   };
 }
@@ -301,9 +305,13 @@ function readCompatServing(r: FlagReader): void {
   r.bool("profiling");
   r.bool("contention-profiling");
   r.bool("enable-leader-migration");
-  for (const gate of r.list("feature-gates")) {
-    if (!/^[A-Za-z0-9]+=(true|false)$/.test(gate)) r.fail("feature-gates", `${JSON.stringify(gate)} is not key=true|false`);
-  }
+}
+
+function readFeatureGates(r: FlagReader): ReadonlyMap<string, boolean> {
+  const resolved = resolveFeatureGates(r.list("feature-gates"));
+  if (resolved.ok) return resolved.enabled;
+  for (const error of resolved.errors) r.fail("feature-gates", error);
+  return new Map();
 }
 
 type BeyondSettings = Pick<Config, "loadBalancerClass" | "loadBalancerResyncPeriodMs" | "nodeDeletionConfirmation" | "cloudBatchWindowMs" | "cloudBatchSize" | "shutdownGracePeriodMs" | "controllerThreads">;

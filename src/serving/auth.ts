@@ -7,6 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS, type KubeApi } from "../kube/api.ts";
+import { KubeApiError } from "../kube/transport.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
 import { authenticateCertificate, type ClientCertAuth, type PeerRequest } from "./client-auth.ts";
@@ -29,6 +30,8 @@ export interface AuthOptions {
   readonly deniedTtlMs: number;
   readonly logger: Logger;
   readonly now?: () => number;
+  /** Each TokenReview and SubjectAccessReview: its HTTP status (`<error>` without one) and duration. */
+  readonly observe?: (review: "authn" | "authz", code: string, seconds: number) => void;
 }
 
 export type Verdict = { allowed: true } | { allowed: false; status: 401 | 403; reason: string };
@@ -61,6 +64,20 @@ export function pathAllowed(path: string, allowed: readonly string[]): boolean {
   return allowed.some((p) => (p.endsWith("*") ? path.startsWith(p.slice(0, -1)) : path === p));
 }
 
+/** Runs one review, reporting its status code and duration. */
+async function timed<T>(o: AuthOptions, review: "authn" | "authz", call: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const seconds = (): number => (performance.now() - started) / 1000;
+  try {
+    const answer = await call();
+    o.observe?.(review, "201", seconds());
+    return answer;
+  } catch (error) {
+    o.observe?.(review, error instanceof KubeApiError ? String(error.status) : "<error>", seconds());
+    throw error;
+  }
+}
+
 export function createAuthorizer(o: AuthOptions): (req: Request, path: string, peer?: PeerRequest) => Promise<Verdict> {
   const now = o.now ?? Date.now;
   const tokens = new Map<string, Cached<UserInfo | undefined>>();
@@ -70,7 +87,7 @@ export function createAuthorizer(o: AuthOptions): (req: Request, path: string, p
     const key = createHash("sha256").update(token).digest("hex");
     const hit = tokens.get(key);
     if (hit && hit.until > now()) return hit.value;
-    const review = await o.authn.create(TOKEN_REVIEWS, { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } });
+    const review = await timed(o, "authn", () => o.authn.create(TOKEN_REVIEWS, { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } }));
     return remember(tokens, key, { value: userOf(review as ReviewedUser), until: now() + o.authnTtlMs });
   }
 
@@ -79,11 +96,13 @@ export function createAuthorizer(o: AuthOptions): (req: Request, path: string, p
     const key = JSON.stringify([user.username, user.uid, user.groups, path, verb]);
     const hit = decisions.get(key);
     if (hit && hit.until > now()) return hit.value;
-    const review = await o.authz.create(SUBJECT_ACCESS_REVIEWS, {
-      apiVersion: "authorization.k8s.io/v1",
-      kind: "SubjectAccessReview",
-      spec: { user: user.username, uid: user.uid, groups: user.groups, extra: user.extra, nonResourceAttributes: { path, verb } },
-    });
+    const review = await timed(o, "authz", () =>
+      o.authz.create(SUBJECT_ACCESS_REVIEWS, {
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SubjectAccessReview",
+        spec: { user: user.username, uid: user.uid, groups: user.groups, extra: user.extra, nonResourceAttributes: { path, verb } },
+      }),
+    );
     const allowed = (review as { status?: { allowed?: boolean } }).status?.allowed === true;
     return remember(decisions, key, { value: allowed, until: now() + (allowed ? o.allowedTtlMs : o.deniedTtlMs) });
   }

@@ -22,11 +22,11 @@ interface Presented {
   readonly key: string;
 }
 
-async function bindMetricsReader(user: string): Promise<void> {
+async function bindMetricsReader(user: string, paths = ["/metrics"]): Promise<void> {
   const cp = await controlPlane();
   const name = `${user}-metrics-reader`;
   await applyObjects(cp.admin, [
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name }, rules: [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }] },
+    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name }, rules: [{ nonResourceURLs: paths, verbs: ["get"] }] },
     { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name }, subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: user }] },
   ] as unknown as KubeObject[]);
 }
@@ -95,5 +95,31 @@ describe("secure serving with client certificates", () => {
     expect((await get("/metrics", proxy, { "X-Remote-User": uniqueName("nobody") })).status).toBe(403);
     const impostor = pem(issueCertificate({ subject: { commonName: "someone-else" }, clientAuth: true }, frontProxyCA));
     expect((await get("/metrics", impostor, { "X-Remote-User": user })).status).toBe(401);
+  });
+
+  test("upstream's client, build, feature and delegated-auth metrics; /metrics/slis and /configz", async () => {
+    const scraper = uniqueName("slis");
+    await bindMetricsReader(scraper, ["/metrics", "/metrics/slis", "/configz"]);
+    const client = pem(issueCertificate({ subject: { commonName: scraper }, clientAuth: true }, clusterCA));
+    expect((await get("/healthz")).status).toBe(200);
+    const body = await (await get("/metrics", client)).text();
+    for (const series of [
+      /rest_client_rate_limiter_duration_seconds_bucket\{le="0.005",verb="GET",host="127\.0\.0\.1:\d+"\} \d+/,
+      /rest_client_request_size_bytes_bucket\{le="64",verb="GET",host="[^"]+"\} \d+/,
+      /rest_client_response_size_bytes_bucket\{le="16777216",verb="GET",host="[^"]+"\} \d+/,
+      /# TYPE rest_client_request_retries_total counter/,
+      /kubernetes_build_info\{major="\d+",minor="\d+",git_version="v[^"]+",.*platform="linux\/(amd64|arm64)"\} 1/,
+      /kubernetes_feature_enabled\{name="WatchList",stage="BETA"\} 1/,
+      /kubernetes_feature_enabled\{name="CloudControllerManagerWebhook",stage="ALPHA"\} 0/,
+      /apiserver_delegated_authz_request_total\{code="201"\} \d+/,
+      /apiserver_delegated_authz_request_duration_seconds_bucket\{le="0.25",code="201"\} \d+/,
+      /# TYPE apiserver_delegated_authn_request_total counter/,
+    ]) expect(body).toMatch(series);
+    const slis = await (await get("/metrics/slis", client)).text();
+    expect(slis).toContain('kubernetes_healthcheck{name="ping",type="healthz"} 1');
+    expect(slis).toMatch(/kubernetes_healthchecks_total\{name="ping",type="healthz",status="success"\} \d+/);
+    const config = (await (await get("/configz", client)).json()) as Record<string, { kind: string; KubeCloudShared: { CloudProvider: { Name: string } } }>;
+    expect(config["cloudcontrollermanager.config.k8s.io"]).toMatchObject({ kind: "CloudControllerManagerConfiguration", KubeCloudShared: { CloudProvider: { Name: "fake" } } });
+    expect((await get("/configz", pem(issueCertificate({ subject: { commonName: uniqueName("nosy") }, clientAuth: true }, clusterCA)))).status).toBe(403);
   });
 });
