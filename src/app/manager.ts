@@ -40,6 +40,8 @@ export interface ManagerDeps {
   readonly argv: readonly string[];
   /** The worker-thread entry point (`--controller-threads`). */
   readonly workerUrl: string;
+  /** The version to report instead of the build's (`--version=vX.Y.Z…`). */
+  readonly version?: string;
 }
 
 /**
@@ -49,16 +51,16 @@ export interface ManagerDeps {
 export type ManagerExit = 0 | 1 | 2;
 
 /** The build and its settings, in the log and in `kubernetes_build_info` / `kubernetes_feature_enabled`. */
-function announce(config: Config, logger: Logger, metrics: Metrics): void {
-  recordBuild(metrics, FEATURE_GATES, config.featureGates);
-  const info = buildInfo();
+function announce(config: Config, logger: Logger, metrics: Metrics, version: string | undefined): void {
+  const info = { ...buildInfo(), ...(version ? { version } : {}) };
+  recordBuild(metrics, info, FEATURE_GATES, config.featureGates);
   logger.info(`cloud-controller-manager ${info.version} (commit ${info.commit}), cloud provider ${JSON.stringify(config.cloudProvider)}`);
   for (const flag of config.compatFlagsSet) logger.warn(`flag --${flag} is accepted for compatibility only and has no effect`);
 }
 
 export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promise<ManagerExit> {
   const { config, logger, provider } = deps;
-  announce(config, logger, deps.metrics);
+  announce(config, logger, deps.metrics, deps.version);
   const limiter = TokenBucket.create(config.kubeApiQps, config.kubeApiBurst);
   const factory = clientFactory(deps.metrics);
   const root = factory.api(deps.connection, limiter);

@@ -4,13 +4,11 @@
  * `go_version` is empty and `compiler` names Bun.
  */
 import type { FeatureGate } from "../cli/feature-gates.ts";
-import { buildInfo } from "../version.ts";
+import { platform, type BuildInfo } from "../version.ts";
 import type { Metrics } from "./metrics.ts";
 
-const ARCH: Readonly<Record<string, string>> = { x64: "amd64", arm64: "arm64", arm: "arm", ia32: "386" };
-
-export function recordBuild(metrics: Metrics, gates: readonly FeatureGate[], enabled: ReadonlyMap<string, boolean>): void {
-  const { version, commit } = buildInfo();
+export function recordBuild(metrics: Metrics, build: BuildInfo, gates: readonly FeatureGate[], enabled: ReadonlyMap<string, boolean>): void {
+  const { version, commit } = build;
   const [major = "", minor = ""] = /^v?(\d+)\.(\d+)/.exec(version)?.slice(1) ?? [];
   metrics.buildInfo.set({
     major,
@@ -21,7 +19,7 @@ export function recordBuild(metrics: Metrics, gates: readonly FeatureGate[], ena
     build_date: "",
     go_version: "",
     compiler: `bun ${Bun.version}`,
-    platform: `${process.platform}/${ARCH[process.arch] ?? process.arch}`,
+    platform: platform(),
   }, 1);
   for (const gate of gates) metrics.featureEnabled.set({ name: gate.name, stage: gate.stage }, enabled.get(gate.name) === true ? 1 : 0);
 }
