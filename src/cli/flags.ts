@@ -68,7 +68,7 @@ const genericFlags = group("Generic", [
   ["leader-migration-config", "string", "", "Accepted for compatibility: leader migration is not supported.", compat],
   ["profiling", "bool", "true", "Accepted for compatibility: no profiling endpoints are served.", compat],
   ["contention-profiling", "bool", "false", "Accepted for compatibility: no profiling endpoints are served.", compat],
-  ["feature-gates", "string", "", "Accepted for compatibility: comma-separated key=true|false pairs, validated but not used.", compat],
+  ["feature-gates", "list", "", "A set of key=value pairs for alpha/experimental features; upstream's gates are accepted (none changes this manager's behaviour) and reported by kubernetes_feature_enabled; an unknown gate is an error."],
 ]);
 
 const controllerFlags = group("Controllers", [
