@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import type { CallOutcome } from "../../src/cloud/provider.ts";
 import { ancestrySpec, datacentersSpec, readDatacenters, readParents, readVmDetails, readVmSummaries, vmDetailsSpec, vmScanSpec } from "./queries.ts";
 import type { EntityParent, VmDetails, VmSummary } from "./queries.ts";
-import { envelope, readResponse, readRetrieveResult, SoapFault, moRefOf, textOf, type MoRef, type ObjectContent, type XmlNode } from "./soap-xml.ts";
+import { envelope, readResponse, readRetrieveResult, SoapFault, moRefOf, textOf, type MoRef, type ObjectContent, type RetrieveResult, type XmlNode } from "./soap-xml.ts";
 import type { VCenterSettings } from "./vcenter-config.ts";
 
 export interface Login {
@@ -186,14 +186,28 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
     }
   }
 
+  /**
+   * One page of the property collector. A property vCenter could not read (a session it no longer knows,
+   * a permission missing) fails the call: an object read without its properties must never look absent.
+   */
+  async function page(method: string, args: XmlNode, signal?: AbortSignal): Promise<RetrieveResult> {
+    for (let attempt = 0; ; attempt++) {
+      const { content } = await session(signal);
+      const result = readRetrieveResult(await soap(method, content.propertyCollector, args, signal));
+      const fault = result.objects.flatMap((o) => o.missing).find((m) => m.fault !== "ManagedObjectNotFound");
+      if (!fault) return result;
+      if (fault.fault !== "NotAuthenticated" || attempt > 0) throw new SoapFault(fault.fault, `vCenter could not read ${fault.path}`);
+      soapSession = undefined;
+    }
+  }
+
   async function retrieve(spec: XmlNode, signal?: AbortSignal): Promise<ObjectContent[]> {
-    const { content } = await session(signal);
-    const first = readRetrieveResult(await soap("RetrievePropertiesEx", content.propertyCollector, { specSet: spec, options: {} }, signal));
+    const first = await page("RetrievePropertiesEx", { specSet: spec, options: {} }, signal);
     const objects = [...first.objects];
     for (let token = first.token; token !== undefined; ) {
-      const page = readRetrieveResult(await soap("ContinueRetrievePropertiesEx", content.propertyCollector, { token }, signal));
-      objects.push(...page.objects);
-      token = page.token;
+      const next = await page("ContinueRetrievePropertiesEx", { token }, signal);
+      objects.push(...next.objects);
+      token = next.token;
     }
     return objects;
   }
@@ -205,7 +219,16 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
 
   return {
     datacenters: async (signal) => readDatacenters(await retrieve(datacentersSpec((await session(signal)).content.rootFolder), signal)),
-    listVirtualMachines: async (datacenters, signal) => (datacenters.length === 0 ? [] : readVmSummaries(await retrieve(vmScanSpec(datacenters), signal))),
+    async listVirtualMachines(datacenters, signal) {
+      if (datacenters.length === 0) return [];
+      const objects = await retrieve(vmScanSpec(datacenters), signal);
+      // The datacenters themselves come back too: proof that the answer covers them, so a VM missing
+      // from it is missing from vCenter, not from a view the session could not see.
+      const seen = new Set(objects.filter((o) => o.obj.type === "Datacenter").map((o) => o.obj.value));
+      const unseen = datacenters.filter((d) => !seen.has(d.value));
+      if (unseen.length > 0) throw new Error(`vCenter answered the VM scan without datacenter(s) ${unseen.map((d) => d.value).join(", ")}`);
+      return readVmSummaries(objects);
+    },
     describeVirtualMachines: async (vms, signal) => (vms.length === 0 ? [] : readVmDetails(await retrieve(vmDetailsSpec(vms), signal))),
     ancestry: async (entities, signal) => (entities.length === 0 ? [] : readParents(await retrieve(ancestrySpec(entities), signal))),
     async attachedTags(objects, signal) {

@@ -10,35 +10,39 @@ import type { Node } from "../../src/kube/objects.ts";
 import { nodeAddressesOf } from "./addresses.ts";
 import type { VSphereConfig } from "./config.ts";
 import { instanceTypeOf } from "./instance-type.ts";
-import type { Resolution, VmLookup } from "./lookup.ts";
+import type { Described, Resolution, VmLookup } from "./lookup.ts";
 import { providerIdOf } from "./node-identity.ts";
-import { refKey, type VmDetails } from "./queries.ts";
+import { refKey, type VmDetails, type VmSummary } from "./queries.ts";
 
 /** Nodes per batch: one property-collector call carries them all. */
 const MAX_BATCH_SIZE = 200;
 
 const notFound = (node: Node, reason: string): InstanceNotFoundError => new InstanceNotFoundError(`no VM for node ${node.metadata.name}: ${reason}`);
 
-/** A VM that disappeared between the scan and the details call is gone. */
-const vanished = (node: Node): InstanceNotFoundError => notFound(node, "the VM was removed from vCenter");
-
-interface Looked {
+interface Looked extends Described {
   readonly resolutions: readonly Resolution[];
-  readonly details: ReadonlyMap<string, VmDetails>;
 }
 
 async function look(lookup: VmLookup, nodes: readonly Node[], signal?: AbortSignal): Promise<Looked> {
   const resolutions = await lookup.resolve(nodes, signal);
   const refs = resolutions.flatMap((r) => (r.kind === "found" ? [r.vm.ref] : []));
-  return { resolutions, details: await lookup.describe(refs, signal) };
+  return { resolutions, ...(await lookup.describe(refs, signal)) };
 }
 
-function stateOf(node: Node, resolution: Resolution, details: ReadonlyMap<string, VmDetails>): Answer<InstanceState> {
+/** The VM behind a found node: its details, or gone (definitely), or an error (answer incomplete). */
+function vmOf(node: Node, vm: VmSummary, looked: Described): Answer<VmDetails> {
+  const details = looked.details.get(refKey(vm.ref));
+  if (details) return { value: details };
+  if (looked.gone.has(refKey(vm.ref))) return { error: notFound(node, "the VM was removed from vCenter") };
+  return { error: new Error(`vCenter's answer lacked VM ${vm.name} (${vm.ref.value}) of node ${node.metadata.name}, which still exists`) };
+}
+
+function stateOf(node: Node, resolution: Resolution, looked: Described): Answer<InstanceState> {
   if (resolution.kind === "error") return { error: resolution.error };
   if (resolution.kind === "absent") return { value: { exists: false } };
-  const vm = details.get(refKey(resolution.vm.ref));
-  if (!vm) return { value: { exists: false } };
-  return { value: { exists: true, shutdown: vm.powerState !== "poweredOn" } };
+  const vm = vmOf(node, resolution.vm, looked);
+  if ("value" in vm) return { value: { exists: true, shutdown: vm.value.powerState !== "poweredOn" } };
+  return vm.error instanceof InstanceNotFoundError ? { value: { exists: false } } : vm;
 }
 
 function metadataOf(config: VSphereConfig, node: Node, vm: VmDetails, zone: { zone: string; region: string } | undefined): InstanceMetadata {
@@ -63,20 +67,20 @@ function answer<T>(compute: () => T): Answer<T> {
 
 export function vsphereInstances(config: VSphereConfig, lookup: VmLookup): InstancesV2 {
   async function instanceStateBatch(nodes: readonly Node[], signal?: AbortSignal): Promise<Answer<InstanceState>[]> {
-    const { resolutions, details } = await look(lookup, nodes, signal);
-    return nodes.map((node, i) => stateOf(node, resolutions[i] as Resolution, details));
+    const looked = await look(lookup, nodes, signal);
+    return nodes.map((node, i) => stateOf(node, looked.resolutions[i] as Resolution, looked));
   }
 
   async function instanceMetadataBatch(nodes: readonly Node[], signal?: AbortSignal): Promise<Answer<InstanceMetadata | undefined>[]> {
-    const { resolutions, details } = await look(lookup, nodes, signal);
-    const zones = await lookup.zones([...details.values()], config.labels, signal);
+    const looked = await look(lookup, nodes, signal);
+    const zones = await lookup.zones([...looked.details.values()], config.labels, signal);
     return nodes.map((node, i) => {
-      const r = resolutions[i] as Resolution;
+      const r = looked.resolutions[i] as Resolution;
       if (r.kind === "error") return { error: r.error };
       if (r.kind === "absent") return { error: notFound(node, r.reason) };
-      const vm = details.get(refKey(r.vm.ref));
-      if (!vm) return { error: vanished(node) };
-      return answer(() => metadataOf(config, node, vm, zones.get(refKey(vm.ref))));
+      const vm = vmOf(node, r.vm, looked);
+      if ("error" in vm) return vm;
+      return answer(() => metadataOf(config, node, vm.value, zones.get(refKey(vm.value.ref))));
     });
   }
 

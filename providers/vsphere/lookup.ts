@@ -73,9 +73,16 @@ function matchByNameOrAddress(keys: NodeKeys, index: VmIndex): Resolution {
   return { kind: "absent", reason: `no VM has the node's system UUID, name or addresses` };
 }
 
+export interface Described {
+  readonly details: ReadonlyMap<string, VmDetails>;
+  /** `refKey`s of VMs definitely removed from vCenter. */
+  readonly gone: ReadonlySet<string>;
+}
+
 export interface VmLookup {
   resolve(nodes: readonly Node[], signal?: AbortSignal): Promise<Resolution[]>;
-  describe(vms: readonly MoRef[], signal?: AbortSignal): Promise<Map<string, VmDetails>>;
+  /** Details of `vms`; a VM missing from the answer is `gone` only when a fresh scan lacks it too. */
+  describe(vms: readonly MoRef[], signal?: AbortSignal): Promise<Described>;
   zones(vms: readonly VmDetails[], categories: { zone: string; region: string }, signal?: AbortSignal): Promise<Map<string, { zone: string; region: string }>>;
 }
 
@@ -129,9 +136,12 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
     return answers.map((a, i) => (a.kind === "absent" ? matchVm(keys[i] as NodeKeys, fresh) : a));
   }
 
-  async function describe(vms: readonly MoRef[], signal?: AbortSignal): Promise<Map<string, VmDetails>> {
-    const details = await deps.api.describeVirtualMachines(vms, signal);
-    return new Map(details.map((d) => [refKey(d.ref), d]));
+  async function describe(vms: readonly MoRef[], signal?: AbortSignal): Promise<Described> {
+    const details = new Map((await deps.api.describeVirtualMachines(vms, signal)).map((d) => [refKey(d.ref), d]));
+    const missing = vms.map(refKey).filter((key) => !details.has(key));
+    if (missing.length === 0) return { details, gone: new Set() };
+    const still = new Set([...(await scan(signal)).byUuid.values()].map((vm) => refKey(vm.ref)));
+    return { details, gone: new Set(missing.filter((key) => !still.has(key))) };
   }
 
   async function ensureParents(roots: readonly MoRef[], signal?: AbortSignal): Promise<Map<string, EntityParent>> {

@@ -58,8 +58,11 @@ export const readDatacenters = (objects: readonly ObjectContent[]): EntityParent
 /** Every VM of the given datacenters: the few properties that find a node's VM. */
 export const vmScanSpec = (datacenters: readonly MoRef[]): XmlNode =>
   filterSpec(
-    [{ type: "VirtualMachine", paths: ["name", "config.uuid", "guest.hostName", "guest.ipAddress"] }],
-    datacenters.map((obj) => ({ obj, skip: true, selectSet: [DC_TO_VMS, FOLDERS, VAPPS] })),
+    [
+      { type: "VirtualMachine", paths: ["name", "config.uuid", "guest.hostName", "guest.ipAddress"] },
+      { type: "Datacenter", paths: ["name"] },
+    ],
+    datacenters.map((obj) => ({ obj, skip: false, selectSet: [DC_TO_VMS, FOLDERS, VAPPS] })),
   );
 
 export const readVmSummaries = (objects: readonly ObjectContent[]): VmSummary[] =>

@@ -136,7 +136,7 @@ function restClient(base: string, caFile: string, username: string, password: st
       tls,
     } as RequestInit);
     if (!res.ok) throw new Error(`vcsim REST ${method} ${path}: HTTP ${res.status} ${await res.text()}`);
-    return res.status === 200 ? ((await res.json()) as { value?: unknown }).value : undefined;
+    return res.status === 200 ? ((await res.json()) as { value?: unknown } | null)?.value : undefined;
   };
   const categories = new Map<string, string>();
   const tags = new Map<string, string>();
