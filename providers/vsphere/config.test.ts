@@ -94,6 +94,7 @@ describe("vsphere.conf", () => {
     ["[Global]\nuser = u\npassword = p\n[VirtualCenter \"vc\"]\n[LoadBalancer]\nip-pool-name = x\n", "loadbalancer: not supported: NSX-T"],
     ["[Global]\ninsecure-flag = maybe\n[VirtualCenter \"vc\"]\nuser = u\npassword = p\n", "global.insecureFlag: must be true or false"],
     ["[VirtualCenter]\nuser = u\n", "needs the server as its subsection"],
+    ["vcenter:\n  a: { server: a, user: u, password: p }\nloadBalancers: { source: cluster }\n", "loadBalancers.source: cluster (AddressPool objects) is not available"],
   ])("refused with the key named: %p", (text, expected) => {
     expect(errors(text).join("\n")).toContain(expected);
   });

@@ -71,7 +71,13 @@ export function parseVSphereConfig(text: string | undefined): ParsedConfig {
     nodes: readNodes(p, mappingAt(p, raw.nodes, "nodes") ?? {}),
     loadBalancers: parseLoadBalancers(p, raw.loadBalancers, VSPHERE_KEYS),
   };
+  refuseClusterPools(p, config.loadBalancers);
   return p.list.length > 0 ? { ok: false, errors: p.list } : { ok: true, config };
+}
+
+function refuseClusterPools(p: Problems, settings: LoadBalancerSettings | undefined): void {
+  if (settings?.source !== "cluster") return;
+  p.add("loadBalancers.source", "cluster (AddressPool objects) is not available with vsphere yet; list the pools in this file (source: file)");
 }
 
 function readRaw(p: Problems, text: string | undefined): Raw | undefined {

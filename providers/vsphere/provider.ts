@@ -40,6 +40,10 @@ export function createVSphereProvider(config: VSphereConfig, context: ProviderCo
     },
     close: () => api.close(),
     async preflight(signal) {
+      if (vc.credentials.kind === "secret" && !kube) {
+        log.info(`preflight: the vCenter credentials come from Secret ${vc.credentials.namespace}/${vc.credentials.name}, which only the running manager reads; login not checked`);
+        return [];
+      }
       try {
         const content = await api.serviceContent(signal);
         await lookup.resolve([], signal);
