@@ -14,7 +14,9 @@ import type { GuestNic } from "./queries.ts";
 export type AddressAnswer = { readonly addresses: NodeAddress[] } | { readonly error: string };
 
 /** Loopback, link-local and unspecified addresses never identify a node. */
-const LOCAL_ONLY = ["127.0.0.0/8", "169.254.0.0/16", "0.0.0.0/32", "::1/128", "fe80::/10", "::/128"].map((c) => parseCIDR(c) as CIDR);
+const LOCAL_ONLY = ["127.0.0.0/8", "169.254.0.0/16", "0.0.0.0/32", "::1/128", "fe80::/10", "::/128"].map(
+  (c) => parseCIDR(c) as CIDR,
+);
 
 const usable = (ip: IP): boolean => !LOCAL_ONLY.some((c) => c.family === ip.family && cidrContains(c, ip));
 
@@ -53,7 +55,9 @@ function addFromNic(out: AddressList, nic: GuestNic, ips: { text: string; ip: IP
   if (internal) out.add("InternalIP", internal.text);
   if (external) out.add("ExternalIP", external.text);
   if (internal || external) return true;
-  const first = ips.find(({ ip }) => !inAny(nets.excludeInternalSubnets, ip) || !inAny(nets.excludeExternalSubnets, ip));
+  const first = ips.find(
+    ({ ip }) => !inAny(nets.excludeInternalSubnets, ip) || !inAny(nets.excludeExternalSubnets, ip),
+  );
   if (!first) return false;
   if (!inAny(nets.excludeInternalSubnets, first.ip)) out.add("InternalIP", first.text);
   if (!inAny(nets.excludeExternalSubnets, first.ip)) out.add("ExternalIP", first.text);
@@ -67,9 +71,15 @@ function considered(nic: GuestNic, nets: NodeNetworks): boolean {
   return sameName(nets.internalNetworkName, nic.network) || sameName(nets.externalNetworkName, nic.network);
 }
 
-export function nodeAddressesOf(hostName: string, nics: readonly GuestNic[], nets: NodeNetworks, families: readonly IpFamily[]): AddressAnswer {
+export function nodeAddressesOf(
+  hostName: string,
+  nics: readonly GuestNic[],
+  nets: NodeNetworks,
+  families: readonly IpFamily[],
+): AddressAnswer {
   if (hostName === "") return { error: "the VM's guest host name is empty (VMware Tools not running yet?)" };
-  if (nics.length === 0) return { error: "the VM's guest reports no network interfaces (VMware Tools not running yet?)" };
+  if (nics.length === 0)
+    return { error: "the VM's guest reports no network interfaces (VMware Tools not running yet?)" };
   const out = new AddressList();
   out.add("Hostname", hostName);
   let found = false;

@@ -6,9 +6,29 @@
  */
 import { readFileSync } from "node:fs";
 import type { CallOutcome } from "../../src/cloud/provider.ts";
-import { ancestrySpec, datacentersSpec, readDatacenters, readParents, readVmDetails, readVmSummaries, vmDetailsSpec, vmScanSpec } from "./queries.ts";
+import {
+  ancestrySpec,
+  datacentersSpec,
+  readDatacenters,
+  readParents,
+  readVmDetails,
+  readVmSummaries,
+  vmDetailsSpec,
+  vmScanSpec,
+} from "./queries.ts";
 import type { EntityParent, VmDetails, VmSummary } from "./queries.ts";
-import { envelope, readResponse, readRetrieveResult, SoapFault, moRefOf, textOf, type MoRef, type ObjectContent, type RetrieveResult, type XmlNode } from "./soap-xml.ts";
+import {
+  envelope,
+  readResponse,
+  readRetrieveResult,
+  SoapFault,
+  moRefOf,
+  textOf,
+  type MoRef,
+  type ObjectContent,
+  type RetrieveResult,
+  type XmlNode,
+} from "./soap-xml.ts";
 import type { VCenterSettings } from "./vcenter-config.ts";
 
 export interface Login {
@@ -23,6 +43,8 @@ export interface VSphereApiDeps {
   readonly observeCall: (operation: string, seconds: number, outcome: CallOutcome) => void;
   /** Per round trip; vCenter answers in milliseconds when healthy. */
   readonly timeoutMs?: number;
+  /** Objects per property-collector page (`maxObjects`); longer answers continue with a token. */
+  readonly pageSize?: number;
 }
 
 /** A tag as the zone and region lookup needs it. */
@@ -60,12 +82,14 @@ export interface ServiceContent {
 const SERVICE_INSTANCE: MoRef = { type: "ServiceInstance", value: "ServiceInstance" };
 const SOAP_ACTION = "urn:vim25/7.0.3.0";
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_PAGE_SIZE = 1000;
 
 const refOf = (node: unknown): MoRef => moRefOf(node) ?? { type: "", value: "" };
 
 export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
   const vc = deps.vcenter;
-  const base = `https://${vc.server.includes(":") && !vc.server.startsWith("[") ? `[${vc.server}]` : vc.server}:${vc.port}`;
+  const host = vc.server.includes(":") && !vc.server.startsWith("[") ? `[${vc.server}]` : vc.server;
+  const base = `https://${host}:${vc.port}`;
   const tls = vc.insecure ? { rejectUnauthorized: false } : vc.caFile ? { ca: readFileSync(vc.caFile, "utf8") } : {};
   let soapSession: Promise<{ cookie: string; content: ServiceContent }> | undefined;
   let restSession: Promise<string> | undefined;
@@ -94,7 +118,10 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
     readonly cookie: string;
   }
 
-  async function post({ method, self, args, cookie }: Call, signal?: AbortSignal): Promise<{ body: XmlNode; setCookie: string }> {
+  async function post(
+    { method, self, args, cookie }: Call,
+    signal?: AbortSignal,
+  ): Promise<{ body: XmlNode; setCookie: string }> {
     const res = await fetch(`${base}/sdk`, {
       method: "POST",
       headers: { "content-type": "text/xml; charset=utf-8", soapaction: SOAP_ACTION, ...(cookie ? { cookie } : {}) },
@@ -109,7 +136,11 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
   }
 
   async function login(signal?: AbortSignal): Promise<{ cookie: string; content: ServiceContent }> {
-    const sc = (await timed("RetrieveServiceContent", () => post({ method: "RetrieveServiceContent", self: SERVICE_INSTANCE, args: {}, cookie: "" }, signal))).body;
+    const sc = (
+      await timed("RetrieveServiceContent", () =>
+        post({ method: "RetrieveServiceContent", self: SERVICE_INSTANCE, args: {}, cookie: "" }, signal),
+      )
+    ).body;
     const rv = (sc.returnval as XmlNode[] | undefined)?.[0] ?? {};
     const about = (rv.about ?? {}) as XmlNode;
     const content: ServiceContent = {
@@ -119,7 +150,12 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
       about: textOf(about.fullName) || "vCenter",
     };
     const { username, password } = await deps.login();
-    const answer = await timed("Login", () => post({ method: "Login", self: content.sessionManager, args: { userName: username, password }, cookie: "" }, signal));
+    const answer = await timed("Login", () =>
+      post(
+        { method: "Login", self: content.sessionManager, args: { userName: username, password }, cookie: "" },
+        signal,
+      ),
+    );
     if (answer.setCookie === "") throw new Error("vCenter accepted the login but set no session cookie");
     return { cookie: answer.setCookie, content };
   }
@@ -171,7 +207,10 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
       const res = await timed(`rest:${method} ${path.split("?")[0]?.replace(/\/id:[^/?]+/, "/id:{id}")}`, () =>
         fetch(`${base}/rest${path}`, {
           method,
-          headers: { "vmware-api-session-id": token, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+          headers: {
+            "vmware-api-session-id": token,
+            ...(body === undefined ? {} : { "content-type": "application/json" }),
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: signalFor(signal),
           tls,
@@ -196,13 +235,15 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
       const result = readRetrieveResult(await soap(method, content.propertyCollector, args, signal));
       const fault = result.objects.flatMap((o) => o.missing).find((m) => m.fault !== "ManagedObjectNotFound");
       if (!fault) return result;
-      if (fault.fault !== "NotAuthenticated" || attempt > 0) throw new SoapFault(fault.fault, `vCenter could not read ${fault.path}`);
+      if (fault.fault !== "NotAuthenticated" || attempt > 0)
+        throw new SoapFault(fault.fault, `vCenter could not read ${fault.path}`);
       soapSession = undefined;
     }
   }
 
   async function retrieve(spec: XmlNode, signal?: AbortSignal): Promise<ObjectContent[]> {
-    const first = await page("RetrievePropertiesEx", { specSet: spec, options: {} }, signal);
+    const options = { maxObjects: String(deps.pageSize ?? DEFAULT_PAGE_SIZE) };
+    const first = await page("RetrievePropertiesEx", { specSet: spec, options }, signal);
     const objects = [...first.objects];
     for (let token = first.token; token !== undefined; ) {
       const next = await page("ContinueRetrievePropertiesEx", { token }, signal);
@@ -218,7 +259,8 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
   }
 
   return {
-    datacenters: async (signal) => readDatacenters(await retrieve(datacentersSpec((await session(signal)).content.rootFolder), signal)),
+    datacenters: async (signal) =>
+      readDatacenters(await retrieve(datacentersSpec((await session(signal)).content.rootFolder), signal)),
     async listVirtualMachines(datacenters, signal) {
       if (datacenters.length === 0) return [];
       const objects = await retrieve(vmScanSpec(datacenters), signal);
@@ -226,25 +268,44 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
       // from it is missing from vCenter, not from a view the session could not see.
       const seen = new Set(objects.filter((o) => o.obj.type === "Datacenter").map((o) => o.obj.value));
       const unseen = datacenters.filter((d) => !seen.has(d.value));
-      if (unseen.length > 0) throw new Error(`vCenter answered the VM scan without datacenter(s) ${unseen.map((d) => d.value).join(", ")}`);
+      if (unseen.length > 0)
+        throw new Error(`vCenter answered the VM scan without datacenter(s) ${unseen.map((d) => d.value).join(", ")}`);
       return readVmSummaries(objects);
     },
-    describeVirtualMachines: async (vms, signal) => (vms.length === 0 ? [] : readVmDetails(await retrieve(vmDetailsSpec(vms), signal))),
-    ancestry: async (entities, signal) => (entities.length === 0 ? [] : readParents(await retrieve(ancestrySpec(entities), signal))),
+    describeVirtualMachines: async (vms, signal) =>
+      vms.length === 0 ? [] : readVmDetails(await retrieve(vmDetailsSpec(vms), signal)),
+    ancestry: async (entities, signal) =>
+      entities.length === 0 ? [] : readParents(await retrieve(ancestrySpec(entities), signal)),
     async attachedTags(objects, signal) {
       const out = new Map<string, string[]>();
       if (objects.length === 0) return out;
       const body = { object_ids: objects.map((o) => ({ id: o.value, type: o.type })) };
-      const value = (await rest("POST", "/com/vmware/cis/tagging/tag-association?~action=list-attached-tags-on-objects", body, signal)) as AttachedTags[] | undefined;
-      for (const entry of value ?? []) out.set(`${entry.object_id?.type ?? ""}:${entry.object_id?.id ?? ""}`, entry.tag_ids ?? []);
+      const value = (await rest(
+        "POST",
+        "/com/vmware/cis/tagging/tag-association?~action=list-attached-tags-on-objects",
+        body,
+        signal,
+      )) as AttachedTags[] | undefined;
+      for (const entry of value ?? [])
+        out.set(`${entry.object_id?.type ?? ""}:${entry.object_id?.id ?? ""}`, entry.tag_ids ?? []);
       return out;
     },
     async tag(id, signal) {
-      const value = (await rest("GET", `/com/vmware/cis/tagging/tag/id:${encodeURIComponent(id)}`, undefined, signal)) as { name?: string; category_id?: string };
+      const value = (await rest(
+        "GET",
+        `/com/vmware/cis/tagging/tag/id:${encodeURIComponent(id)}`,
+        undefined,
+        signal,
+      )) as { name?: string; category_id?: string };
       return { name: value.name ?? "", categoryId: value.category_id ?? "" };
     },
     async categoryName(id, signal) {
-      const value = (await rest("GET", `/com/vmware/cis/tagging/category/id:${encodeURIComponent(id)}`, undefined, signal)) as { name?: string };
+      const value = (await rest(
+        "GET",
+        `/com/vmware/cis/tagging/category/id:${encodeURIComponent(id)}`,
+        undefined,
+        signal,
+      )) as { name?: string };
       return value.name ?? "";
     },
     serviceContent: async (signal) => (await session(signal)).content,

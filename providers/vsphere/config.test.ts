@@ -69,7 +69,9 @@ describe("vsphere.conf", () => {
   });
 
   test("inline credentials in the vCenter entry win over global ones; the port defaults to 443", () => {
-    const config = ok(`global: { user: a, password: b }\nvcenter:\n  vc:\n    server: 10.0.0.5\n    user: c\n    password: d\n`);
+    const config = ok(
+      `global: { user: a, password: b }\nvcenter:\n  vc:\n    server: 10.0.0.5\n    user: c\n    password: d\n`,
+    );
     expect(config.vcenter.credentials).toEqual({ kind: "inline", username: "c", password: "d" });
     expect(config.vcenter.port).toBe(443);
     expect(config.vcenter.datacenters).toEqual([]);
@@ -83,23 +85,43 @@ describe("vsphere.conf", () => {
   test.each([
     [undefined, "vcenter: the cloud-config is required"],
     ["global: {}\n", "vcenter: name the vCenter"],
-    ["vcenter:\n  a: { server: a, user: u, password: p }\n  b: { server: b, user: u, password: p }\n", "2 vCenters given"],
+    [
+      "vcenter:\n  a: { server: a, user: u, password: p }\n  b: { server: b, user: u, password: p }\n",
+      "2 vCenters given",
+    ],
     ["vcenter:\n  a: { server: a }\n", "vcenter.a: no credentials"],
     ["vcenter:\n  a: { server: a, secretName: s }\n", "vcenter.a.secretNamespace: is required with secretName"],
     ["vcenter:\n  a: { server: a, user: u, password: p, port: 99999 }\n", "vcenter.a.port"],
-    ["vcenter:\n  a: { server: a, user: u, password: p, thumbprint: 'AA:BB' }\n", "vcenter.a.thumbprint: certificate pinning"],
+    [
+      "vcenter:\n  a: { server: a, user: u, password: p, thumbprint: 'AA:BB' }\n",
+      "vcenter.a.thumbprint: certificate pinning",
+    ],
     ["vcenter:\n  a: { server: a, user: u, password: p, ipFamily: [ipv5] }\n", "vcenter.a.ipFamily"],
-    ["vcenter:\n  a: { server: a, user: u, password: p }\nnodes: { internalNetworkSubnetCidr: 10.0.0.0 }\n", "nodes.internalNetworkSubnetCidr"],
+    [
+      "vcenter:\n  a: { server: a, user: u, password: p }\nnodes: { internalNetworkSubnetCidr: 10.0.0.0 }\n",
+      "nodes.internalNetworkSubnetCidr",
+    ],
     ["vcenter:\n  a: { server: a, user: u, password: p }\nlabels: { colour: blue }\n", "labels.colour: unknown field"],
-    ["[Global]\nuser = u\npassword = p\n[VirtualCenter \"vc\"]\n[LoadBalancer]\nip-pool-name = x\n", "loadbalancer: not supported: NSX-T"],
-    ["[Global]\ninsecure-flag = maybe\n[VirtualCenter \"vc\"]\nuser = u\npassword = p\n", "global.insecureFlag: must be true or false"],
+    [
+      '[Global]\nuser = u\npassword = p\n[VirtualCenter "vc"]\n[LoadBalancer]\nip-pool-name = x\n',
+      "loadbalancer: not supported: NSX-T",
+    ],
+    [
+      '[Global]\ninsecure-flag = maybe\n[VirtualCenter "vc"]\nuser = u\npassword = p\n',
+      "global.insecureFlag: must be true or false",
+    ],
     ["[VirtualCenter]\nuser = u\n", "needs the server as its subsection"],
-    ["vcenter:\n  a: { server: a, user: u, password: p }\nloadBalancers: { source: cluster }\n", "loadBalancers.source: cluster (AddressPool objects) is not available"],
+    [
+      "vcenter:\n  a: { server: a, user: u, password: p }\nloadBalancers: { source: cluster }\n",
+      "loadBalancers.source: cluster (AddressPool objects) is not available",
+    ],
   ])("refused with the key named: %p", (text, expected) => {
     expect(errors(text).join("\n")).toContain(expected);
   });
 
   test("every problem is reported at once", () => {
-    expect(errors("vcenter:\n  a: { server: a, port: 0 }\nlabels: { x: 1 }\nnodes: { y: 2 }\n").length).toBeGreaterThanOrEqual(4);
+    expect(
+      errors("vcenter:\n  a: { server: a, port: 0 }\nlabels: { x: 1 }\nnodes: { y: 2 }\n").length,
+    ).toBeGreaterThanOrEqual(4);
   });
 });

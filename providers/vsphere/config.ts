@@ -36,14 +36,17 @@ export interface VSphereConfig {
 /** Every Service annotation and condition of this provider lives under this prefix. */
 export const VSPHERE_KEYS = serviceKeys("vsphere.cloudprovider.io");
 
-export type ParsedConfig = { readonly ok: true; readonly config: VSphereConfig } | { readonly ok: false; readonly errors: string[] };
+export type ParsedConfig =
+  | { readonly ok: true; readonly config: VSphereConfig }
+  | { readonly ok: false; readonly errors: string[] };
 
 const TOP_KEYS = ["global", "vcenter", "labels", "nodes", "loadBalancers"];
 /** Upstream sections refused, with the reason. */
 const REFUSED_TOP: Record<string, string> = {
   loadbalancer: "NSX-T load balancers are not supported; use the loadBalancers address pools (YAML form)",
   nsxt: "NSX-T is not supported; load balancers come from the loadBalancers address pools",
-  workspace: "the in-tree [Workspace] section is for the in-tree provider; name the vCenter under vcenter / [VirtualCenter]",
+  workspace:
+    "the in-tree [Workspace] section is for the in-tree provider; name the vCenter under vcenter / [VirtualCenter]",
   disk: "disks belong to vSphere CSI, not to the cloud-controller-manager",
   network: "the in-tree [Network] section is not read; use nodes.internalVmNetworkName / externalVmNetworkName",
 };
@@ -77,7 +80,10 @@ export function parseVSphereConfig(text: string | undefined): ParsedConfig {
 
 function refuseClusterPools(p: Problems, settings: LoadBalancerSettings | undefined): void {
   if (settings?.source !== "cluster") return;
-  p.add("loadBalancers.source", "cluster (AddressPool objects) is not available with vsphere yet; list the pools in this file (source: file)");
+  p.add(
+    "loadBalancers.source",
+    "cluster (AddressPool objects) is not available with vsphere yet; list the pools in this file (source: file)",
+  );
 }
 
 function readRaw(p: Problems, text: string | undefined): Raw | undefined {
@@ -88,7 +94,8 @@ function readRaw(p: Problems, text: string | undefined): Raw | undefined {
   if (looksLikeIni(text)) return iniToRaw(p, text);
   const parsed = parseConfigText(text);
   if ("error" in parsed) p.add("(file)", parsed.error);
-  else if (!isMapping(parsed.raw)) p.add("(file)", "must be a YAML mapping (global, vcenter, labels, nodes) or the INI form");
+  else if (!isMapping(parsed.raw))
+    p.add("(file)", "must be a YAML mapping (global, vcenter, labels, nodes) or the INI form");
   else return parsed.raw;
   return undefined;
 }
@@ -139,5 +146,7 @@ export function describeConfig(config: VSphereConfig): string {
   const vc = config.vcenter;
   const dcs = vc.datacenters.length > 0 ? vc.datacenters.join(", ") : "every datacenter";
   const lb = config.loadBalancers ? `${config.loadBalancers.pools.length} address pool(s)` : "no load balancers";
-  return `vCenter ${vc.server}:${vc.port} (${dcs}), zone category ${config.labels.zone || "(none)"}, region category ${config.labels.region || "(none)"}, ${lb}`;
+  const { zone, region } = config.labels;
+  const categories = `zone category ${zone || "(none)"}, region category ${region || "(none)"}`;
+  return `vCenter ${vc.server}:${vc.port} (${dcs}), ${categories}, ${lb}`;
 }

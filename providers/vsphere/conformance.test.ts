@@ -49,5 +49,8 @@ runProviderConformance({
   name: "vsphere",
   setup: vsphereSession,
   timeoutMs: 300_000,
-  skip: { routes: "vSphere has no router API the CPI programs (upstream offers no Routes either); pod routes belong to the CNI" },
+  skip: {
+    routes:
+      "vSphere has no router API the CPI programs (upstream offers no Routes either); pod routes belong to the CNI",
+  },
 });

@@ -26,7 +26,11 @@ function pick(data: Readonly<Record<string, string>>, key: string, where: string
  * A `login` for the API: `kube` is available once the provider is initialised (leader only), so a
  * Secret-backed login before that fails (and is retried), never guesses.
  */
-export function credentialSource(credentials: Credentials, server: string, kube: () => KubeApi | undefined): () => Promise<Login> {
+export function credentialSource(
+  credentials: Credentials,
+  server: string,
+  kube: () => KubeApi | undefined,
+): () => Promise<Login> {
   const keys = { user: `${server}.username`, password: `${server}.password` };
   switch (credentials.kind) {
     case "inline":
@@ -42,7 +46,8 @@ export function credentialSource(credentials: Credentials, server: string, kube:
         const where = `Secret ${credentials.namespace}/${credentials.name}`;
         if (!api) throw new Error(`${where} is read once this replica leads; no vCenter login before that`);
         const secret = await api.get<Secret>(SECRETS, credentials.name, { namespace: credentials.namespace });
-        const decode = (key: string): string => Buffer.from(pick(secret.data ?? {}, key, where), "base64").toString("utf8");
+        const decode = (key: string): string =>
+          Buffer.from(pick(secret.data ?? {}, key, where), "base64").toString("utf8");
         return { username: decode(keys.user), password: decode(keys.password) };
       };
   }

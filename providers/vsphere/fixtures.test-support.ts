@@ -23,7 +23,12 @@ export function vcsimConfigText(sim: Vcsim, extra = ""): string {
   ].join("\n");
 }
 
-export function vcsimProvider(sim: Vcsim, extra = "", calls: RecordedCall[] = [], options: VSphereProviderOptions = {}): CloudProvider {
+export function vcsimProvider(
+  sim: Vcsim,
+  extra = "",
+  calls: RecordedCall[] = [],
+  options: VSphereProviderOptions = {},
+): CloudProvider {
   const parsed = parseVSphereConfig(vcsimConfigText(sim, extra));
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   return createVSphereProvider(parsed.config, testProviderContext(calls), options);

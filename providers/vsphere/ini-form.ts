@@ -15,7 +15,12 @@ export function looksLikeIni(text: string): boolean {
 const camel = (key: string): string => key.toLowerCase().replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /** Section names as the YAML form spells them; others keep their own name (and are refused later). */
-const SECTIONS: Record<string, string> = { global: "global", virtualcenter: "vcenter", labels: "labels", nodes: "nodes" };
+const SECTIONS: Record<string, string> = {
+  global: "global",
+  virtualcenter: "vcenter",
+  labels: "labels",
+  nodes: "nodes",
+};
 /** Keys whose camel form differs from the YAML form's spelling. */
 const KEY_FORMS: Record<string, string> = { caFile: "caFile", ipFamily: "ipFamily", vmUuid: "vmUUID" };
 
@@ -24,7 +29,11 @@ function bucketOf(p: Problems, raw: Record<string, Raw>, section: string, entry:
   const bucket = (raw[section] ??= {});
   if (section !== "vcenter") return bucket;
   const server = entry.subsection ?? "";
-  if (server === "") p.add(`(INI) line ${entry.line}`, '[VirtualCenter] needs the server as its subsection: [VirtualCenter "vc.example.com"]');
+  if (server === "")
+    p.add(
+      `(INI) line ${entry.line}`,
+      '[VirtualCenter] needs the server as its subsection: [VirtualCenter "vc.example.com"]',
+    );
   return (bucket[server] ??= { server }) as Raw;
 }
 

@@ -17,7 +17,8 @@ import { refKey, type VmDetails, type VmSummary } from "./queries.ts";
 /** Nodes per batch: one property-collector call carries them all. */
 const MAX_BATCH_SIZE = 200;
 
-const notFound = (node: Node, reason: string): InstanceNotFoundError => new InstanceNotFoundError(`no VM for node ${node.metadata.name}: ${reason}`);
+const notFound = (node: Node, reason: string): InstanceNotFoundError =>
+  new InstanceNotFoundError(`no VM for node ${node.metadata.name}: ${reason}`);
 
 interface Looked extends Described {
   readonly resolutions: readonly Resolution[];
@@ -34,7 +35,11 @@ function vmOf(node: Node, vm: VmSummary, looked: Described): Answer<VmDetails> {
   const details = looked.details.get(refKey(vm.ref));
   if (details) return { value: details };
   if (looked.gone.has(refKey(vm.ref))) return { error: notFound(node, "the VM was removed from vCenter") };
-  return { error: new Error(`vCenter's answer lacked VM ${vm.name} (${vm.ref.value}) of node ${node.metadata.name}, which still exists`) };
+  return {
+    error: new Error(
+      `vCenter's answer lacked VM ${vm.name} (${vm.ref.value}) of node ${node.metadata.name}, which still exists`,
+    ),
+  };
 }
 
 function stateOf(node: Node, resolution: Resolution, looked: Described): Answer<InstanceState> {
@@ -45,7 +50,12 @@ function stateOf(node: Node, resolution: Resolution, looked: Described): Answer<
   return vm.error instanceof InstanceNotFoundError ? { value: { exists: false } } : vm;
 }
 
-function metadataOf(config: VSphereConfig, node: Node, vm: VmDetails, zone: { zone: string; region: string } | undefined): InstanceMetadata {
+function metadataOf(
+  config: VSphereConfig,
+  node: Node,
+  vm: VmDetails,
+  zone: { zone: string; region: string } | undefined,
+): InstanceMetadata {
   const addresses = nodeAddressesOf(vm.hostName, vm.nics, config.nodes, config.vcenter.ipFamilies);
   if ("error" in addresses) throw new Error(`node ${node.metadata.name} (VM ${vm.name}): ${addresses.error}`);
   return {
@@ -71,7 +81,10 @@ export function vsphereInstances(config: VSphereConfig, lookup: VmLookup): Insta
     return nodes.map((node, i) => stateOf(node, looked.resolutions[i] as Resolution, looked));
   }
 
-  async function instanceMetadataBatch(nodes: readonly Node[], signal?: AbortSignal): Promise<Answer<InstanceMetadata | undefined>[]> {
+  async function instanceMetadataBatch(
+    nodes: readonly Node[],
+    signal?: AbortSignal,
+  ): Promise<Answer<InstanceMetadata | undefined>[]> {
     const looked = await look(lookup, nodes, signal);
     const zones = await lookup.zones([...looked.details.values()], config.labels, signal);
     return nodes.map((node, i) => {
@@ -84,7 +97,11 @@ export function vsphereInstances(config: VSphereConfig, lookup: VmLookup): Insta
     });
   }
 
-  const one = async <T>(batch: (nodes: readonly Node[], signal?: AbortSignal) => Promise<Answer<T>[]>, node: Node, signal?: AbortSignal): Promise<T> => {
+  const one = async <T>(
+    batch: (nodes: readonly Node[], signal?: AbortSignal) => Promise<Answer<T>[]>,
+    node: Node,
+    signal?: AbortSignal,
+  ): Promise<T> => {
     const [result] = await batch([node], signal);
     if (!result) throw new Error("empty answer");
     if ("error" in result) throw result.error;

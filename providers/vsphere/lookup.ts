@@ -12,7 +12,10 @@ import { refKey, type EntityParent, type VmDetails, type VmSummary } from "./que
 import type { MoRef } from "./soap-xml.ts";
 import { nearestTag, topologyChain, type ResolvedTag } from "./zones.ts";
 
-export type Resolution = { readonly kind: "found"; readonly vm: VmSummary } | { readonly kind: "absent"; readonly reason: string } | { readonly kind: "error"; readonly error: Error };
+export type Resolution =
+  | { readonly kind: "found"; readonly vm: VmSummary }
+  | { readonly kind: "absent"; readonly reason: string }
+  | { readonly kind: "error"; readonly error: Error };
 
 export interface LookupDeps {
   readonly api: VSphereApi;
@@ -54,7 +57,11 @@ function buildIndex(vms: readonly VmSummary[], at: number): VmIndex {
 
 /** The one VM `keys` name in `index`, or why there is none. */
 export function matchVm(keys: NodeKeys, index: VmIndex): Resolution {
-  if (keys.foreignProviderId) return { kind: "error", error: new Error(`providerID ${JSON.stringify(keys.foreignProviderId)} is not a vsphere:// providerID`) };
+  if (keys.foreignProviderId)
+    return {
+      kind: "error",
+      error: new Error(`providerID ${JSON.stringify(keys.foreignProviderId)} is not a vsphere:// providerID`),
+    };
   if (keys.providerUuid !== undefined) {
     const vm = index.byUuid.get(keys.providerUuid);
     return vm ? { kind: "found", vm } : { kind: "absent", reason: `no VM has BIOS UUID ${keys.providerUuid}` };
@@ -68,7 +75,11 @@ function matchByNameOrAddress(keys: NodeKeys, index: VmIndex): Resolution {
   const candidates = [index.byName.get(keys.name), ...keys.addresses.map((a) => index.byIp.get(a))];
   for (const list of candidates) {
     if (list?.length === 1 && list[0]) return { kind: "found", vm: list[0] };
-    if (list && list.length > 1) return { kind: "error", error: new Error(`${list.length} VMs match node ${keys.name} by name or address; set its providerID`) };
+    if (list && list.length > 1)
+      return {
+        kind: "error",
+        error: new Error(`${list.length} VMs match node ${keys.name} by name or address; set its providerID`),
+      };
   }
   return { kind: "absent", reason: `no VM has the node's system UUID, name or addresses` };
 }
@@ -83,7 +94,11 @@ export interface VmLookup {
   resolve(nodes: readonly Node[], signal?: AbortSignal): Promise<Resolution[]>;
   /** Details of `vms`; a VM missing from the answer is `gone` only when a fresh scan lacks it too. */
   describe(vms: readonly MoRef[], signal?: AbortSignal): Promise<Described>;
-  zones(vms: readonly VmDetails[], categories: { zone: string; region: string }, signal?: AbortSignal): Promise<Map<string, { zone: string; region: string }>>;
+  zones(
+    vms: readonly VmDetails[],
+    categories: { zone: string; region: string },
+    signal?: AbortSignal,
+  ): Promise<Map<string, { zone: string; region: string }>>;
 }
 
 export function createVmLookup(deps: LookupDeps): VmLookup {
@@ -100,7 +115,10 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
     const all = await deps.api.datacenters(signal);
     if (deps.datacenters.length === 0) return all.map((d) => d.ref);
     const missing = deps.datacenters.filter((name) => !all.some((d) => d.name === name));
-    if (missing.length > 0) throw new Error(`datacenter(s) ${missing.join(", ")} not found in vCenter (it has: ${all.map((d) => d.name).join(", ")})`);
+    if (missing.length > 0)
+      throw new Error(
+        `datacenter(s) ${missing.join(", ")} not found in vCenter (it has: ${all.map((d) => d.name).join(", ")})`,
+      );
     return all.filter((d) => deps.datacenters.includes(d.name)).map((d) => d.ref);
   }
 
@@ -145,9 +163,10 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
   }
 
   async function ensureParents(roots: readonly MoRef[], signal?: AbortSignal): Promise<Map<string, EntityParent>> {
-    const fresh = (ref: MoRef): boolean => (now() - (parents.get(refKey(ref))?.at ?? -Infinity)) < topologyTtl;
+    const fresh = (ref: MoRef): boolean => now() - (parents.get(refKey(ref))?.at ?? -Infinity) < topologyTtl;
     const missing = [...new Map(roots.filter((r) => !fresh(r)).map((r) => [refKey(r), r])).values()];
-    for (const entity of await deps.api.ancestry(missing, signal)) parents.set(refKey(entity.ref), { at: now(), entity });
+    for (const entity of await deps.api.ancestry(missing, signal))
+      parents.set(refKey(entity.ref), { at: now(), entity });
     return new Map([...parents].map(([k, v]) => [k, v.entity]));
   }
 
@@ -164,10 +183,17 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
     tags.set(id, { at: now(), tag: { name: tag.name, category: await category } });
   }
 
-  async function zones(vms: readonly VmDetails[], wanted: { zone: string; region: string }, signal?: AbortSignal): Promise<Map<string, { zone: string; region: string }>> {
+  async function zones(
+    vms: readonly VmDetails[],
+    wanted: { zone: string; region: string },
+    signal?: AbortSignal,
+  ): Promise<Map<string, { zone: string; region: string }>> {
     const out = new Map<string, { zone: string; region: string }>();
     if ((wanted.zone === "" && wanted.region === "") || vms.length === 0) return out;
-    const known = await ensureParents(vms.flatMap((vm) => (vm.host ? [vm.host] : [])), signal);
+    const known = await ensureParents(
+      vms.flatMap((vm) => (vm.host ? [vm.host] : [])),
+      signal,
+    );
     const chains = vms.map((vm) => topologyChain(vm, known));
     const objects = [...new Map(chains.flat().map((r) => [refKey(r), r])).values()];
     const attached = await deps.api.attachedTags(objects, signal);
@@ -175,7 +201,10 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
     const resolved = new Map([...tags].map(([id, v]) => [id, v.tag]));
     vms.forEach((vm, i) => {
       const chain = chains[i] ?? [];
-      out.set(refKey(vm.ref), { zone: nearestTag(chain, attached, resolved, wanted.zone), region: nearestTag(chain, attached, resolved, wanted.region) });
+      out.set(refKey(vm.ref), {
+        zone: nearestTag(chain, attached, resolved, wanted.zone),
+        region: nearestTag(chain, attached, resolved, wanted.region),
+      });
     });
     return out;
   }

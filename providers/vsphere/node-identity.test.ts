@@ -9,7 +9,10 @@ const node = (extra: { providerID?: string; systemUUID?: string } = {}): Node =>
   kind: "Node",
   metadata: { name: "Worker-1" },
   spec: extra.providerID ? { providerID: extra.providerID } : {},
-  status: { nodeInfo: { systemUUID: extra.systemUUID ?? "" }, addresses: [{ type: "InternalIP", address: "10.0.0.1" }] },
+  status: {
+    nodeInfo: { systemUUID: extra.systemUUID ?? "" },
+    addresses: [{ type: "InternalIP", address: "10.0.0.1" }],
+  },
 });
 
 describe("node identity", () => {
@@ -39,12 +42,18 @@ describe("node identity", () => {
   });
 });
 
+const XSI = "http://www.w3.org/2001/XMLSchema-instance";
+
 describe("SOAP answers", () => {
   test("a fault is thrown with its type, whatever prefix its xsi:type carries", () => {
-    const xml = `<?xml version="1.0"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><soapenv:Fault>
-      <faultcode>ServerFaultCode</faultcode><faultstring>The session is not authenticated.</faultstring>
-      <detail><NotAuthenticatedFault xmlns:XMLSchema-instance="http://www.w3.org/2001/XMLSchema-instance" XMLSchema-instance:type="NotAuthenticated"><object type="Folder">group-d1</object></NotAuthenticatedFault></detail>
-      </soapenv:Fault></soapenv:Body></soapenv:Envelope>`;
+    const xml = [
+      `<?xml version="1.0"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/">`,
+      "<soapenv:Body><soapenv:Fault><faultcode>ServerFaultCode</faultcode>",
+      "<faultstring>The session is not authenticated.</faultstring><detail>",
+      `<NotAuthenticatedFault xmlns:XMLSchema-instance="${XSI}" XMLSchema-instance:type="NotAuthenticated">`,
+      `<object type="Folder">group-d1</object></NotAuthenticatedFault>`,
+      "</detail></soapenv:Fault></soapenv:Body></soapenv:Envelope>",
+    ].join("");
     expect(() => readResponse(xml, "RetrievePropertiesEx")).toThrow(SoapFault);
     try {
       readResponse(xml, "RetrievePropertiesEx");
@@ -54,9 +63,12 @@ describe("SOAP answers", () => {
   });
 
   test("references keep their managed type apart from the value's xsi:type; a token means more pages", () => {
-    const xml = `<Envelope><Body><RetrievePropertiesExResponse><returnval><token>t1</token><objects><obj type="VirtualMachine">vm-1</obj>
-      <propSet><name>runtime.host</name><val xmlns:x="http://www.w3.org/2001/XMLSchema-instance" x:type="ManagedObjectReference" type="HostSystem">host-9</val></propSet>
-      </objects></returnval></RetrievePropertiesExResponse></Body></Envelope>`;
+    const xml = [
+      "<Envelope><Body><RetrievePropertiesExResponse><returnval><token>t1</token>",
+      `<objects><obj type="VirtualMachine">vm-1</obj><propSet><name>runtime.host</name>`,
+      `<val xmlns:x="${XSI}" x:type="ManagedObjectReference" type="HostSystem">host-9</val>`,
+      "</propSet></objects></returnval></RetrievePropertiesExResponse></Body></Envelope>",
+    ].join("");
     const result = readRetrieveResult(readResponse(xml, "RetrievePropertiesEx"));
     expect(result.token).toBe("t1");
     expect(result.objects[0]?.obj).toEqual({ type: "VirtualMachine", value: "vm-1" });

@@ -40,7 +40,9 @@ export function nodeKeys(node: Node): NodeKeys {
   const providerID = node.spec?.providerID ?? "";
   const system = systemUuidOf(node);
   const systemUuids = system === "" ? [] : [...new Set([byteSwapUuid(system), system])];
-  const addresses = (node.status?.addresses ?? []).filter((a) => a.type === "InternalIP" || a.type === "ExternalIP").map((a) => a.address);
+  const addresses = (node.status?.addresses ?? [])
+    .filter((a) => a.type === "InternalIP" || a.type === "ExternalIP")
+    .map((a) => a.address);
   const base = { systemUuids, name: node.metadata.name.toLowerCase(), addresses };
   if (providerID === "") return base;
   if (!providerID.startsWith(PROVIDER_ID_PREFIX)) return { ...base, foreignProviderId: providerID };

@@ -15,19 +15,37 @@ import { createVmLookup, type LookupDeps } from "./lookup.ts";
 /** Knobs for tests; production uses the defaults. */
 export interface VSphereProviderOptions {
   readonly timeoutMs?: VSphereApiDeps["timeoutMs"];
+  readonly pageSize?: VSphereApiDeps["pageSize"];
   readonly scanTtlMs?: LookupDeps["scanTtlMs"];
   /** The API client to use before initialize (tests, `check`); initialize supplies the manager's. */
   readonly kube?: KubeApi;
 }
 
-export function createVSphereProvider(config: VSphereConfig, context: ProviderContext, options: VSphereProviderOptions = {}): CloudProvider {
+export function createVSphereProvider(
+  config: VSphereConfig,
+  context: ProviderContext,
+  options: VSphereProviderOptions = {},
+): CloudProvider {
   const log = context.logger;
   let kube = options.kube;
   const vc = config.vcenter;
-  const api = createVSphereApi({ vcenter: vc, login: credentialSource(vc.credentials, vc.server, () => kube), observeCall: context.observeCall, timeoutMs: options.timeoutMs });
+  const api = createVSphereApi({
+    vcenter: vc,
+    login: credentialSource(vc.credentials, vc.server, () => kube),
+    observeCall: context.observeCall,
+    timeoutMs: options.timeoutMs,
+    pageSize: options.pageSize,
+  });
   const lookup = createVmLookup({ api, datacenters: vc.datacenters, scanTtlMs: options.scanTtlMs });
   const settings = config.loadBalancers;
-  const lb = settings ? createPoolLoadBalancer({ settings: () => settings, pools: () => settings.pools, logger: log, observeCall: context.observeCall }) : undefined;
+  const lb = settings
+    ? createPoolLoadBalancer({
+        settings: () => settings,
+        pools: () => settings.pools,
+        logger: log,
+        observeCall: context.observeCall,
+      })
+    : undefined;
   log.info(`vSphere provider: ${describeConfig(config)}`);
   return {
     name: "vsphere",
@@ -41,7 +59,10 @@ export function createVSphereProvider(config: VSphereConfig, context: ProviderCo
     close: () => api.close(),
     async preflight(signal) {
       if (vc.credentials.kind === "secret" && !kube) {
-        log.info(`preflight: the vCenter credentials come from Secret ${vc.credentials.namespace}/${vc.credentials.name}, which only the running manager reads; login not checked`);
+        log.info(
+          `preflight: the vCenter credentials come from Secret ${vc.credentials.namespace}/${vc.credentials.name}, ` +
+            "which only the running manager reads; login not checked",
+        );
         return [];
       }
       try {
@@ -50,7 +71,10 @@ export function createVSphereProvider(config: VSphereConfig, context: ProviderCo
         log.debug(`preflight: ${content.about} answers, the datacenters are found`);
         return [];
       } catch (error) {
-        return [`cannot use vCenter ${vc.server}:${vc.port}: ${(error as Error).message}; check the vcenter section (server, port, credentials, caFile or insecureFlag)`];
+        return [
+          `cannot use vCenter ${vc.server}:${vc.port}: ${(error as Error).message}; ` +
+            "check the vcenter section (server, port, credentials, caFile or insecureFlag)",
+        ];
       }
     },
   };

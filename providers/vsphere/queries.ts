@@ -2,7 +2,16 @@
  * What the provider asks the property collector, and how it reads the answers: pure builders of filter
  * specs and readers of object contents. Each query is one round trip for any number of objects.
  */
-import { asArray, filterSpec, moRefOf, textOf, traversal, type MoRef, type ObjectContent, type XmlNode } from "./soap-xml.ts";
+import {
+  asArray,
+  filterSpec,
+  moRefOf,
+  textOf,
+  traversal,
+  type MoRef,
+  type ObjectContent,
+  type XmlNode,
+} from "./soap-xml.ts";
 
 export interface VmSummary {
   readonly ref: MoRef;
@@ -46,11 +55,22 @@ const FOLDERS = traversal("folders", "Folder", "childEntity", ["folders", "vapps
 const VAPPS = traversal("vapps", "VirtualApp", "vm", []);
 const DC_TO_VMS = traversal("dcVms", "Datacenter", "vmFolder", ["folders", "vapps"]);
 const PARENTS = traversal("parents", "ManagedEntity", "parent", ["parents"]);
-const ENTITY_TYPES = ["HostSystem", "ClusterComputeResource", "ComputeResource", "Folder", "Datacenter", "ResourcePool", "VirtualApp"];
+const ENTITY_TYPES = [
+  "HostSystem",
+  "ClusterComputeResource",
+  "ComputeResource",
+  "Folder",
+  "Datacenter",
+  "ResourcePool",
+  "VirtualApp",
+];
 
 /** Every Datacenter under the root folder (in nested folders too), with its name. */
 export const datacentersSpec = (root: MoRef): XmlNode =>
-  filterSpec([{ type: "Datacenter", paths: ["name"] }], [{ obj: root, skip: true, selectSet: [traversal("folders", "Folder", "childEntity", ["folders"])] }]);
+  filterSpec(
+    [{ type: "Datacenter", paths: ["name"] }],
+    [{ obj: root, skip: true, selectSet: [traversal("folders", "Folder", "childEntity", ["folders"])] }],
+  );
 
 export const readDatacenters = (objects: readonly ObjectContent[]): EntityParent[] =>
   objects.filter((o) => o.obj.type === "Datacenter").map((o) => ({ ref: o.obj, name: textOf(o.props.get("name")) }));
@@ -76,11 +96,23 @@ export const readVmSummaries = (objects: readonly ObjectContent[]): VmSummary[] 
       ip: textOf(o.props.get("guest.ipAddress")),
     }));
 
-const DETAIL_PATHS = ["name", "config.uuid", "summary.config", "guest.hostName", "guest.net", "runtime.powerState", "runtime.host", "resourcePool"];
+const DETAIL_PATHS = [
+  "name",
+  "config.uuid",
+  "summary.config",
+  "guest.hostName",
+  "guest.net",
+  "runtime.powerState",
+  "runtime.host",
+  "resourcePool",
+];
 
 /** What a node's metadata needs, for the given VMs; VMs gone meanwhile are left out of the answer. */
 export const vmDetailsSpec = (vms: readonly MoRef[]): XmlNode =>
-  filterSpec([{ type: "VirtualMachine", paths: DETAIL_PATHS }], vms.map((obj) => ({ obj, skip: false })));
+  filterSpec(
+    [{ type: "VirtualMachine", paths: DETAIL_PATHS }],
+    vms.map((obj) => ({ obj, skip: false })),
+  );
 
 function readNics(value: unknown): GuestNic[] {
   const nics = asArray(((value ?? {}) as XmlNode).GuestNicInfo as XmlNode[] | undefined);

@@ -24,7 +24,16 @@ export class SoapFault extends Error {
 export type XmlNode = Record<string, unknown>;
 
 /** Elements that may repeat; always read as arrays so one element and many read alike. */
-const REPEATED = new Set(["objects", "propSet", "missingSet", "GuestNicInfo", "ipAddress", "returnval", "ManagedObjectReference", "string"]);
+const REPEATED = new Set([
+  "objects",
+  "propSet",
+  "missingSet",
+  "GuestNicInfo",
+  "ipAddress",
+  "returnval",
+  "ManagedObjectReference",
+  "string",
+]);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -73,7 +82,9 @@ export function readResponse(xml: string, method: string): XmlNode {
 function faultOf(fault: XmlNode): SoapFault {
   const detail = (fault.detail ?? {}) as XmlNode;
   const [first] = Object.entries(detail).filter(([k]) => !k.startsWith("@"));
-  const typed = first ? (((first[1] as XmlNode | undefined)?.["@xsiType"] as string | undefined) ?? first[0].replace(/Fault$/, "")) : "ServerFault";
+  const typed = first
+    ? (((first[1] as XmlNode | undefined)?.["@xsiType"] as string | undefined) ?? first[0].replace(/Fault$/, ""))
+    : "ServerFault";
   return new SoapFault(typed.replace(/^.*:/, ""), textOf(fault.faultstring) || "no fault string");
 }
 
@@ -138,10 +149,17 @@ export function traversal(name: string, type: string, path: string, next: readon
 }
 
 /** A PropertyFilterSpec: property paths per type, over objects (each with its traversal selectSet). */
-export function filterSpec(propSet: readonly { type: string; paths: readonly string[] }[], objects: readonly { obj: MoRef; skip: boolean; selectSet?: readonly XmlNode[] }[]): XmlNode {
+export function filterSpec(
+  propSet: readonly { type: string; paths: readonly string[] }[],
+  objects: readonly { obj: MoRef; skip: boolean; selectSet?: readonly XmlNode[] }[],
+): XmlNode {
   return {
     propSet: propSet.map((p) => ({ type: p.type, all: "false", pathSet: [...p.paths] })),
-    objectSet: objects.map((o) => ({ obj: ref(o.obj.type, o.obj.value), skip: String(o.skip), selectSet: o.selectSet ? [...o.selectSet] : undefined })),
+    objectSet: objects.map((o) => ({
+      obj: ref(o.obj.type, o.obj.value),
+      skip: String(o.skip),
+      selectSet: o.selectSet ? [...o.selectSet] : undefined,
+    })),
     reportMissingObjectsInResults: "true",
   };
 }

@@ -25,11 +25,23 @@ export interface VCenterSettings {
   readonly ipFamilies: readonly ("ipv4" | "ipv6")[];
 }
 
-const SHARED_KEYS = ["port", "user", "password", "datacenters", "insecureFlag", "caFile", "secretName", "secretNamespace", "secretsDirectory", "ipFamily"];
+const SHARED_KEYS = [
+  "port",
+  "user",
+  "password",
+  "datacenters",
+  "insecureFlag",
+  "caFile",
+  "secretName",
+  "secretNamespace",
+  "secretsDirectory",
+  "ipFamily",
+];
 /** Accepted and ignored: they tune upstream's Go client and have no meaning here. */
 const IGNORED_KEYS = ["soapRoundtripCount", "apiDisable", "apiBinding", "vmUUID", "vmName", "serviceAccount"];
 const REFUSED: Record<string, string> = {
-  thumbprint: "certificate pinning by thumbprint is not supported; give the vCenter CA in caFile, or insecureFlag: true",
+  thumbprint:
+    "certificate pinning by thumbprint is not supported; give the vCenter CA in caFile, or insecureFlag: true",
   tenantRef: "tenant references (several vCenters behind one name) are not supported",
   caPath: "not supported; give one PEM file in caFile",
 };
@@ -61,8 +73,13 @@ function bool(p: Problems, raw: Raw, key: string, path: string): boolean | undef
 function list(p: Problems, raw: Raw, key: string, path: string): string[] | undefined {
   const value = raw[key];
   if (value === undefined || value === null) return undefined;
-  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value.map((v) => v.trim()).filter((v) => v !== "");
-  if (typeof value === "string") return value.split(",").map((v) => v.trim()).filter((v) => v !== "");
+  if (Array.isArray(value) && value.every((v) => typeof v === "string"))
+    return value.map((v) => v.trim()).filter((v) => v !== "");
+  if (typeof value === "string")
+    return value
+      .split(",")
+      .map((v) => v.trim())
+      .filter((v) => v !== "");
   p.add(`${path}.${key}`, "must be a list or a comma-separated string");
   return undefined;
 }
@@ -78,12 +95,19 @@ function port(p: Problems, value: string | undefined, path: string): number | un
 function families(p: Problems, values: string[] | undefined, path: string): ("ipv4" | "ipv6")[] | undefined {
   if (!values) return undefined;
   const out = values.map((v) => v.toLowerCase());
-  for (const v of out) if (v !== "ipv4" && v !== "ipv6") p.add(`${path}.ipFamily`, `${JSON.stringify(v)} is not ipv4 or ipv6`);
+  for (const v of out)
+    if (v !== "ipv4" && v !== "ipv6") p.add(`${path}.ipFamily`, `${JSON.stringify(v)} is not ipv4 or ipv6`);
   return out.filter((v): v is "ipv4" | "ipv6" => v === "ipv4" || v === "ipv6");
 }
 
 function credentials(p: Problems, pick: (key: string) => string | undefined, path: string): Credentials {
-  const [user, password, secretName, secretNamespace, dir] = ["user", "password", "secretName", "secretNamespace", "secretsDirectory"].map(pick);
+  const [user, password, secretName, secretNamespace, dir] = [
+    "user",
+    "password",
+    "secretName",
+    "secretNamespace",
+    "secretsDirectory",
+  ].map(pick);
   if (user && password) return { kind: "inline", username: user, password };
   if (secretName) {
     if (!secretNamespace) p.add(`${path}.secretNamespace`, "is required with secretName");
@@ -98,7 +122,8 @@ function credentials(p: Problems, pick: (key: string) => string | undefined, pat
 function theVCenter(p: Problems, vcenters: Raw): { name: string; entry: Raw } {
   const names = Object.keys(vcenters);
   if (names.length === 0) p.add("vcenter", 'name the vCenter: vcenter.<name>.server (INI: [VirtualCenter "<server>"])');
-  if (names.length > 1) p.add("vcenter", `${names.length} vCenters given (${names.join(", ")}); this provider talks to exactly one`);
+  if (names.length > 1)
+    p.add("vcenter", `${names.length} vCenters given (${names.join(", ")}); this provider talks to exactly one`);
   const name = names[0] ?? "";
   const value = vcenters[name];
   if (name !== "" && !isMapping(value)) p.add(`vcenter.${name}`, "must be a mapping");
@@ -115,7 +140,8 @@ export function readVCenter(p: Problems, global: Raw, vcenters: Raw): VCenterSet
   const pick = (key: string): string | undefined => text(p, entry, key, path) ?? text(p, global, key, "global");
   const server = text(p, entry, "server", path) || name;
   if (server === "") p.add(`${path}.server`, "is required");
-  const either = <T>(read: (raw: Raw, at: string) => T | undefined): T | undefined => read(entry, path) ?? read(global, "global");
+  const either = <T>(read: (raw: Raw, at: string) => T | undefined): T | undefined =>
+    read(entry, path) ?? read(global, "global");
   return {
     server,
     port: port(p, pick("port"), path) ?? 443,
@@ -123,6 +149,10 @@ export function readVCenter(p: Problems, global: Raw, vcenters: Raw): VCenterSet
     insecure: either((raw, at) => bool(p, raw, "insecureFlag", at)) ?? false,
     caFile: pick("caFile") ?? "",
     credentials: credentials(p, pick, path),
-    ipFamilies: families(p, either((raw, at) => list(p, raw, "ipFamily", at)), path) ?? ["ipv4"],
+    ipFamilies: families(
+      p,
+      either((raw, at) => list(p, raw, "ipFamily", at)),
+      path,
+    ) ?? ["ipv4"],
   };
 }

@@ -32,7 +32,7 @@ describe("vsphere provider against vcsim", () => {
     await sim?.stop();
   });
 
-  test("initialising 50 nodes in one batch: a few round trips in all, upstream's providerID, type and addresses", async () => {
+  test("50 nodes initialised in one batch: a few round trips, upstream's providerID, type and addresses", async () => {
     const vms = sim.vms.slice(0, 50);
     await sim.resetCalls();
     const answers = await batch.instanceMetadataBatch(vms.map((vm) => nodeOf(vm)));
@@ -40,7 +40,9 @@ describe("vsphere provider against vcsim", () => {
     expect(answers.every((a) => "value" in a)).toBe(true);
     const first = answers[0] as { value: InstanceMetadata };
     expect(first.value.providerID).toBe(`vsphere://${vms[0]?.uuid}`);
-    expect(first.value.instanceType).toBe(`vsphere-vm.cpu-${vms[0]?.numCpu}.mem-${(vms[0]?.memoryMB ?? 0) / 1024}gb.os-ubuntu`);
+    expect(first.value.instanceType).toBe(
+      `vsphere-vm.cpu-${vms[0]?.numCpu}.mem-${(vms[0]?.memoryMB ?? 0) / 1024}gb.os-ubuntu`,
+    );
     expect(first.value.nodeAddresses).toContainEqual({ type: "InternalIP", address: vms[0]?.ip ?? "" });
     // Login (2), datacenters, the VM scan, details, ancestry, REST login and the tag call: none per node.
     console.log(`[figures] 50 nodes initialised with ${sum(served)} vCenter round trips: ${JSON.stringify(served)}`);
@@ -53,7 +55,7 @@ describe("vsphere provider against vcsim", () => {
     expect(sum(warm)).toBeLessThanOrEqual(3);
   });
 
-  test("zone and region from tags: the nearest object's tag wins (host over cluster), region from the datacenter", async () => {
+  test("zone and region from tags: the nearest tag wins (host over cluster), region from the datacenter", async () => {
     const [a, b] = [sim.vms[0], sim.vms.find((vm) => vm.host !== sim.vms[0]?.host)];
     if (!a || !b) throw new Error("vcsim placed every VM on one host");
     await sim.tag({ type: "ClusterComputeResource", id: a.cluster }, "k8s-zone", "zone-cluster");
@@ -69,7 +71,11 @@ describe("vsphere provider against vcsim", () => {
     if (!vm) throw new Error("no VM");
     const byName: Node = { apiVersion: "v1", kind: "Node", metadata: { name: vm.hostName }, spec: {} };
     expect((await instances.instanceMetadata(byName))?.providerID).toBe(`vsphere://${vm.uuid}`);
-    const byIp: Node = { ...byName, metadata: { name: "renamed" }, status: { addresses: [{ type: "InternalIP", address: vm.ip }] } };
+    const byIp: Node = {
+      ...byName,
+      metadata: { name: "renamed" },
+      status: { addresses: [{ type: "InternalIP", address: vm.ip }] },
+    };
     expect((await instances.instanceMetadata(byIp))?.providerID).toBe(`vsphere://${vm.uuid}`);
   });
 
@@ -78,7 +84,10 @@ describe("vsphere provider against vcsim", () => {
     if (!off || !gone) throw new Error("no VM");
     await sim.powerOff(off.uuid);
     await sim.destroy(gone.uuid);
-    expect(await batch.instanceStateBatch([nodeOf(off), nodeOf(gone)])).toEqual([{ value: { exists: true, shutdown: true } }, { value: { exists: false } }]);
+    expect(await batch.instanceStateBatch([nodeOf(off), nodeOf(gone)])).toEqual([
+      { value: { exists: true, shutdown: true } },
+      { value: { exists: false } },
+    ]);
     await expect(instances.instanceMetadata(nodeOf(gone))).rejects.toBeInstanceOf(InstanceNotFoundError);
     const withId: Node = { ...nodeOf(gone), spec: { providerID: `vsphere://${gone.uuid}` } };
     expect(await instances.instanceExists(withId)).toBe(false);
@@ -106,6 +115,21 @@ describe("vsphere provider against vcsim", () => {
     expect(await instances.instanceShutdown(nodeOf(vm))).toBe(false);
     const served = await sim.calls();
     expect(served["soap Login"]).toBe(1);
+  });
+
+  test("a long answer comes in pages (maxObjects), continued with the token until the last", async () => {
+    const paged = vcsimProvider(sim, "", [], { pageSize: 7 });
+    try {
+      await sim.resetCalls();
+      const vms = sim.vms.slice(10, 30);
+      const answers = await paged.instances!.batch!.instanceMetadataBatch(vms.map((vm) => nodeOf(vm)));
+      expect(answers.map((a) => ("value" in a ? a.value?.providerID : a.error.message))).toEqual(
+        vms.map((vm) => `vsphere://${vm.uuid}`),
+      );
+      expect((await sim.calls())["soap ContinueRetrievePropertiesEx"]).toBeGreaterThanOrEqual(8);
+    } finally {
+      await paged.close?.();
+    }
   });
 
   test("a refused login is an error (the provider's check reports it), never an answer", async () => {

@@ -25,7 +25,12 @@ export interface ResolvedTag {
 }
 
 /** The name of the nearest tag in `category`; empty when no object in the chain has one. */
-export function nearestTag(chain: readonly MoRef[], attached: ReadonlyMap<string, readonly string[]>, tags: ReadonlyMap<string, ResolvedTag>, category: string): string {
+export function nearestTag(
+  chain: readonly MoRef[],
+  attached: ReadonlyMap<string, readonly string[]>,
+  tags: ReadonlyMap<string, ResolvedTag>,
+  category: string,
+): string {
   if (category === "") return "";
   for (const obj of chain) {
     const found = (attached.get(refKey(obj)) ?? []).map((id) => tags.get(id)).find((t) => t?.category === category);

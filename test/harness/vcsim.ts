@@ -65,7 +65,10 @@ export interface Vcsim {
 
 function sourceHash(): string {
   const hash = createHash("sha256");
-  for (const file of readdirSync(MODULE_DIR).filter((f) => /\.(go|mod|sum)$/.test(f)).sort()) hash.update(file).update(readFileSync(join(MODULE_DIR, file)));
+  for (const file of readdirSync(MODULE_DIR)
+    .filter((f) => /\.(go|mod|sum)$/.test(f))
+    .sort())
+    hash.update(file).update(readFileSync(join(MODULE_DIR, file)));
   return hash.digest("hex").slice(0, 12);
 }
 
@@ -88,7 +91,13 @@ async function readLine(stream: ReadableStream<Uint8Array>): Promise<string> {
 export async function startVcsim(options: VcsimOptions = {}): Promise<Vcsim> {
   const binary = await ensureVcsim();
   const dir = mkdtempSync(join(tmpdir(), "vcsim-"));
-  const args = [`-datacenters=${options.datacenters ?? 1}`, `-clusters=${options.clusters ?? 1}`, `-hosts=${options.hosts ?? 2}`, `-vms=${options.vms ?? 4}`, `-dir=${dir}`];
+  const args = [
+    `-datacenters=${options.datacenters ?? 1}`,
+    `-clusters=${options.clusters ?? 1}`,
+    `-hosts=${options.hosts ?? 2}`,
+    `-vms=${options.vms ?? 4}`,
+    `-dir=${dir}`,
+  ];
   const proc = track(Bun.spawn([binary, ...args], { stdout: "pipe", stderr: "ignore" }));
   const ready = JSON.parse(await readLine(proc.stdout)) as Omit<Vcsim, "host" | "port"> & { control: string };
   const url = new URL(ready.url);
@@ -126,7 +135,11 @@ function restClient(base: string, caFile: string, username: string, password: st
   const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
     token ??= (
       (await (
-        await fetch(`${base}/rest/com/vmware/cis/session`, { method: "POST", headers: { authorization: `Basic ${btoa(`${username}:${password}`)}` }, tls } as RequestInit)
+        await fetch(`${base}/rest/com/vmware/cis/session`, {
+          method: "POST",
+          headers: { authorization: `Basic ${btoa(`${username}:${password}`)}` },
+          tls,
+        } as RequestInit)
       ).json()) as { value: string }
     ).value;
     const res = await fetch(`${base}/rest${path}`, {
@@ -151,7 +164,9 @@ function restClient(base: string, caFile: string, username: string, password: st
       const key = `${category}/${tag}`;
       let tagId = tags.get(key);
       if (!tagId) {
-        tagId = (await call("POST", "/com/vmware/cis/tagging/tag", { create_spec: { name: tag, description: "", category_id: categoryId } })) as string;
+        tagId = (await call("POST", "/com/vmware/cis/tagging/tag", {
+          create_spec: { name: tag, description: "", category_id: categoryId },
+        })) as string;
         tags.set(key, tagId);
       }
       await call("POST", `/com/vmware/cis/tagging/tag-association/id:${tagId}?~action=attach`, { object_id: object });
