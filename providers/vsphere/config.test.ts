@@ -104,13 +104,18 @@ describe("vsphere.conf", () => {
     ["vcenter:\n  a: { server: a, user: u, password: p }\nlabels: { colour: blue }\n", "labels.colour: unknown field"],
     [
       '[Global]\nuser = u\npassword = p\n[VirtualCenter "vc"]\n[LoadBalancer]\nip-pool-name = x\n',
-      "loadbalancer: not supported: NSX-T",
+      "[LoadBalancer]: not supported: NSX-T",
     ],
     [
       '[Global]\ninsecure-flag = maybe\n[VirtualCenter "vc"]\nuser = u\npassword = p\n',
-      "global.insecureFlag: must be true or false",
+      "[Global] insecure-flag: must be true or false",
     ],
     ["[VirtualCenter]\nuser = u\n", "needs the server as its subsection"],
+    [
+      '[VirtualCenter "vc"]\nuser = u\npassword = p\nthumbprint = AA\n',
+      '[VirtualCenter "vc"] thumbprint: certificate pinning',
+    ],
+    ['[VirtualCenter "vc"]\nuser = u\npassword = p\n[Labels]\ncolour = blue\n', "[Labels] colour: unknown field"],
     [
       "vcenter:\n  a: { server: a, user: u, password: p }\nloadBalancers: { source: cluster }\n",
       "loadBalancers.source: cluster (AddressPool objects) is not available",

@@ -9,7 +9,7 @@ import { parseCIDR, type CIDR } from "../../src/net/ip.ts";
 import { isMapping, mappingAt, onlyKeys, Problems, type Raw } from "../shared/config-reader.ts";
 import { serviceKeys } from "../shared/address-pools/annotations.ts";
 import { parseLoadBalancers, type LoadBalancerSettings } from "../shared/address-pools/pools-config.ts";
-import { iniToRaw, looksLikeIni } from "./ini-form.ts";
+import { inIniTerms, iniToRaw, looksLikeIni, type IniForm } from "./ini-form.ts";
 import { readVCenter, type VCenterSettings } from "./vcenter-config.ts";
 
 export type IpFamily = "ipv4" | "ipv6";
@@ -61,8 +61,9 @@ const NODE_KEYS = [
 
 export function parseVSphereConfig(text: string | undefined): ParsedConfig {
   const p = new Problems();
-  const raw = readRaw(p, text);
-  if (!raw) return { ok: false, errors: p.list };
+  const read = readRaw(p, text);
+  if (!read) return { ok: false, errors: p.list };
+  const { raw, spelling } = read;
   for (const [key, reason] of Object.entries(REFUSED_TOP)) {
     const found = Object.keys(raw).find((k) => k.toLowerCase() === key);
     if (found) p.add(found, `not supported: ${reason}`);
@@ -75,7 +76,8 @@ export function parseVSphereConfig(text: string | undefined): ParsedConfig {
     loadBalancers: parseLoadBalancers(p, raw.loadBalancers, VSPHERE_KEYS),
   };
   refuseClusterPools(p, config.loadBalancers);
-  return p.list.length > 0 ? { ok: false, errors: p.list } : { ok: true, config };
+  if (p.list.length === 0) return { ok: true, config };
+  return { ok: false, errors: spelling ? p.list.map((problem) => inIniTerms(problem, spelling)) : p.list };
 }
 
 function refuseClusterPools(p: Problems, settings: LoadBalancerSettings | undefined): void {
@@ -86,7 +88,7 @@ function refuseClusterPools(p: Problems, settings: LoadBalancerSettings | undefi
   );
 }
 
-function readRaw(p: Problems, text: string | undefined): Raw | undefined {
+function readRaw(p: Problems, text: string | undefined): { raw: Raw; spelling?: IniForm["spelling"] } | undefined {
   if (text === undefined || text.trim() === "") {
     p.add("vcenter", "the cloud-config is required: name the vCenter server (--cloud-config=vsphere.conf)");
     return undefined;
@@ -96,7 +98,7 @@ function readRaw(p: Problems, text: string | undefined): Raw | undefined {
   if ("error" in parsed) p.add("(file)", parsed.error);
   else if (!isMapping(parsed.raw))
     p.add("(file)", "must be a YAML mapping (global, vcenter, labels, nodes) or the INI form");
-  else return parsed.raw;
+  else return { raw: parsed.raw };
   return undefined;
 }
 

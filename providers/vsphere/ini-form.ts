@@ -37,18 +37,49 @@ function bucketOf(p: Problems, raw: Record<string, Raw>, section: string, entry:
   return (bucket[server] ??= { server }) as Raw;
 }
 
-export function iniToRaw(p: Problems, text: string): Raw | undefined {
+export interface IniForm {
+  readonly raw: Raw;
+  /** YAML-form paths (`global.insecureFlag`) and how the file spells them (`[Global] insecure-flag`). */
+  readonly spelling: ReadonlyMap<string, string>;
+}
+
+/** Section names as upstream's documentation writes them (the file's own case is not kept). */
+const HEADERS: Record<string, string> = {
+  virtualcenter: "VirtualCenter",
+  loadbalancer: "LoadBalancer",
+  nsxt: "NSXT",
+};
+
+function headerOf(entry: IniEntry): string {
+  const name = HEADERS[entry.section] ?? entry.section.charAt(0).toUpperCase() + entry.section.slice(1);
+  return entry.subsection === undefined ? `[${name}]` : `[${name} "${entry.subsection}"]`;
+}
+
+export function iniToRaw(p: Problems, text: string): IniForm | undefined {
   const parsed = parseIni(text);
   if (!parsed.ok) {
     for (const error of parsed.errors) p.add("(INI)", error);
     return undefined;
   }
   const raw: Record<string, Raw> = {};
+  const spelling = new Map<string, string>();
   for (const entry of parsed.entries) {
     const section = SECTIONS[entry.section] ?? entry.section;
     const key = KEY_FORMS[camel(entry.key)] ?? camel(entry.key);
     bucketOf(p, raw, section, entry)[key] = entry.value;
+    const path = section === "vcenter" ? `vcenter.${entry.subsection ?? ""}` : section;
+    spelling.set(path, headerOf(entry));
+    spelling.set(`${path}.${key}`, `${headerOf(entry)} ${entry.key}`);
   }
   raw.vcenter ??= {};
-  return raw;
+  return { raw, spelling };
+}
+
+/** A problem as the INI file spells its key: `[Global] insecure-flag: …` for `global.insecureFlag: …`. */
+export function inIniTerms(problem: string, spelling: ReadonlyMap<string, string>): string {
+  const paths = [...spelling.keys()].filter(
+    (path) => problem.startsWith(`${path}: `) || problem.startsWith(`${path}.`),
+  );
+  const longest = paths.sort((a, b) => b.length - a.length)[0];
+  return longest === undefined ? problem : `${spelling.get(longest) ?? longest}${problem.slice(longest.length)}`;
 }
