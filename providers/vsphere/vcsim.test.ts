@@ -107,14 +107,17 @@ describe("vsphere provider against vcsim", () => {
     expect(await instances.instanceExists(nodeOf(vm))).toBe(true);
   });
 
-  test("a session expired mid-run is logged in again once, and the call succeeds", async () => {
+  test("sessions expired mid-run (SOAP and REST) are logged in again once each, and the calls succeed", async () => {
     const vm = sim.vms[5];
     if (!vm) throw new Error("no VM");
     await sim.expireSessions();
     await sim.resetCalls();
     expect(await instances.instanceShutdown(nodeOf(vm))).toBe(false);
+    expect((await sim.calls())["soap Login"]).toBe(1);
+    expect((await instances.instanceMetadata(nodeOf(vm)))?.providerID).toBe(`vsphere://${vm.uuid}`);
     const served = await sim.calls();
-    expect(served["soap Login"]).toBe(1);
+    expect([served["soap Login"], served["POST /rest/com/vmware/cis/session"]]).toEqual([1, 1]);
+    expect(served["POST /rest/com/vmware/cis/tagging/tag-association"]).toBe(2);
   });
 
   test("a long answer comes in pages (maxObjects), continued with the token until the last", async () => {

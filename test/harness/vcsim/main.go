@@ -71,6 +71,32 @@ type front struct {
 	down    atomic.Bool
 	mu      sync.Mutex
 	calls   map[string]int
+	// REST session ids seen, and those expired: vapi/simulator's own sessions cannot be ended from
+	// outside, so the front answers 401 for an expired id, as vCenter does.
+	restSeen    map[string]bool
+	restExpired map[string]bool
+}
+
+const restSessionHeader = "vmware-api-session-id"
+
+// restSessionExpired records the request's REST session id; true when that session was expired.
+func (f *front) restSessionExpired(r *http.Request) bool {
+	id := r.Header.Get(restSessionHeader)
+	if id == "" {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.restSeen[id] = true
+	return f.restExpired[id]
+}
+
+func (f *front) expireRestSessions() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for id := range f.restSeen {
+		f.restExpired[id] = true
+	}
 }
 
 var soapMethod = regexp.MustCompile(`<(?:\w+:)?Body[^>]*>\s*<(?:\w+:)?(\w+)`)
@@ -97,6 +123,10 @@ func (f *front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.count(r)
+	if f.restSessionExpired(r) {
+		http.Error(w, `{"type":"com.vmware.vapi.std.errors.unauthenticated"}`, http.StatusUnauthorized)
+		return
+	}
 	f.backend.ServeHTTP(w, r)
 }
 
@@ -123,7 +153,7 @@ func main() {
 	sim := model.Service.NewServer()
 	defer sim.Close()
 
-	f := &front{backend: httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: sim.URL.Host}), calls: map[string]int{}}
+	f := &front{backend: httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: sim.URL.Host}), calls: map[string]int{}, restSeen: map[string]bool{}, restExpired: map[string]bool{}}
 	caFile, cert := selfSigned(*dir)
 	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
 	if err != nil {
@@ -326,5 +356,6 @@ func (c *control) expireSessions(ctx context.Context, client *govmomi.Client, w 
 			return
 		}
 	}
+	c.front.expireRestSessions()
 	_, _ = fmt.Fprintf(w, "%d\n", len(ids))
 }
