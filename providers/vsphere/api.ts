@@ -168,12 +168,16 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
     return soapSession;
   }
 
-  async function soap(method: string, self: MoRef, args: XmlNode, signal?: AbortSignal): Promise<XmlNode> {
+  /**
+   * One call in the current session; `check` may reject an answer (throwing) as a fault would. A
+   * NotAuthenticated fault logs in again, once, and repeats the call; concurrent callers share that login.
+   */
+  async function soap<T>(call: Omit<Call, "cookie">, check: (body: XmlNode) => T, signal?: AbortSignal): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const current = session(signal);
       const { cookie } = await current;
       try {
-        return (await timed(method, () => post({ method, self, args, cookie }, signal))).body;
+        return check((await timed(call.method, () => post({ ...call, cookie }, signal))).body);
       } catch (error) {
         if (!(error instanceof SoapFault && error.fault === "NotAuthenticated") || attempt > 0) throw error;
         if (soapSession === current) soapSession = undefined;
@@ -230,15 +234,17 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
    * a permission missing) fails the call: an object read without its properties must never look absent.
    */
   async function page(method: string, args: XmlNode, signal?: AbortSignal): Promise<RetrieveResult> {
-    for (let attempt = 0; ; attempt++) {
-      const { content } = await session(signal);
-      const result = readRetrieveResult(await soap(method, content.propertyCollector, args, signal));
-      const fault = result.objects.flatMap((o) => o.missing).find((m) => m.fault !== "ManagedObjectNotFound");
-      if (!fault) return result;
-      if (fault.fault !== "NotAuthenticated" || attempt > 0)
-        throw new SoapFault(fault.fault, `vCenter could not read ${fault.path}`);
-      soapSession = undefined;
-    }
+    const { content } = await session(signal);
+    return soap(
+      { method, self: content.propertyCollector, args },
+      (body) => {
+        const result = readRetrieveResult(body);
+        const fault = result.objects.flatMap((o) => o.missing).find((m) => m.fault !== "ManagedObjectNotFound");
+        if (fault) throw new SoapFault(fault.fault, `vCenter could not read ${fault.path}`);
+        return result;
+      },
+      signal,
+    );
   }
 
   async function retrieve(spec: XmlNode, signal?: AbortSignal): Promise<ObjectContent[]> {

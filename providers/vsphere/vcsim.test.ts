@@ -110,8 +110,8 @@ describe("vsphere provider against vcsim", () => {
   test("sessions expired mid-run (SOAP and REST) are logged in again once each, and the calls succeed", async () => {
     const vm = sim.vms[5];
     if (!vm) throw new Error("no VM");
-    await sim.expireSessions();
     await sim.resetCalls();
+    await sim.expireSessions();
     expect(await instances.instanceShutdown(nodeOf(vm))).toBe(false);
     expect((await sim.calls())["soap Login"]).toBe(1);
     expect((await instances.instanceMetadata(nodeOf(vm)))?.providerID).toBe(`vsphere://${vm.uuid}`);

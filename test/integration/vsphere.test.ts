@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { controllerFactories } from "../../src/app/controllers.ts";
 import { CONTROLLER_NAMES } from "../../src/controllers/names.ts";
 import { NAMESPACES, NODES, SERVICES, type KubeApi, type Resource } from "../../src/kube/api.ts";
-import type { Node, Service } from "../../src/kube/objects.ts";
+import type { Node, NodeAddress, Service } from "../../src/kube/objects.ts";
 import { isNotFound } from "../../src/kube/transport.ts";
 import {
   LABEL_INSTANCE_TYPE,
@@ -144,7 +144,15 @@ describe.skipIf(!controllersAvailable)(
       expect(first.spec?.providerID).toBe(`vsphere://${vms[0]?.uuid}`);
       expect(first.metadata.labels).toMatchObject({ [LABEL_ZONE]: "zone-a", [LABEL_REGION]: "region-1" });
       expect(first.metadata.labels?.[LABEL_INSTANCE_TYPE]).toMatch(/^vsphere-vm\.cpu-\d+\.mem-\d+gb\.os-ubuntu$/);
-      expect(first.status?.addresses).toContainEqual({ type: "InternalIP", address: vms[0]?.ip ?? "" });
+      // The addresses are a status write of their own, which may land just after the taint is gone.
+      const addresses = async (): Promise<NodeAddress[] | undefined> => {
+        const internal = (await get(first.metadata.name))?.status?.addresses?.filter((a) => a.type === "InternalIP");
+        return internal?.length ? internal : undefined;
+      };
+      expect(await eventually("the node's addresses", addresses, 30_000)).toContainEqual({
+        type: "InternalIP",
+        address: vms[0]?.ip ?? "",
+      });
     }, 180_000);
 
     test("a LoadBalancer Service is served from the pool, with the announce annotation", async () => {
@@ -159,8 +167,8 @@ describe.skipIf(!controllersAvailable)(
     }, 90_000);
 
     test("sessions expired mid-run (vCenter restart): the next node is initialised all the same", async () => {
-      await sim.expireSessions();
       await sim.resetCalls();
+      await sim.expireSessions();
       const vm = sim.vms[NODE_COUNT] as VcsimVm;
       await admin.create(NODES, node(vm));
       const providerID = async (): Promise<string | undefined> =>
