@@ -41,7 +41,7 @@ function push<T>(map: Map<string, T[]>, key: string, value: T): void {
   else map.set(key, [value]);
 }
 
-function buildIndex(vms: readonly VmSummary[], at: number): VmIndex {
+export function buildIndex(vms: readonly VmSummary[], at: number): VmIndex {
   const byUuid = new Map<string, VmSummary>();
   const byName = new Map<string, VmSummary[]>();
   const byIp = new Map<string, VmSummary[]>();
@@ -105,7 +105,7 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
   const now = deps.now ?? Date.now;
   const scanTtl = deps.scanTtlMs ?? 30_000;
   const topologyTtl = deps.topologyTtlMs ?? 600_000;
-  let index: Promise<VmIndex> | undefined;
+  let latest: { at: number; promise: Promise<VmIndex> } | undefined;
   let datacenters: Promise<MoRef[]> | undefined;
   const parents = new Map<string, { at: number; entity: EntityParent }>();
   const tags = new Map<string, { at: number; tag: ResolvedTag }>();
@@ -122,7 +122,12 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
     return all.filter((d) => deps.datacenters.includes(d.name)).map((d) => d.ref);
   }
 
-  function scan(signal?: AbortSignal): Promise<VmIndex> {
+  /**
+   * A scan started at `notBefore` or later: the one in flight or just done when there is one (concurrent
+   * batches that miss a VM share it), else a new one.
+   */
+  function scan(signal?: AbortSignal, notBefore = Infinity): Promise<VmIndex> {
+    if (latest && latest.at >= notBefore) return latest.promise;
     const started = now();
     const run = async (): Promise<VmIndex> => {
       datacenters ??= resolveDatacenters(signal).catch((error: unknown) => {
@@ -132,15 +137,15 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
       return buildIndex(await deps.api.listVirtualMachines(await datacenters, signal), started);
     };
     const next = run();
-    index = next;
+    latest = { at: started, promise: next };
     next.catch(() => {
-      if (index === next) index = undefined;
+      if (latest?.promise === next) latest = undefined;
     });
     return next;
   }
 
   const current = async (signal?: AbortSignal): Promise<VmIndex> => {
-    const cached = index ? await index.catch(() => undefined) : undefined;
+    const cached = latest ? await latest.promise.catch(() => undefined) : undefined;
     return cached && now() - cached.at < scanTtl ? cached : scan(signal);
   };
 
@@ -150,15 +155,16 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
     const first = await current(signal);
     const answers = keys.map((k) => matchVm(k, first));
     if (!answers.some((a) => a.kind === "absent")) return answers;
-    const fresh = first.at >= started ? first : await scan(signal);
+    const fresh = first.at >= started ? first : await scan(signal, started);
     return answers.map((a, i) => (a.kind === "absent" ? matchVm(keys[i] as NodeKeys, fresh) : a));
   }
 
   async function describe(vms: readonly MoRef[], signal?: AbortSignal): Promise<Described> {
+    const asked = now();
     const details = new Map((await deps.api.describeVirtualMachines(vms, signal)).map((d) => [refKey(d.ref), d]));
     const missing = vms.map(refKey).filter((key) => !details.has(key));
     if (missing.length === 0) return { details, gone: new Set() };
-    const still = new Set([...(await scan(signal)).byUuid.values()].map((vm) => refKey(vm.ref)));
+    const still = new Set([...(await scan(signal, asked)).byUuid.values()].map((vm) => refKey(vm.ref)));
     return { details, gone: new Set(missing.filter((key) => !still.has(key))) };
   }
 
