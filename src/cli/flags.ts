@@ -40,7 +40,7 @@ const group = (name: FlagGroup, rows: readonly Row[]): FlagSpec[] =>
 const compat = { status: "compat" } as const;
 
 const cloudFlags = group("Cloud provider", [
-  ["cloud-provider", "string", "", "The provider for cloud services (required): fake, aws, baremetal."],
+  ["cloud-provider", "string", "", "The provider for cloud services (required): fake, aws, baremetal, vsphere."],
   ["cloud-config", "string", "", "The path to the cloud provider configuration file. Empty string for no configuration file."],
   ["cluster-name", "string", "kubernetes", "The instance prefix for the cluster."],
   ["cluster-cidr", "string", "", "CIDR range(s) for Pods in the cluster (one, or one IPv4 and one IPv6, comma-separated). Routes inside it are managed by the route controller."],

@@ -61,6 +61,8 @@ export interface Node extends KubeObject {
   status?: {
     addresses?: NodeAddress[];
     conditions?: NodeCondition[];
+    /** Only `systemUUID` is kept in the cache: vSphere finds a node's VM by it, as upstream does. */
+    nodeInfo?: { systemUUID?: string };
   };
 }
 
@@ -106,7 +108,18 @@ export interface Service extends KubeObject {
   };
   status?: {
     loadBalancer?: LoadBalancerStatus;
+    conditions?: Condition[];
   };
+}
+
+/** `metav1.Condition`, as Services (and custom resources) carry them in their status. */
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
 }
 
 export interface ObjectReference {
