@@ -20,6 +20,9 @@ import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
 import { runControllers } from "./run-controllers.ts";
 import { runControllerThreads, type ThreadDeps } from "./threads/host.ts";
 import { createMetricsHub } from "../metrics/hub.ts";
+import { FEATURE_GATES } from "../cli/feature-gates.ts";
+import { recordBuild } from "../metrics/build-info.ts";
+import { createHealthSlis } from "../metrics/slis.ts";
 import { createHealth, startServing } from "./serving.ts";
 
 export interface ManagerDeps {
@@ -37,6 +40,8 @@ export interface ManagerDeps {
   readonly argv: readonly string[];
   /** The worker-thread entry point (`--controller-threads`). */
   readonly workerUrl: string;
+  /** The version to report instead of the build's (`--version=vX.Y.Z…`). */
+  readonly version?: string;
 }
 
 /**
@@ -45,21 +50,24 @@ export interface ManagerDeps {
  */
 export type ManagerExit = 0 | 1 | 2;
 
-function announce(config: Config, logger: Logger): void {
-  const info = buildInfo();
+/** The build and its settings, in the log and in `kubernetes_build_info` / `kubernetes_feature_enabled`. */
+function announce(config: Config, logger: Logger, metrics: Metrics, version: string | undefined): void {
+  const info = { ...buildInfo(), ...(version ? { version } : {}) };
+  recordBuild(metrics, info, FEATURE_GATES, config.featureGates);
   logger.info(`cloud-controller-manager ${info.version} (commit ${info.commit}), cloud provider ${JSON.stringify(config.cloudProvider)}`);
   for (const flag of config.compatFlagsSet) logger.warn(`flag --${flag} is accepted for compatibility only and has no effect`);
 }
 
 export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promise<ManagerExit> {
   const { config, logger, provider } = deps;
-  announce(config, logger);
+  announce(config, logger, deps.metrics, deps.version);
   const limiter = TokenBucket.create(config.kubeApiQps, config.kubeApiBurst);
   const factory = clientFactory(deps.metrics);
   const root = factory.api(deps.connection, limiter);
-  const health = createHealth();
+  const slis = createHealthSlis();
+  const health = createHealth(slis);
   const hub = createMetricsHub(deps.metrics);
-  const server = await startServing({ config, logger, health, metrics: hub, root, factory, hostname: deps.hostname });
+  const server = await startServing({ config, logger, health, metrics: hub, registry: deps.metrics, slis, root, factory, hostname: deps.hostname, signal });
   const events = createEventSink({ api: root, logger: logger.withTag("events"), host: deps.hostname, onDrop: (reason) => deps.metrics.eventsDropped.inc({ reason }) });
   const eventsStop = new AbortController();
   const eventsDone = events.run(eventsStop.signal);
@@ -80,7 +88,7 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
     eventsStop.abort();
     await eventsDone;
     await provider.close?.();
-    await server?.stop(true);
+    await server?.stop();
     logger.debug(`API requests sent: ${await requestTotals(deps.metrics)}`);
   }
 }

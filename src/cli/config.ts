@@ -2,10 +2,13 @@
  * Flag text → one frozen, typed `Config`, or the full list of problems (one line each, naming the flag and
  * the value) so an operator fixes everything in one go. Nothing here touches the process.
  */
+import { resolveFeatureGates } from "./feature-gates.ts";
 import { FLAGS, type FlagSpec } from "./flags.ts";
 import { parseArgv } from "./argv.ts";
 import { parseBool, parseDuration, parseInteger, parseNumber, splitList } from "./values.ts";
 import { parseCIDR, parseIP, type CIDR } from "../net/ip.ts";
+import type { ClientAuthFlags } from "../serving/authn-sources.ts";
+import type { SniCertKey } from "../serving/tls-options.ts";
 import { selectControllers, type ControllerName } from "../controllers/names.ts";
 
 export interface LeaderElectionConfig {
@@ -25,8 +28,11 @@ export interface ServingConfig {
   readonly tlsCertFile: string;
   readonly tlsPrivateKeyFile: string;
   readonly tlsMinVersion: string;
+  readonly tlsCipherSuites: readonly string[];
+  readonly tlsCurvePreferences: readonly string[];
+  readonly sniCertKeys: readonly SniCertKey[];
   readonly permitPortSharing: boolean;
-  readonly clientCAFile: string;
+  readonly clientAuth: ClientAuthFlags;
   readonly authenticationKubeconfig: string;
   readonly authenticationCacheTtlMs: number;
   readonly authorizationKubeconfig: string;
@@ -65,6 +71,8 @@ export interface Config {
   readonly cloudBatchSize: number;
   readonly shutdownGracePeriodMs: number;
   readonly controllerThreads: number;
+  /** Every known feature gate's value (defaults, `AllAlpha`/`AllBeta`, then `--feature-gates`). */
+  readonly featureGates: ReadonlyMap<string, boolean>;
   /** Compatibility-only flags the user set; the manager warns about each once at start. */
   readonly compatFlagsSet: readonly string[];
 }
@@ -163,6 +171,7 @@ function readConfig(r: FlagReader, knownProviders: readonly string[]): Config {
     verbosity: r.int("v", 0),
     loggingFormat: r.choice<"text" | "json">("logging-format"),
     ...readBeyondUpstream(r),
+    featureGates: readFeatureGates(r),
     compatFlagsSet: FLAGS.filter((s) => s.status === "compat" && r.isSet(s.name)).map((s) => s.name),
   };
 }
@@ -252,8 +261,11 @@ function readServing(r: FlagReader): ServingConfig {
     tlsCertFile: r.text("tls-cert-file"),
     tlsPrivateKeyFile: r.text("tls-private-key-file"),
     tlsMinVersion: r.choice<string>("tls-min-version"),
+    tlsCipherSuites: r.list("tls-cipher-suites"),
+    tlsCurvePreferences: r.list("tls-curve-preferences"),
+    sniCertKeys: [],
     permitPortSharing: r.bool("permit-port-sharing"),
-    clientCAFile: r.text("client-ca-file"),
+    clientAuth: readClientAuth(r),
     authenticationKubeconfig: r.text("authentication-kubeconfig"),
     authenticationCacheTtlMs: r.duration("authentication-token-webhook-cache-ttl"),
     authorizationKubeconfig: r.text("authorization-kubeconfig"),
@@ -268,22 +280,38 @@ function readServing(r: FlagReader): ServingConfig {
   return serving;
 }
 
+function readClientAuth(r: FlagReader): ClientAuthFlags {
+  return {
+    clientCAFile: r.text("client-ca-file"),
+    requestHeaderClientCAFile: r.text("requestheader-client-ca-file"),
+    requestHeaderAllowedNames: r.list("requestheader-allowed-names"),
+    requestHeaderUsernameHeaders: r.list("requestheader-username-headers"),
+    requestHeaderUIDHeaders: r.list("requestheader-uid-headers"),
+    requestHeaderGroupHeaders: r.list("requestheader-group-headers"),
+    requestHeaderExtraHeadersPrefix: r.list("requestheader-extra-headers-prefix"),
+    skipLookup: r.bool("authentication-skip-lookup"),
+    tolerateLookupFailure: r.bool("authentication-tolerate-lookup-failure"),
+  };
+}
+
 /** Compatibility flags still get their syntax checked, so a typo is not silently accepted. */
 function readCompatServing(r: FlagReader): void {
   r.int("http2-max-streams-per-connection", 0);
   r.bool("disable-http2-serving");
   r.bool("permit-address-sharing");
-  r.bool("authentication-skip-lookup");
-  r.bool("authentication-tolerate-lookup-failure");
   r.int("webhook-secure-port", 0);
   r.duration("min-resync-period");
   r.duration("log-flush-frequency");
   r.bool("profiling");
   r.bool("contention-profiling");
   r.bool("enable-leader-migration");
-  for (const gate of r.list("feature-gates")) {
-    if (!/^[A-Za-z0-9]+=(true|false)$/.test(gate)) r.fail("feature-gates", `${JSON.stringify(gate)} is not key=true|false`);
-  }
+}
+
+function readFeatureGates(r: FlagReader): ReadonlyMap<string, boolean> {
+  const resolved = resolveFeatureGates(r.list("feature-gates"));
+  if (resolved.ok) return resolved.enabled;
+  for (const error of resolved.errors) r.fail("feature-gates", error);
+  return new Map();
 }
 
 type BeyondSettings = Pick<Config, "loadBalancerClass" | "loadBalancerResyncPeriodMs" | "nodeDeletionConfirmation" | "cloudBatchWindowMs" | "cloudBatchSize" | "shutdownGracePeriodMs" | "controllerThreads">;

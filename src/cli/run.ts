@@ -64,7 +64,8 @@ export async function connect(config: Config, io: Io): Promise<Connection | stri
   }
 }
 
-export async function runManagerCommand(argv: readonly string[], io: Io, builtins: Builtins): Promise<number> {
+/** `reportedVersion`: from `--version=vX.Y.Z…`, the version logged and exported instead of the build's. */
+export async function runManagerCommand(argv: readonly string[], io: Io, builtins: Builtins, reportedVersion?: string): Promise<number> {
   const prepared = prepare(argv, builtins);
   if (!prepared.ok) return reject(io, prepared.errors);
   const { config } = prepared;
@@ -79,7 +80,7 @@ export async function runManagerCommand(argv: readonly string[], io: Io, builtin
     return reject(io, problems);
   }
   return runManager(
-    { config, logger, connection, provider, factories: builtins.controllers, metrics, clock: realClock, identity: `${io.hostname}_${randomUUID()}`, hostname: io.hostname, argv, workerUrl: io.workerUrl },
+    { config, logger, connection, provider, factories: builtins.controllers, metrics, clock: realClock, identity: `${io.hostname}_${randomUUID()}`, hostname: io.hostname, argv, workerUrl: io.workerUrl, version: reportedVersion },
     io.signal,
   );
 }

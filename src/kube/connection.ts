@@ -31,6 +31,26 @@ export interface Connection {
 /** How long a resolved Authorization header is reused before asking the kubeconfig again. */
 const AUTH_REFRESH_MS = 30_000;
 
+/**
+ * `--master` as client-go takes it: an http(s) URL, or `host[:port]` meaning https; undefined when it is
+ * neither (a typo such as `https//10.0.0.1` would otherwise fail only at the first request).
+ */
+export function normalizeMaster(master: string): string | undefined {
+  if (master === "") return "";
+  const schemed = /^[a-z][a-z0-9+.-]*:\/\//i.test(master);
+  if (!schemed && /[/\s]/.test(master.replace(/\/+$/, ""))) return undefined;
+  const withScheme = schemed ? master : `https://${master}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    return undefined;
+  }
+  const plain = url.search === "" && url.hash === "" && url.username === "" && url.password === "";
+  if ((url.protocol !== "https:" && url.protocol !== "http:") || url.hostname === "" || !plain) return undefined;
+  return withScheme.replace(/\/+$/, "");
+}
+
 export function loadKubeConfig(source: ConnectionSource): KubeConfig {
   const kc = new KubeConfig();
   if (source.kubeconfig !== "") kc.loadFromFile(source.kubeconfig);

@@ -61,6 +61,8 @@ export interface Node extends KubeObject {
   status?: {
     addresses?: NodeAddress[];
     conditions?: NodeCondition[];
+    /** Only `systemUUID` is kept in the cache: vSphere finds a node's VM by it, as upstream does. */
+    nodeInfo?: { systemUUID?: string };
   };
 }
 

@@ -84,9 +84,24 @@ export function rbacManifests(options: RbacOptions): Manifest[] {
     { apiVersion: rbac, kind: "ClusterRoleBinding", metadata: named, roleRef: roleRef("ClusterRole"), subjects: subjects(options.namespace) },
     { apiVersion: rbac, kind: "Role", metadata: inNamespace, rules: namespaceRules(options) },
     { apiVersion: rbac, kind: "RoleBinding", metadata: inNamespace, roleRef: roleRef("Role"), subjects: subjects(options.namespace) },
+    authenticationReaderBinding(options.namespace),
     ...(controllerIdentityBindings(options.namespace, LABELS) as Manifest[]),
     ...(options.providerRules ?? []).flatMap((p) => providerRoles(p, options.namespace)),
   ];
+}
+
+/**
+ * The secure port reads the client CA and request-header settings from the ConfigMap
+ * `kube-system/extension-apiserver-authentication`, through the bootstrap Role that grants exactly that.
+ */
+function authenticationReaderBinding(namespace: string): Manifest {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: { name: `${CCM_ROLE}:apiserver-authentication-reader`, namespace: "kube-system", labels: LABELS },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "extension-apiserver-authentication-reader" },
+    subjects: subjects(namespace),
+  };
 }
 
 function providerRoles(p: ProviderRules, namespace: string): Manifest[] {
