@@ -8,7 +8,7 @@ import type { CloudProvider, ProviderContext } from "../../src/cloud/provider.ts
 import { followCloudConfig } from "../../src/cloud/follow-file.ts";
 import { describeConfig, parseBaremetalConfig, type BaremetalConfig } from "./config.ts";
 import { inventoryInstances } from "./instances.ts";
-import { createPoolLoadBalancer, type PoolLoadBalancer } from "../shared/address-pools/load-balancer.ts";
+import { createSourcedLoadBalancer, type SourcedLoadBalancer } from "../shared/address-pools/pool-source.ts";
 
 export interface BaremetalProviderInput {
   readonly config: BaremetalConfig;
@@ -36,13 +36,19 @@ export function createBaremetalProvider(input: BaremetalProviderInput, context: 
   /** The load-balancer capability is fixed at start: the service controller is built (or skipped) once. */
   const startSettings = input.config.loadBalancers;
   const settings = (): NonNullable<BaremetalConfig["loadBalancers"]> => current.loadBalancers ?? (startSettings as NonNullable<typeof startSettings>);
-  const lb: PoolLoadBalancer | undefined = startSettings
-    ? createPoolLoadBalancer({ settings, pools: () => settings().pools, logger: log, observeCall: context.observeCall })
+  const lb: SourcedLoadBalancer | undefined = startSettings
+    ? createSourcedLoadBalancer({ settings, logger: log, observeCall: context.observeCall })
     : undefined;
 
   function apply(config: BaremetalConfig): void {
     if ((config.loadBalancers === undefined) !== (startSettings === undefined)) {
       log.warn(`adding or removing the loadBalancers section takes a restart; until then load balancers stay ${startSettings ? "on, with the last pools" : "off"}`);
+      current = { inventory: config.inventory, loadBalancers: current.loadBalancers };
+      return;
+    }
+    const source = config.loadBalancers?.source;
+    if (startSettings && source !== startSettings.source) {
+      log.warn(`changing loadBalancers.source (${startSettings.source} → ${source ?? "none"}) takes a restart; until then pools stay as they were`);
       current = { inventory: config.inventory, loadBalancers: current.loadBalancers };
       return;
     }
@@ -68,7 +74,7 @@ export function createBaremetalProvider(input: BaremetalProviderInput, context: 
   return {
     name: "baremetal",
     instances: inventoryInstances(() => current.inventory),
-    loadBalancer: lb?.loadBalancer,
+    loadBalancer: lb?.lb.loadBalancer,
     apply,
     initialize(init) {
       lb?.initialize(init);

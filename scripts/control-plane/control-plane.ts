@@ -14,6 +14,7 @@ import { createRegistry } from "../../src/cloud/registry.ts";
 import { providerFactories } from "../../src/builtins.ts";
 import { createAdminApi, applyObjects } from "./admin.ts";
 import type { KubeApi } from "../../src/kube/api.ts";
+import type { KubeObject } from "../../src/kube/objects.ts";
 
 export interface Kubeconfigs {
   /** system:masters, for test setup and assertions. */
@@ -67,7 +68,11 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
   const ready = async (): Promise<void> => waitFor(`kube-apiserver on ${ports.apiserver}`, () => readyz(server, pki), 120_000, apiserver);
   await ready();
   // Every provider's extra role too: one control plane serves the tests of all providers.
-  await applyObjects(admin, rbacManifests({ namespace: "kube-system", leaseName: "cloud-controller-manager", providerRules: createRegistry(providerFactories()).rbacRules() }));
+  const registry = createRegistry(providerFactories());
+  await applyObjects(admin, rbacManifests({ namespace: "kube-system", leaseName: "cloud-controller-manager", providerRules: registry.rbacRules() }));
+  // Every provider's custom resources, served before any test starts.
+  await applyObjects(admin, registry.customResources());
+  await waitFor("custom resources served", () => crdsServed(admin, registry.customResources()), 30_000, apiserver);
   return {
     dir: options.dir,
     server,
@@ -201,6 +206,17 @@ async function readyz(server: string, pki: Pki): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Every custom resource answers a list: its CRD is established and served. */
+async function crdsServed(admin: KubeApi, crds: readonly KubeObject[]): Promise<boolean> {
+  for (const crd of crds) {
+    const spec = (crd as { spec?: { group: string; names: { plural: string; kind: string }; versions: { name: string }[] } }).spec;
+    if (!spec) continue;
+    const resource = { group: spec.group, version: spec.versions[0]?.name ?? "v1", plural: spec.names.plural, kind: spec.names.kind, namespaced: false };
+    if (!(await admin.list(resource, { limit: 1 }).then(() => true, () => false))) return false;
+  }
+  return true;
 }
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, proc: Subprocess): Promise<void> {

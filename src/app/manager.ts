@@ -79,6 +79,7 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
     root,
     events,
     provider,
+    replica: config.leaderElection.enabled ? { identity: deps.identity, hostname: deps.hostname } : undefined,
     clients: () =>
       controllerClients({ enabled: config.useServiceAccountCredentials, root, connection: deps.connection, limiter, factory, namespace: config.leaderElection.resourceNamespace, clock: deps.clock, logger }),
   };
@@ -121,6 +122,7 @@ function exitAfter(run: Promise<void>, logger: Logger): Promise<ManagerExit> {
 async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Promise<ManagerExit> {
   const le = deps.config.leaderElection;
   if (!le.enabled) return exitAfter(runAll(deps, signal), deps.logger);
+  if (deps.replica) deps.provider.startReplica?.({ kube: deps.root, ...deps.replica, signal });
   const elector = createLeaderElector({
     api: deps.root,
     config: le,

@@ -4,7 +4,7 @@
  * stop taking work and get `--shutdown-grace-period` to finish; a controller that crashes stops them all.
  */
 import type { Config } from "../cli/config.ts";
-import type { CloudProvider } from "../cloud/provider.ts";
+import type { CloudProvider, ProviderInit } from "../cloud/provider.ts";
 import { CONTROLLER_NAMES, METRIC_NAMES, type ControllerName } from "../controllers/names.ts";
 import type { KubeApi } from "../kube/api.ts";
 import type { EventSink } from "../kube/events.ts";
@@ -32,7 +32,12 @@ export interface LeaderDeps {
   readonly clients: () => Promise<ControllerClients>;
   /** A controller thread runs only its share of the enabled controllers; the rest belong to other threads. */
   readonly only?: ReadonlySet<ControllerName>;
+  /** Who leads, when leader election is on. */
+  readonly replica?: ProviderInit["replica"];
 }
+
+/** Provider checks are registered under this prefix; they count for `/readyz` only. */
+export const PROVIDER_READINESS_PREFIX = "provider-";
 
 /** A controller's run loop threw: the manager stops everything rather than run half its controllers. */
 export class ControllerCrashedError extends Error {
@@ -43,9 +48,15 @@ export async function runControllers(deps: LeaderDeps, signal: AbortSignal): Pro
   const { config, logger } = deps;
   const informers = createSharedInformers({ api: deps.root, logger, clock: deps.clock });
   deps.health.add("informer-sync", () => (informers.synced ? undefined : "caches not synced yet"));
-  if (deps.provider.initialize) {
-    await deps.provider.initialize({ signal, nodes: informers.nodes(), services: informers.services(), waitForSync: (s) => informers.waitForSync(s), kube: deps.root });
-  }
+  await deps.provider.initialize?.({
+    signal,
+    nodes: informers.nodes(),
+    services: informers.services(),
+    waitForSync: (s) => informers.waitForSync(s),
+    kube: deps.root,
+    addReadinessCheck: (name, check) => deps.health.add(`${PROVIDER_READINESS_PREFIX}${name}`, check),
+    replica: deps.replica,
+  });
   const controllers = await buildControllers(deps, controllerContext(deps, informers, await deps.clients()), signal);
   const informerStop = new AbortController();
   const informersDone = informers.run(informerStop.signal);

@@ -18,6 +18,7 @@ import { startSecureServer, type SecureServer } from "../serving/server.ts";
 import { resolveTls, type TlsSettings } from "../serving/tls-options.ts";
 import type { ClientFactory } from "./clients.ts";
 import { configz } from "./configz.ts";
+import { PROVIDER_READINESS_PREFIX } from "./run-controllers.ts";
 
 /** Review traffic gets its own bucket (client-go's delegated-auth defaults), so scrapes never slow controllers. */
 const AUTH_QPS = 200;
@@ -25,10 +26,11 @@ const AUTH_BURST = 400;
 
 /**
  * `/healthz` as upstream (ping, leaderElection, one check per controller); `/livez` only what a restart
- * would fix; `/readyz` also waits for the caches (`informer-sync*`), so a fresh leader is not "ready" early.
+ * would fix; `/readyz` also waits for the caches (`informer-sync*`), so a fresh leader is not "ready" early,
+ * and runs the provider's own readiness checks (`provider-*`).
  */
 export function createHealth(slis: HealthSlis): HealthRegistry {
-  const readinessOnly = (name: string): boolean => name.startsWith("informer-sync");
+  const readinessOnly = (name: string): boolean => name.startsWith("informer-sync") || name.startsWith(PROVIDER_READINESS_PREFIX);
   const health = createHealthRegistry(
     {
       "/healthz": (name) => !readinessOnly(name),

@@ -26,8 +26,20 @@ export interface ReadPool {
   readonly problems: readonly string[];
 }
 
-const olderFirst = (a: KubeObject, b: KubeObject): number =>
-  (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "") || a.metadata.name.localeCompare(b.metadata.name);
+/** Whether the pool's status shows it in force (Valid=True). */
+const shownInForce = (o: AddressPoolObject): boolean =>
+  Array.isArray(o.status?.conditions) && o.status.conditions.some((c: { type?: string; status?: string }) => c.type === "Valid" && c.status === "True");
+
+/**
+ * Older first. Creation times have one-second resolution, so between pools of the same second the one
+ * already in force (here, or as its status shows) comes first: a pool created next to it never takes
+ * its addresses.
+ */
+function olderFirst(inForce: ReadonlySet<string>): (a: AddressPoolObject, b: AddressPoolObject) => number {
+  const rank = (o: AddressPoolObject): number => (inForce.has(o.metadata.name) || shownInForce(o) ? 0 : 1);
+  return (a, b) =>
+    (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "") || rank(a) - rank(b) || a.metadata.name.localeCompare(b.metadata.name);
+}
 
 function readOne(object: AddressPoolObject): ReadPool {
   const p = new Problems();
@@ -38,11 +50,11 @@ function readOne(object: AddressPoolObject): ReadPool {
 
 /**
  * Every object read, oldest first; a pool overlapping an older usable one is refused, so adding a pool
- * never takes addresses away from the pools already in force.
+ * never takes addresses away from the pools already in force (`inForce`: their names).
  */
-export function readPools(objects: readonly AddressPoolObject[]): ReadPool[] {
+export function readPools(objects: readonly AddressPoolObject[], inForce: ReadonlySet<string> = new Set()): ReadPool[] {
   const accepted: Pool[] = [];
-  return [...objects].sort(olderFirst).map((object) => {
+  return [...objects].sort(olderFirst(inForce)).map((object) => {
     const read = readOne(object);
     if (!read.pool) return read;
     const clash = overlaps([...accepted, read.pool]).filter((o) => o.b === read.pool);
@@ -68,7 +80,7 @@ export function createClusterPools(o: { kube: KubeApi; logger: Logger; onChange:
   let logged = new Map<string, string>();
   const recompute = (): void => {
     const before = current.flatMap((r) => r.pool ?? []);
-    current = readPools(informer.list());
+    current = readPools(informer.list(), new Set(before.map((p) => p.name)));
     const next = new Map(current.filter((r) => r.problems.length > 0).map((r) => [r.object.metadata.name, r.problems.join("; ")]));
     for (const [name, why] of next) if (logged.get(name) !== why) o.logger.warn(`address pool ${name} offers no addresses: ${why}`);
     logged = next;

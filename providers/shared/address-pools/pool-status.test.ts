@@ -14,6 +14,16 @@ describe("reading AddressPool objects", () => {
     expect(read[1]!.problems.join()).toContain("overlaps");
   });
 
+  test("pools of the same second: the one in force (here, or as its status shows) keeps its addresses", () => {
+    const second = "2026-01-01T00:00:00Z";
+    const pools = [object("a-new", second, { addresses: ["10.0.0.9"] }), object("b-used", second, { addresses: ["10.0.0.8/30"] })];
+    const valid = (read: ReturnType<typeof readPools>): string[] => read.filter((r) => r.pool).map((r) => r.object.metadata.name);
+    expect(valid(readPools(pools))).toEqual(["a-new"]);
+    expect(valid(readPools(pools, new Set(["b-used"])))).toEqual(["b-used"]);
+    const shown = { ...pools[1]!, status: { conditions: [{ type: "Valid", status: "True" }] } };
+    expect(valid(readPools([pools[0]!, shown]))).toEqual(["b-used"]);
+  });
+
   test("an unreadable address makes only its own pool invalid", () => {
     const read = readPools([object("bad", "2026-01-01T00:00:00Z", { addresses: ["10.0.0.300"] }), object("good", "2026-01-02T00:00:00Z", { addresses: ["10.0.1.0/30"] })]);
     expect(read.map((r) => r.problems.length > 0)).toEqual([true, false]);

@@ -1,0 +1,94 @@
+/**
+ * Where a provider's address pools come from, as one piece both pool-backed providers use: the
+ * cloud-config file's pools (`source: file`), or AddressPool objects in the cluster (`source: cluster`).
+ * With cluster pools the leader watches the objects, the load balancer rebuilds its table only once both
+ * the Service cache and the pools are synced (so a restart never judges addresses against no pools), and
+ * every pool's status shows its used and free counts. A `/readyz` check says while the pools are unread.
+ */
+import type { CallOutcome, ProviderInit } from "../../../src/cloud/provider.ts";
+import type { Logger } from "../../../src/log/logger.ts";
+import { createClusterPools, type ClusterPools } from "./cluster-pools.ts";
+import { createPoolLoadBalancer, type PoolLoadBalancer } from "./load-balancer.ts";
+import type { Pool } from "./pools.ts";
+import type { LoadBalancerSettings } from "./pools-config.ts";
+import { createStatusWriter, type StatusWriter } from "./status-writer.ts";
+
+export interface PoolSourceDeps {
+  /** The settings now; a live edit of the cloud-config swaps them (the source is fixed at start). */
+  readonly settings: () => LoadBalancerSettings;
+  /** Set while configuration-driven moves are refused: the reason. */
+  readonly moveGuard?: () => string | undefined;
+  readonly logger: Logger;
+  readonly observeCall: (operation: string, seconds: number, outcome: CallOutcome) => void;
+  /** How long the status writer gathers changes before one pass. */
+  readonly statusDelayMs?: number;
+}
+
+export interface SourcedLoadBalancer {
+  readonly lb: PoolLoadBalancer;
+  /** The pools in force now. */
+  pools(): readonly Pool[];
+  /** On the leader: starts watching the pools (cluster source), then the load balancer's rebuild. */
+  initialize(init: ProviderInit): void;
+}
+
+interface ClusterSide {
+  readonly pools: ClusterPools;
+  readonly status: StatusWriter;
+}
+
+/** Names and ranges: equal for pool sets that hand out the same addresses the same way. */
+const describe = (pools: readonly Pool[]): string => pools.map((p) => `${p.name}[${p.ranges.map((r) => `${r.first}-${r.last}`).join(",")}]`).join(" ");
+const names = (pools: readonly Pool[]): string => pools.map((p) => p.name).join(", ") || "none";
+
+function startCluster(init: ProviderInit, deps: PoolSourceDeps, lb: () => PoolLoadBalancer): ClusterSide {
+  const logger = deps.logger;
+  const status = createStatusWriter({ kube: init.kube, read: () => pools.read(), used: () => lb().table.addresses(), logger, delayMs: deps.statusDelayMs });
+  const pools = createClusterPools({
+    kube: init.kube,
+    logger,
+    onChange: (before, after) => {
+      if (pools.informer.synced && describe(before) !== describe(after)) logger.info(`address pools in force: ${names(after)} (were: ${names(before)})`);
+      status.schedule();
+    },
+  });
+  init.addReadinessCheck?.("address-pools", () => (pools.informer.synced ? undefined : "AddressPool objects not read yet (is the CRD installed?)"));
+  void pools.run(init.signal).finally(() => status.stop());
+  void pools.informer.waitForSync(init.signal).then((synced) => synced && logger.info(`address pools from AddressPool objects: ${names(pools.pools())}`));
+  return { pools, status };
+}
+
+export function createSourcedLoadBalancer(deps: PoolSourceDeps): SourcedLoadBalancer {
+  let cluster: ClusterSide | undefined;
+  const fromCluster = deps.settings().source === "cluster";
+  const pools = (): readonly Pool[] => (fromCluster ? (cluster?.pools.pools() ?? []) : deps.settings().pools);
+  const inner = createPoolLoadBalancer({ settings: deps.settings, pools, moveGuard: deps.moveGuard, logger: deps.logger, observeCall: deps.observeCall });
+  const lb: PoolLoadBalancer = {
+    ...inner,
+    loadBalancer: {
+      ...inner.loadBalancer,
+      async ensureLoadBalancer(clusterName, service, nodes, signal) {
+        try {
+          return await inner.loadBalancer.ensureLoadBalancer(clusterName, service, nodes, signal);
+        } finally {
+          cluster?.status.schedule();
+        }
+      },
+      async ensureLoadBalancerDeleted(clusterName, service, signal) {
+        await inner.loadBalancer.ensureLoadBalancerDeleted(clusterName, service, signal);
+        cluster?.status.schedule();
+      },
+    },
+  };
+  return {
+    lb,
+    pools,
+    initialize(init) {
+      if (!fromCluster) return inner.initialize(init);
+      const side = startCluster(init, deps, () => lb);
+      cluster = side;
+      const waitForSync = async (signal: AbortSignal): Promise<boolean> => (await init.waitForSync(signal)) && (await side.pools.informer.waitForSync(signal));
+      inner.initialize({ ...init, waitForSync });
+    },
+  };
+}
