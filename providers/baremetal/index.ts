@@ -1,8 +1,7 @@
 /** The registered factory for `--cloud-provider=baremetal`, and what tests use. */
 import type { ProviderFactory } from "../../src/cloud/provider.ts";
 import { parseBaremetalConfig } from "./config.ts";
-import { addressPoolCrd } from "../shared/address-pools/crd.ts";
-import { GROUP } from "../shared/crd.ts";
+import { ADDRESS_POOL_RULES, addressPoolCrd } from "../shared/address-pools/crd.ts";
 import { createBaremetalProvider, type BaremetalProviderInput } from "./provider.ts";
 
 export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> = {
@@ -16,8 +15,7 @@ export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> =
   // patch of the Service's metadata, never an update, never its spec.
   rbacRules: [
     { apiGroups: [""], resources: ["services"], verbs: ["patch"] },
-    { apiGroups: [GROUP], resources: ["addresspools"], verbs: ["get", "list", "watch"] },
-    { apiGroups: [GROUP], resources: ["addresspools/status"], verbs: ["patch"] },
+    ...ADDRESS_POOL_RULES,
   ],
   customResourceDefinitions: [addressPoolCrd()],
 };

@@ -82,6 +82,10 @@ describe("vsphere.conf", () => {
     expect(config.loadBalancers?.pools.map((p) => p.name)).toEqual(["lb"]);
   });
 
+  test("loadBalancers.source: cluster reads AddressPool objects instead of listed pools", () => {
+    expect(ok(`${YAML}loadBalancers: { source: cluster }\n`).loadBalancers).toMatchObject({ source: "cluster", pools: [] });
+  });
+
   test.each([
     [undefined, "vcenter: the cloud-config is required"],
     ["global: {}\n", "vcenter: name the vCenter"],
@@ -116,10 +120,6 @@ describe("vsphere.conf", () => {
       '[VirtualCenter "vc"] thumbprint: certificate pinning',
     ],
     ['[VirtualCenter "vc"]\nuser = u\npassword = p\n[Labels]\ncolour = blue\n', "[Labels] colour: unknown field"],
-    [
-      "vcenter:\n  a: { server: a, user: u, password: p }\nloadBalancers: { source: cluster }\n",
-      "loadBalancers.source: cluster (AddressPool objects) is not available",
-    ],
   ])("refused with the key named: %p", (text, expected) => {
     expect(errors(text).join("\n")).toContain(expected);
   });

@@ -75,17 +75,8 @@ export function parseVSphereConfig(text: string | undefined): ParsedConfig {
     nodes: readNodes(p, mappingAt(p, raw.nodes, "nodes") ?? {}),
     loadBalancers: parseLoadBalancers(p, raw.loadBalancers, VSPHERE_KEYS),
   };
-  refuseClusterPools(p, config.loadBalancers);
   if (p.list.length === 0) return { ok: true, config };
   return { ok: false, errors: spelling ? p.list.map((problem) => inIniTerms(problem, spelling)) : p.list };
-}
-
-function refuseClusterPools(p: Problems, settings: LoadBalancerSettings | undefined): void {
-  if (settings?.source !== "cluster") return;
-  p.add(
-    "loadBalancers.source",
-    "cluster (AddressPool objects) is not available with vsphere yet; list the pools in this file (source: file)",
-  );
 }
 
 function readRaw(p: Problems, text: string | undefined): { raw: Raw; spelling?: IniForm["spelling"] } | undefined {

@@ -2,6 +2,7 @@
 import type { ProviderFactory } from "../../src/cloud/provider.ts";
 import { parseVSphereConfig, type VSphereConfig } from "./config.ts";
 import { createVSphereProvider } from "./provider.ts";
+import { ADDRESS_POOL_RULES, addressPoolCrd } from "../shared/address-pools/crd.ts";
 
 export const vsphereProviderFactory: ProviderFactory<VSphereConfig> = {
   name: "vsphere",
@@ -12,7 +13,10 @@ export const vsphereProviderFactory: ProviderFactory<VSphereConfig> = {
     { apiGroups: [""], resources: ["services"], verbs: ["patch"] },
     // vsphere.conf may name a Secret with the vCenter credentials (secretName / secretNamespace).
     { apiGroups: [""], resources: ["secrets"], verbs: ["get"] },
+    // loadBalancers.source: cluster reads the pools from AddressPool objects and writes their status.
+    ...ADDRESS_POOL_RULES,
   ],
+  customResourceDefinitions: [addressPoolCrd()],
 };
 
 export { createVSphereProvider, type VSphereProviderOptions } from "./provider.ts";

@@ -5,7 +5,7 @@
  */
 import type { CloudProvider, ProviderContext } from "../../src/cloud/provider.ts";
 import type { KubeApi } from "../../src/kube/api.ts";
-import { createPoolLoadBalancer } from "../shared/address-pools/load-balancer.ts";
+import { createSourcedLoadBalancer } from "../shared/address-pools/pool-source.ts";
 import { createVSphereApi, type VSphereApiDeps } from "./api.ts";
 import { describeConfig, type VSphereConfig } from "./config.ts";
 import { credentialSource } from "./credentials.ts";
@@ -39,18 +39,13 @@ export function createVSphereProvider(
   const lookup = createVmLookup({ api, datacenters: vc.datacenters, scanTtlMs: options.scanTtlMs });
   const settings = config.loadBalancers;
   const lb = settings
-    ? createPoolLoadBalancer({
-        settings: () => settings,
-        pools: () => settings.pools,
-        logger: log,
-        observeCall: context.observeCall,
-      })
+    ? createSourcedLoadBalancer({ settings: () => settings, logger: log, observeCall: context.observeCall })
     : undefined;
   log.info(`vSphere provider: ${describeConfig(config)}`);
   return {
     name: "vsphere",
     instances: vsphereInstances(config, lookup),
-    loadBalancer: lb?.loadBalancer,
+    loadBalancer: lb?.lb.loadBalancer,
     initialize(init) {
       kube ??= init.kube;
       lb?.initialize(init);

@@ -4,6 +4,8 @@
  * used and free, and a `Valid` condition (False for a pool that overlaps an older one or holds an
  * unreadable address; such a pool offers nothing).
  */
+import type { PolicyRule } from "../../../src/manifests/rbac.ts";
+import { GROUP } from "../crd.ts";
 import { bool, conditionsSchema, customResourceDefinition, int, labelSelectorSchema, list, obj, resourceOf, str, type KindDefinition } from "../crd.ts";
 
 /** A CIDR, a range `first-last` or one address; exact checks happen when the pool is read. */
@@ -53,3 +55,9 @@ export const ADDRESS_POOL_KIND: KindDefinition = {
 
 export const ADDRESS_POOLS = resourceOf(ADDRESS_POOL_KIND);
 export const addressPoolCrd = (): ReturnType<typeof customResourceDefinition> => customResourceDefinition(ADDRESS_POOL_KIND);
+
+/** What a provider reading AddressPool objects needs: read them, write their status. */
+export const ADDRESS_POOL_RULES: readonly PolicyRule[] = [
+  { apiGroups: [GROUP], resources: ["addresspools"], verbs: ["get", "list", "watch"] },
+  { apiGroups: [GROUP], resources: ["addresspools/status"], verbs: ["patch"] },
+];
