@@ -4,37 +4,23 @@
  * keeps two leaders from ever writing: controllers stop taking work and finish in-flight syncs
  * (bounded), only then is the Lease released.
  */
-import type { Config } from "../cli/config.ts";
-import type { CloudProvider } from "../cloud/provider.ts";
-import type { Connection } from "../kube/connection.ts";
-import { createEventSink } from "../kube/events.ts";
-import { TokenBucket } from "../kube/token-bucket.ts";
+import type { Config } from "../config/config.ts";
+import { ControllerConfigError } from "../controllers/context.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Metrics } from "../metrics/metrics.ts";
-import type { Clock } from "../util/clock.ts";
-import { buildInfo } from "../version.ts";
-import { clientFactory, controllerClients } from "./clients.ts";
-import { ControllerConfigError, type ControllerFactory } from "./context.ts";
-import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
-import { runControllers } from "./run-controllers.ts";
-import { runControllerThreads, type ThreadDeps } from "./threads/host.ts";
 import { createMetricsHub } from "../metrics/hub.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { buildInfo } from "../version.ts";
+import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
+import type { ProcessDeps } from "./process.ts";
+import { runControllers } from "./run-controllers.ts";
 import { createHealth, startServing } from "./serving.ts";
+import { runControllerThreads, type ThreadDeps } from "./threads/host.ts";
 
-export interface ManagerDeps {
-  readonly config: Config;
-  readonly logger: Logger;
-  readonly connection: Connection;
-  readonly provider: CloudProvider;
-  readonly factories: Readonly<Record<string, ControllerFactory>>;
-  readonly metrics: Metrics;
-  readonly clock: Clock;
+export interface ManagerDeps extends ProcessDeps {
   /** `<hostname>_<uuid>`, the Lease holder identity. */
   readonly identity: string;
   readonly hostname: string;
-  /** The flags as given, for controller threads to re-read. */
-  readonly argv: readonly string[];
   /** The worker-thread entry point (`--controller-threads`). */
   readonly workerUrl: string;
 }
@@ -52,28 +38,14 @@ function announce(config: Config, logger: Logger): void {
 }
 
 export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promise<ManagerExit> {
-  const { config, logger, provider } = deps;
+  const { config, logger, provider, events } = deps;
   announce(config, logger);
-  const limiter = TokenBucket.create(config.kubeApiQps, config.kubeApiBurst);
-  const factory = clientFactory(deps.metrics);
-  const root = factory.api(deps.connection, limiter);
   const health = createHealth();
   const hub = createMetricsHub(deps.metrics);
-  const server = await startServing({ config, logger, health, metrics: hub, root, factory, hostname: deps.hostname });
-  const events = createEventSink({ api: root, logger: logger.withTag("events"), host: deps.hostname, onDrop: (reason) => deps.metrics.eventsDropped.inc({ reason }) });
+  const server = await startServing({ config, logger, health, metrics: hub, root: deps.root, factory: deps.factory, hostname: deps.hostname });
   const eventsStop = new AbortController();
   const eventsDone = events.run(eventsStop.signal);
-  const leader: ThreadDeps = {
-    ...deps,
-    bucket: limiter.shared,
-    hub,
-    health,
-    root,
-    events,
-    provider,
-    clients: () =>
-      controllerClients({ enabled: config.useServiceAccountCredentials, root, connection: deps.connection, limiter, factory, namespace: config.leaderElection.resourceNamespace, clock: deps.clock, logger }),
-  };
+  const leader: ThreadDeps = { ...deps, bucket: deps.limiter.shared, hub, health };
   try {
     return await lead(leader, deps.identity, signal);
   } finally {

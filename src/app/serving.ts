@@ -4,7 +4,7 @@
  * and `/metrics` from the registry.
  */
 import type { Server } from "bun";
-import type { Config } from "../cli/config.ts";
+import type { Config } from "../config/config.ts";
 import type { KubeApi } from "../kube/api.ts";
 import { resolveConnection } from "../kube/connection.ts";
 import { TokenBucket } from "../kube/token-bucket.ts";

@@ -109,6 +109,26 @@ export interface Service extends KubeObject {
   };
 }
 
+/** coordination.k8s.io/v1 Lease, the leader-election lock. */
+export interface Lease extends KubeObject {
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** rbac.authorization.k8s.io/v1 PolicyRule. */
+export interface PolicyRule {
+  apiGroups: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+  verbs: string[];
+}
+
 export interface ObjectReference {
   apiVersion?: string;
   kind: string;

@@ -4,6 +4,8 @@
  * so shipped and tested RBAC are one. The per-controller ServiceAccounts rely on the bootstrap
  * `system:controller:*` roles (see controller-identities.ts).
  */
+import type { ProviderRules } from "../cloud/registry.ts";
+import type { PolicyRule } from "../kube/objects.ts";
 import { controllerIdentityBindings } from "./controller-identities.ts";
 
 export const CCM_USER = "system:cloud-controller-manager";
@@ -17,19 +19,6 @@ export interface RbacOptions {
   readonly leaseName: string;
   /** Providers' own extra permissions, each granted in a ClusterRole named after the provider. */
   readonly providerRules?: readonly ProviderRules[];
-}
-
-export interface ProviderRules {
-  readonly provider: string;
-  readonly rules: readonly PolicyRule[];
-}
-
-export interface PolicyRule {
-  apiGroups: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-  verbs: string[];
 }
 
 export interface Manifest {

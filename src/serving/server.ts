@@ -4,7 +4,7 @@
  * health and metrics too.
  */
 import type { Server } from "bun";
-import type { ServingConfig } from "../cli/config.ts";
+import type { ServingConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { HealthRegistry } from "./health.ts";
 import type { Verdict } from "./auth.ts";
