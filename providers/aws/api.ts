@@ -15,7 +15,9 @@ import * as elb from "@aws-sdk/client-elastic-load-balancing";
 import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
 import type { CallOutcome, ProviderContext } from "../../src/cloud/provider.ts";
 import { sleep } from "../../src/util/clock.ts";
-import type { OverridableService, ServiceOverride } from "./config.ts";
+import type { AssumeRole } from "./config.ts";
+import { roleCredentials, type Credentials } from "./credentials.ts";
+import { overrideFor, type OverridableService, type ServiceOverride } from "./service-overrides.ts";
 
 export interface AwsApiOptions {
   /** Empty: the SDK's region chain (AWS_REGION, shared config). */
@@ -27,8 +29,9 @@ export interface AwsApiOptions {
   /** First backoff step; doubles per attempt up to `maxBackoffMs`, with full jitter. */
   readonly backoffMs?: number;
   readonly maxBackoffMs?: number;
-  /** Fixed credentials instead of the SDK's default chain (tests). */
+  /** Fixed credentials instead of the SDK's default chain (tests); with `assumeRole`, the caller's. */
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  readonly assumeRole?: AssumeRole;
 }
 
 /** A call that failed for good: `code` is the AWS error code (or `RequestTimeout` / `NetworkError`). */
@@ -80,27 +83,41 @@ function serviceFailure(e: SdkError, message: string): Failure {
 
 type Send<I, O> = (input: I, options: { abortSignal: AbortSignal }) => Promise<O>;
 
-function endpointFor(options: AwsApiOptions, service: OverridableService): { endpoint?: string; region?: string } {
-  const match = options.overrides.find((o) => o.service === service && (options.region === "" || o.region === options.region));
-  const region = options.region || match?.region;
-  return { ...(match ? { endpoint: match.url } : {}), ...(region ? { region } : {}) };
+/**
+ * Endpoint and region of one client. An override's URL replaces the endpoint, and its signing region
+ * becomes the client's region: with an explicit endpoint the region only scopes the signature.
+ */
+function clientConfig(options: AwsApiOptions, service: OverridableService, credentials: Credentials | undefined): Record<string, unknown> {
+  const timeout = options.requestTimeoutMs ?? 30_000;
+  const match = overrideFor(options.overrides, service, options.region);
+  const region = match?.signingRegion || options.region || undefined;
+  return {
+    ...(match ? { endpoint: match.url } : {}),
+    ...(match?.signingName ? { signingName: match.signingName } : {}),
+    ...(region ? { region } : {}),
+    ...(credentials ? { credentials } : {}),
+    maxAttempts: 1,
+    requestHandler: { requestTimeout: timeout, connectionTimeout: Math.min(timeout, 10_000) },
+  };
 }
 
-function clientConfig(options: AwsApiOptions, service: OverridableService): Record<string, unknown> {
-  const timeout = options.requestTimeoutMs ?? 30_000;
-  return {
-    ...endpointFor(options, service),
-    ...(options.credentials ? { credentials: options.credentials } : {}),
-    maxAttempts: 1,
-    requestHandler: { requestTimeout: timeout, connectionTimeout: Math.min(timeout, 10_000) } };
+function credentialsFor(options: AwsApiOptions): Credentials | undefined {
+  const sts = overrideFor(options.overrides, "sts", options.region);
+  return roleCredentials(options.assumeRole, options.credentials, {
+    region: options.region || undefined,
+    endpoint: sts?.url,
+    signingRegion: sts?.signingRegion,
+    requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+  });
 }
 
 // The return type is the operation table below, spelled once; `AwsApi` names it.
 // eslint-disable-next-line @typescript-eslint/explicit-function-return-type
 export function createAwsApi(options: AwsApiOptions, context: ProviderContext) {
-  const ec2Client = new ec2.EC2Client(clientConfig(options, "ec2"));
-  const elbClient = new elb.ElasticLoadBalancingClient(clientConfig(options, "elb"));
-  const v2 = new elbv2.ElasticLoadBalancingV2Client(clientConfig(options, "elbv2"));
+  const credentials = credentialsFor(options);
+  const ec2Client = new ec2.EC2Client(clientConfig(options, "ec2", credentials));
+  const elbClient = new elb.ElasticLoadBalancingClient(clientConfig(options, "elb", credentials));
+  const v2 = new elbv2.ElasticLoadBalancingV2Client(clientConfig(options, "elbv2", credentials));
   const timeoutMs = options.requestTimeoutMs ?? 30_000;
   const maxAttempts = options.maxAttempts ?? 5;
   const backoffMs = options.backoffMs ?? 500;

@@ -58,8 +58,20 @@ describe("aws-load-balancer-* annotations", () => {
     });
   });
 
-  test.each([["false", false], ["", false], ["0.0.0.0/0", true], ["yes", true]])("internal=%p → internal %p", (value, internal) => {
-    expect(parseLbOptions(service({ [`${P}internal`]: value })).internal).toBe(internal);
+  test.each([
+    ["false", false, false],
+    ["", false, false],
+    ["true", true, false],
+    ["False", true, false],
+    ["0.0.0.0/0", true, true],
+    ["yes", true, true],
+    ["maybe", true, true],
+  ])("internal=%p → internal %p, warned %p", (value, internal, warned) => {
+    const options = parseLbOptions(service({ [`${P}internal`]: value }));
+    expect(options.internal).toBe(internal);
+    const warnings = options.warnings.filter((w) => w.reason === "InvalidAnnotation");
+    expect(warnings.length > 0).toBe(warned);
+    if (warned) expect(warnings[0]!.message).toContain(`${P}internal: ${JSON.stringify(value)} is not a boolean; read as true`);
   });
 
   test("spec.loadBalancerSourceRanges wins over the annotation", () => {

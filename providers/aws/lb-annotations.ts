@@ -84,6 +84,21 @@ function warning(key: string, why: string): ServiceWarning {
   return { reason: "UnsupportedAnnotation", message: `annotation ${key} ${why}` };
 }
 
+const GO_BOOLS = ["1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"];
+
+/**
+ * Upstream's meaning: internal unless empty or exactly "false", so "maybe" (or "False") still asks for
+ * an internal scheme; a value that is not a boolean gets a Warning event saying how it was read.
+ */
+function readInternal(read: Read, warnings: ServiceWarning[]): boolean {
+  const value = read("internal");
+  const internal = value !== undefined && value !== "" && value !== "false";
+  if (value !== undefined && value !== "" && !GO_BOOLS.includes(value)) {
+    warnings.push({ reason: "InvalidAnnotation", message: `annotation ${PREFIX}internal: ${JSON.stringify(value)} is not a boolean; read as ${internal} (internal unless empty or "false"), as upstream` });
+  }
+  return internal;
+}
+
 function checkRefusedAndUnknown(annotations: Readonly<Record<string, string>>, kind: LbKind): ServiceWarning[] {
   const warnings: ServiceWarning[] = [];
   const refused = REFUSED[kind];
@@ -165,7 +180,7 @@ export function parseLbOptions(service: Service): LbOptions {
   const kind = kindOf(read);
   const warnings = checkRefusedAndUnknown(annotations, kind);
   checkBackendProtocol(read);
-  const internal = read("internal");
+  const internal = readInternal(read, warnings);
   const interval = readInt(read, "access-log-emit-interval", 5, 60);
   if (interval !== undefined && interval !== 5 && interval !== 60) throw bad("access-log-emit-interval", String(interval), "expected 5 or 60 (minutes)");
   const securityGroups = readList(read, "security-groups");
@@ -175,7 +190,7 @@ export function parseLbOptions(service: Service): LbOptions {
   }
   return {
     kind,
-    internal: internal !== undefined && internal !== "" && internal !== "false",
+    internal,
     sourceRanges: sourceRanges(service),
     healthCheck: healthCheck(read),
     extraTags: extraTags(read),

@@ -2,7 +2,7 @@ import type { Node } from "../../src/kube/objects.ts";
 import { runProviderConformance } from "../../test/conformance/provider-conformance.ts";
 import { testProviderContext } from "../../test/harness/provider-context.ts";
 import { parseBaremetalConfig } from "./config.ts";
-import { patchRecorder, providerInit } from "./fixtures.test-support.ts";
+import { patchRecorder, providerInit } from "../shared/address-pools/fixtures.test-support.ts";
 import { createBaremetalProvider } from "./provider.ts";
 
 /**

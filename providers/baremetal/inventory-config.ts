@@ -27,7 +27,7 @@ import {
   optionalString,
   type Problems,
   type Raw,
-} from "./config-reader.ts";
+} from "../shared/config-reader.ts";
 import { globToRegExp, LABEL_RACK, PROVIDER_ID_SCHEME, UNMATCHED_POLICIES, type Inventory, type Machine, type MachineTraits, type UnmatchedPolicy } from "./inventory.ts";
 
 interface PartialTraits {

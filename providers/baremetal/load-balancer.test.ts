@@ -4,8 +4,10 @@ import type { Service } from "../../src/kube/objects.ts";
 import { KubeApiError } from "../../src/kube/transport.ts";
 import { testProviderContext } from "../../test/harness/provider-context.ts";
 import { parseBaremetalConfig } from "./config.ts";
-import { KUBE_VIP, SHARE, patchRecorder, providerInit, service, type RecordedPatch } from "./fixtures.test-support.ts";
+import { KEYS, KUBE_VIP, SHARE, patchRecorder, providerInit, service, type RecordedPatch } from "../shared/address-pools/fixtures.test-support.ts";
 import { createBaremetalProvider } from "./provider.ts";
+
+const FROM = KEYS.allocatedFrom;
 
 const POOLS = `
 loadBalancers:
@@ -31,7 +33,7 @@ const message = (promise: Promise<unknown>): Promise<string> => promise.then(
 /** What the cluster holds after a patch: the Service with the patched annotations. */
 function applied(svc: Service, patches: readonly RecordedPatch[]): Service {
   const annotations: Record<string, string> = { ...svc.metadata.annotations };
-  for (const p of patches.filter((x) => x.name === svc.metadata.name && x.namespace === svc.metadata.namespace)) {
+  for (const p of patches.filter((x) => x.name === svc.metadata.name && x.namespace === svc.metadata.namespace && !x.subresource)) {
     for (const [k, v] of Object.entries(p.body.metadata.annotations)) {
       if (v === null) delete annotations[k];
       else annotations[k] = v;
@@ -78,7 +80,7 @@ describe("bare-metal load balancer", () => {
     const svc = service("web", { ns: "shop", families: ["IPv4", "IPv6"] });
     const ensured = await p.lb.ensureLoadBalancer("c", svc, []);
     expect(ensured.status).toEqual({ ingress: [{ ip: "10.0.0.0", ipMode: "VIP" }, { ip: "2001:db8::", ipMode: "VIP" }] });
-    expect(patches).toEqual([{ name: "web", namespace: "shop", body: { metadata: { annotations: { [KUBE_VIP]: "10.0.0.0,2001:db8::" }, uid: "uid-shop-web" } } }]);
+    expect(patches).toEqual([{ name: "web", namespace: "shop", body: { metadata: { annotations: { [KUBE_VIP]: "10.0.0.0,2001:db8::", [FROM]: "small,v6" }, uid: "uid-shop-web" } } }]);
     await p.lb.ensureLoadBalancer("c", applied(svc, patches), []);
     expect(patches).toHaveLength(1);
     expect(await p.lb.getLoadBalancer("c", svc)).toEqual({ exists: true, status: ensured.status });
@@ -139,7 +141,7 @@ describe("bare-metal load balancer", () => {
     const shown = applied(service("a", { status: ["10.0.0.1"] }), patches);
     cluster = [shown, service("b", { status: ["10.0.0.2"] })];
     await p.lb.ensureLoadBalancerDeleted("c", shown);
-    expect(patches.at(-1)?.body.metadata.annotations).toEqual({ [KUBE_VIP]: null });
+    expect(patches.at(-1)?.body.metadata.annotations).toEqual({ [KUBE_VIP]: null, [FROM]: null });
     expect(await p.lb.getLoadBalancer("c", a)).toEqual({ exists: false, status: {} });
     expect(await message(p.lb.ensureLoadBalancer("c", service("c"), []))).toMatch(/no free IPv4 address/);
     cluster = [service("b", { status: ["10.0.0.2"] })];
@@ -181,5 +183,43 @@ describe("bare-metal load balancer", () => {
     for (const s of [...newcomers, ...persisted]) final.set(s.metadata.name, ips((await after.lb.ensureLoadBalancer("c", s, [])).status));
     for (const s of persisted.slice(0, 16)) expect(final.get(s.metadata.name)).toEqual(chosen.get(s.metadata.name));
     expectNoDuplicates(final, [...persisted, ...newcomers]);
+  });
+
+  test("restart after a pool was removed: the address is kept, with a Warning naming pool and address and a False condition", async () => {
+    const before = provider(`loadBalancers: { pools: [{ name: main, addresses: ["10.0.0.0/28"] }, { name: extra, addresses: ["198.51.100.64/28"] }] }`);
+    const first = patchRecorder();
+    await before.initialize?.(providerInit({ kube: first.kube }));
+    const svc = service("web", { ns: "shop", pool: "extra" });
+    const got = ips((await before.lb.ensureLoadBalancer("c", svc, [])).status);
+    expect(got).toEqual(["198.51.100.64"]);
+    const persisted: Service = { ...applied(svc, first.patches), status: { loadBalancer: { ingress: [{ ip: "198.51.100.64" }] } } };
+    delete persisted.metadata.annotations?.[KEYS.addressPool];
+
+    const lines: string[] = [];
+    const after = provider(`loadBalancers: { pools: [{ name: main, addresses: ["10.0.0.0/28"] }] }`, lines);
+    const second = patchRecorder();
+    await after.initialize?.(providerInit({ kube: second.kube, services: () => [persisted] }));
+    const ensured = await after.lb.ensureLoadBalancer("c", persisted, []);
+    expect(ips(ensured.status)).toEqual(["198.51.100.64"]);
+    expect(ensured.warnings?.map((w) => w.reason)).toEqual(["LoadBalancerAddressKept"]);
+    expect(ensured.warnings?.[0]?.message).toMatch(/^kept 198.51.100.64 \(pool extra\): it is not in any address pool/);
+    const condition = second.patches.find((x) => x.subresource === "status")?.body.status?.conditions[0];
+    expect(condition).toMatchObject({ type: KEYS.conditionType, status: "False", reason: "OutsidePools" });
+    expect(second.patches.filter((x) => !x.subresource)).toEqual([]);
+    expect(lines.join("\n")).toMatch(/restored the load-balancer addresses of 1 Service\(s\) from the cluster; 1 of them hold addresses outside every pool, kept/);
+
+    const flagged: Service = { ...persisted, status: { ...persisted.status, conditions: [condition!] } };
+    await after.lb.ensureLoadBalancer("c", flagged, []);
+    expect(second.patches.filter((x) => x.subresource === "status")).toHaveLength(1);
+  });
+
+  test("a Service whose address was lost on restore gets a Warning for the move (the safety net)", async () => {
+    const p = provider(`loadBalancers: { pools: [{ name: p, addresses: ["10.0.0.0/30"] }] }`);
+    const old = service("old", { status: ["10.0.0.1"], created: "2025-01-01T00:00:00Z" });
+    const young = service("young", { status: ["10.0.0.1"], created: "2026-02-01T00:00:00Z" });
+    await p.initialize?.(providerInit({ kube: patchRecorder().kube, services: () => [young, old] }));
+    const ensured = await p.lb.ensureLoadBalancer("c", young, []);
+    expect(ips(ensured.status)).toEqual(["10.0.0.0"]);
+    expect(ensured.warnings).toEqual([{ reason: "LoadBalancerAddressMoved", message: "moved from 10.0.0.1 to 10.0.0.0: the address could not be kept" }]);
   });
 });

@@ -8,7 +8,7 @@ import type { CloudProvider, ProviderContext } from "../../src/cloud/provider.ts
 import { followCloudConfig } from "../../src/cloud/follow-file.ts";
 import { describeConfig, parseBaremetalConfig, type BaremetalConfig } from "./config.ts";
 import { inventoryInstances } from "./instances.ts";
-import { createLoadBalancer, type BaremetalLoadBalancer } from "./load-balancer.ts";
+import { createPoolLoadBalancer, type PoolLoadBalancer } from "../shared/address-pools/load-balancer.ts";
 
 export interface BaremetalProviderInput {
   readonly config: BaremetalConfig;
@@ -35,8 +35,9 @@ export function createBaremetalProvider(input: BaremetalProviderInput, context: 
   let current = input.config;
   /** The load-balancer capability is fixed at start: the service controller is built (or skipped) once. */
   const startSettings = input.config.loadBalancers;
-  const lb: BaremetalLoadBalancer | undefined = startSettings
-    ? createLoadBalancer({ settings: () => current.loadBalancers ?? startSettings, logger: log, observeCall: context.observeCall })
+  const settings = (): NonNullable<BaremetalConfig["loadBalancers"]> => current.loadBalancers ?? (startSettings as NonNullable<typeof startSettings>);
+  const lb: PoolLoadBalancer | undefined = startSettings
+    ? createPoolLoadBalancer({ settings, pools: () => settings().pools, logger: log, observeCall: context.observeCall })
     : undefined;
 
   function apply(config: BaremetalConfig): void {

@@ -31,6 +31,14 @@ export function clientFactory(metrics: Metrics): ClientFactory {
           metrics.restRequests.inc({ code, method, host });
           metrics.restLatency.observe({ verb: method, host }, seconds);
         },
+        metrics: {
+          rateLimited: (verb, seconds) => metrics.restRateLimiter.observe({ verb, host }, seconds),
+          sizes: (verb, requestBytes, responseBytes) => {
+            metrics.restRequestSize.observe({ verb, host }, requestBytes);
+            metrics.restResponseSize.observe({ verb, host }, responseBytes);
+          },
+          retried: (method, code) => metrics.restRetries.inc({ code, method, host }),
+        },
       });
       return createKubeApi(transport);
     },

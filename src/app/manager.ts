@@ -10,6 +10,9 @@ import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMetricsHub } from "../metrics/hub.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import { FEATURE_GATES } from "../config/feature-gates.ts";
+import { recordBuild } from "../metrics/build-info.ts";
+import { createHealthSlis } from "../metrics/slis.ts";
 import { buildInfo } from "../version.ts";
 import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
 import type { ProcessDeps } from "./process.ts";
@@ -23,6 +26,8 @@ export interface ManagerDeps extends ProcessDeps {
   readonly hostname: string;
   /** The worker-thread entry point (`--controller-threads`). */
   readonly workerUrl: string;
+  /** The version to report instead of the build's (`--version=vX.Y.Z…`). */
+  readonly version?: string;
 }
 
 /**
@@ -31,18 +36,22 @@ export interface ManagerDeps extends ProcessDeps {
  */
 export type ManagerExit = 0 | 1 | 2;
 
-function announce(config: Config, logger: Logger): void {
-  const info = buildInfo();
+/** The build and its settings, in the log and in `kubernetes_build_info` / `kubernetes_feature_enabled`. */
+function announce(config: Config, logger: Logger, metrics: Metrics, version: string | undefined): void {
+  const info = { ...buildInfo(), ...(version ? { version } : {}) };
+  recordBuild(metrics, info, FEATURE_GATES, config.featureGates);
   logger.info(`cloud-controller-manager ${info.version} (commit ${info.commit}), cloud provider ${JSON.stringify(config.cloudProvider)}`);
   for (const flag of config.compatFlagsSet) logger.warn(`flag --${flag} is accepted for compatibility only and has no effect`);
 }
 
 export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promise<ManagerExit> {
-  const { config, logger, provider, events } = deps;
-  announce(config, logger);
-  const health = createHealth();
+  const { config, logger, provider, events, root, factory } = deps;
+  announce(config, logger, deps.metrics, deps.version);
+  const slis = createHealthSlis();
+  const health = createHealth(slis);
   const hub = createMetricsHub(deps.metrics);
-  const server = await startServing({ config, logger, health, metrics: hub, root: deps.root, factory: deps.factory, hostname: deps.hostname });
+  const serving = { config, logger, health, metrics: hub, registry: deps.metrics, slis, root, factory, hostname: deps.hostname, signal };
+  const server = await startServing(serving);
   const eventsStop = new AbortController();
   const eventsDone = events.run(eventsStop.signal);
   const leader: ThreadDeps = { ...deps, bucket: deps.limiter.shared, hub, health };
@@ -52,7 +61,7 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
     eventsStop.abort();
     await eventsDone;
     await provider.close?.();
-    await server?.stop(true);
+    await server?.stop();
     logger.debug(`API requests sent: ${await requestTotals(deps.metrics)}`);
   }
 }

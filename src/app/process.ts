@@ -89,14 +89,17 @@ export async function buildProcess(o: ProcessOptions): Promise<ProcessResult> {
   return { ok: true, deps: { ...deps, connection, limiter, factory, root, events, clients } };
 }
 
-/** The provider's view of the manager: its logger and the cloud-call metrics. */
+/** The provider's view of the manager: its logger, its namespace and the provider metrics. */
 function providerContext(config: Config, logger: Logger, metrics: Metrics): ProviderContext {
+  const provider = config.cloudProvider;
   return {
-    logger: logger.withTag(`cloud-provider:${config.cloudProvider}`),
+    logger: logger.withTag(`cloud-provider:${provider}`),
     clusterName: config.clusterName,
+    namespace: config.leaderElection.resourceNamespace,
     observeCall: (operation, seconds, outcome) => {
-      metrics.cloudCalls.inc({ provider: config.cloudProvider, operation, outcome });
-      metrics.cloudLatency.observe({ provider: config.cloudProvider, operation }, seconds);
+      metrics.cloudCalls.inc({ provider, operation, outcome });
+      metrics.cloudLatency.observe({ provider, operation }, seconds);
     },
+    observeConfigurationDrift: (drifting) => metrics.configurationDrift.set({ provider }, drifting ? 1 : 0),
   };
 }

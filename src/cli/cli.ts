@@ -7,6 +7,7 @@ import { FLAGS } from "../config/flags.ts";
 import { renderManagerHelp } from "./usage.ts";
 import { runManagerCommand, type Builtins, type Io } from "./run.ts";
 import { buildInfo } from "../version.ts";
+import { rawVersion, versionRequest } from "./version-flag.ts";
 
 /** Other commands, each a citty command that receives `Io` and `Builtins` through `data`. */
 export type SubCommands = SubCommandsDef;
@@ -44,10 +45,13 @@ async function runDefault(argv: readonly string[], wantsHelp: boolean, io: Io, b
     io.stdout(renderManagerHelp());
     return 0;
   }
-  if (argv.includes("--version")) {
-    const info = buildInfo();
-    io.stdout(`cloud-controller-manager ${info.version} (commit ${info.commit})\n`);
-    return 0;
-  }
-  return runManagerCommand(argv, io, builtins);
+  const info = buildInfo();
+  const version = versionRequest(argv, info);
+  if (version.kind === "print") io.stdout(`cloud-controller-manager ${info.version} (commit ${info.commit})\n`);
+  if (version.kind === "raw") io.stdout(`${rawVersion(info)}\n`);
+  if (version.kind === "error") io.stderr(`error: ${version.message}\n`);
+  if (version.kind === "print" || version.kind === "raw") return 0;
+  if (version.kind === "error") return 2;
+  const rest = argv.filter((a) => a !== "--version" && !a.startsWith("--version="));
+  return runManagerCommand(rest, io, builtins, version.kind === "report" ? version.version : undefined);
 }

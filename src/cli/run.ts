@@ -37,7 +37,8 @@ export async function connect(config: Config, io: Io): Promise<Connection | stri
   }
 }
 
-export async function runManagerCommand(argv: readonly string[], io: Io, builtins: Builtins): Promise<number> {
+/** `reportedVersion`: from `--version=vX.Y.Z…`, the version logged and exported instead of the build's. */
+export async function runManagerCommand(argv: readonly string[], io: Io, builtins: Builtins, reportedVersion?: string): Promise<number> {
   const prepared = prepare(argv, builtins.providers);
   if (!prepared.ok) return reject(io, prepared.errors);
   const { config, providerConfig } = prepared;
@@ -54,7 +55,7 @@ export async function runManagerCommand(argv: readonly string[], io: Io, builtin
   });
   if (!built.ok) return reject(io, built.errors);
   const identity = `${io.hostname}_${randomUUID()}`;
-  return runManager({ ...built.deps, identity, hostname: io.hostname, workerUrl: io.workerUrl }, io.signal);
+  return runManager({ ...built.deps, identity, hostname: io.hostname, workerUrl: io.workerUrl, version: reportedVersion }, io.signal);
 }
 
 function reject(io: Io, errors: readonly string[]): number {

@@ -12,7 +12,7 @@
  */
 import type { KubeApi } from "../kube/api.ts";
 import type { Lister } from "../kube/informer.ts";
-import type { LoadBalancerStatus, Node, NodeAddress, PolicyRule, Service } from "../kube/objects.ts";
+import type { LoadBalancerStatus, Manifest, Node, NodeAddress, PolicyRule, Service } from "../kube/objects.ts";
 import type { Logger } from "../log/logger.ts";
 
 export interface CloudProvider {
@@ -39,6 +39,22 @@ export interface CloudProvider {
    * provider has no preflight.
    */
   preflight?(signal: AbortSignal): Promise<string[]>;
+  /**
+   * Beyond upstream: called once on every replica of a leader-elected manager, leader or standby, as soon
+   * as the API client exists and before the election. For state every replica publishes (e.g. which
+   * configuration it loaded, so a leader can tell when replicas disagree). Work started here stops when
+   * `replica.signal` aborts; its failures are the provider's to log, never fatal.
+   */
+  startReplica?(replica: ReplicaInit): void;
+}
+
+/** What `startReplica` gets: the manager's API client and who this replica is. */
+export interface ReplicaInit {
+  readonly kube: KubeApi;
+  /** The Lease holder identity, `<hostname>_<uuid>`. */
+  readonly identity: string;
+  readonly hostname: string;
+  readonly signal: AbortSignal;
 }
 
 /** Everything the cloud knows about the instance behind a Node (upstream `InstanceMetadata`). */
@@ -175,14 +191,31 @@ export interface ProviderInit {
   waitForSync(signal: AbortSignal): Promise<boolean>;
   /** For providers that must write to the cluster themselves (their RBAC needs documenting). */
   readonly kube: KubeApi;
+  /**
+   * Beyond upstream: asks the service controller to ensure the Service `namespace/name` again soon, when a
+   * change of the provider's own configuration affects it (e.g. an address pool was added). A no-op while
+   * the service controller does not run.
+   */
+  requestServiceSync?(key: string): void;
+  /** Beyond upstream: adds a check to `/readyz` only; a failing one marks the manager not ready, never restarts it. */
+  addReadinessCheck?(name: string, check: () => string | undefined): void;
+  /** Who leads, when leader election is on: the Lease holder identity and the host name. */
+  readonly replica?: { readonly identity: string; readonly hostname: string };
 }
 
 /** What a provider factory gets besides its own configuration. */
 export interface ProviderContext {
   readonly logger: Logger;
   readonly clusterName: string;
+  /** The manager's own namespace (the Lease's, `--leader-elect-resource-namespace`), e.g. for credential Secrets. */
+  readonly namespace: string;
   /** Reports one cloud API call; feeds the cloud call metrics. `outcome` is "success", "error" or "throttled". */
   readonly observeCall: (operation: string, seconds: number, outcome: CallOutcome) => void;
+  /**
+   * Sets `cloudprovider_configuration_drift`: 1 while this leader's configuration differs from the one the
+   * last leader ran with and the provider refuses the moves that difference would cause.
+   */
+  readonly observeConfigurationDrift: (drifting: boolean) => void;
 }
 
 export type CallOutcome = "success" | "error" | "throttled";
@@ -207,4 +240,8 @@ export interface ProviderFactory<C = unknown> {
    * its LB announcers read). `manifests rbac` grants them in a ClusterRole of their own.
    */
   readonly rbacRules?: readonly PolicyRule[];
+  /** Permissions in the manager's own namespace (a Role there), e.g. reading credential Secrets. */
+  readonly namespacedRbacRules?: readonly PolicyRule[];
+  /** The CustomResourceDefinitions of the objects the provider reads and writes; `manifests crds` prints them. */
+  readonly customResourceDefinitions?: readonly Manifest[];
 }

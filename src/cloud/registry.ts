@@ -5,7 +5,7 @@
  * problem found), and `create` builds the provider from it (or from a clone of it, in a thread).
  * The registry is a value built by the entry point from the providers compiled into the binary.
  */
-import type { PolicyRule } from "../kube/objects.ts";
+import type { Manifest, PolicyRule } from "../kube/objects.ts";
 import { deepFreeze } from "../util/freeze.ts";
 import type { CloudProvider, ProviderContext, ProviderFactory } from "./provider.ts";
 
@@ -23,6 +23,8 @@ export type ParsedProviderConfig = { ok: true; config: ProviderConfig } | { ok: 
 export interface ProviderRules {
   readonly provider: string;
   readonly rules: readonly PolicyRule[];
+  /** Granted in the manager's namespace only (a Role), e.g. reading credential Secrets. */
+  readonly namespacedRules?: readonly PolicyRule[];
 }
 
 export interface ProviderRegistry {
@@ -33,6 +35,8 @@ export interface ProviderRegistry {
   create(config: ProviderConfig, context: ProviderContext): CloudProvider;
   /** Extra permissions of `name`, or of every provider that has some when `name` is undefined. */
   rbacRules(name?: string): ProviderRules[];
+  /** CustomResourceDefinitions of `name`, or of every provider when `name` is undefined. */
+  customResources(name?: string): Manifest[];
 }
 
 export function createRegistry(factories: readonly ProviderFactory<never>[]): ProviderRegistry {
@@ -58,8 +62,11 @@ export function createRegistry(factories: readonly ProviderFactory<never>[]): Pr
     },
     rbacRules(name) {
       return [...byName.values()]
-        .filter((f) => (name === undefined || f.name === name) && (f.rbacRules?.length ?? 0) > 0)
-        .map((f) => ({ provider: f.name, rules: [...(f.rbacRules ?? [])] }));
+        .filter((f) => (name === undefined || f.name === name) && (f.rbacRules?.length ?? 0) + (f.namespacedRbacRules?.length ?? 0) > 0)
+        .map((f) => ({ provider: f.name, rules: [...(f.rbacRules ?? [])], namespacedRules: [...(f.namespacedRbacRules ?? [])] }));
+    },
+    customResources(name) {
+      return [...byName.values()].filter((f) => name === undefined || f.name === name).flatMap((f) => [...(f.customResourceDefinitions ?? [])]);
     },
   };
 }

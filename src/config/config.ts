@@ -23,14 +23,38 @@ export interface ServingConfig {
   readonly tlsCertFile: string;
   readonly tlsPrivateKeyFile: string;
   readonly tlsMinVersion: string;
+  readonly tlsCipherSuites: readonly string[];
+  readonly tlsCurvePreferences: readonly string[];
+  readonly sniCertKeys: readonly SniCertKey[];
   readonly permitPortSharing: boolean;
-  readonly clientCAFile: string;
+  readonly clientAuth: ClientAuthFlags;
   readonly authenticationKubeconfig: string;
   readonly authenticationCacheTtlMs: number;
   readonly authorizationKubeconfig: string;
   readonly alwaysAllowPaths: readonly string[];
   readonly authorizedTtlMs: number;
   readonly unauthorizedTtlMs: number;
+}
+
+/** One `--tls-sni-cert-key` value: `cert,key` or `cert,key:name1,name2` (names may be `*.` wildcards). */
+export interface SniCertKey {
+  readonly certFile: string;
+  readonly keyFile: string;
+  /** Empty: the certificate's own DNS names and common name. */
+  readonly names: readonly string[];
+}
+
+/** Where the secure port's client CA and request-header settings come from (`--client-ca-file`, `--requestheader-*`). */
+export interface ClientAuthFlags {
+  readonly clientCAFile: string;
+  readonly requestHeaderClientCAFile: string;
+  readonly requestHeaderAllowedNames: readonly string[];
+  readonly requestHeaderUsernameHeaders: readonly string[];
+  readonly requestHeaderUIDHeaders: readonly string[];
+  readonly requestHeaderGroupHeaders: readonly string[];
+  readonly requestHeaderExtraHeadersPrefix: readonly string[];
+  readonly skipLookup: boolean;
+  readonly tolerateLookupFailure: boolean;
 }
 
 export interface Config {
@@ -64,6 +88,8 @@ export interface Config {
   readonly cloudBatchSize: number;
   readonly shutdownGracePeriodMs: number;
   readonly controllerThreads: number;
+  /** Every known feature gate's value (defaults, `AllAlpha`/`AllBeta`, then `--feature-gates`). */
+  readonly featureGates: Readonly<Record<string, boolean>>;
   /** Compatibility-only flags the user set; the manager warns about each once at start. */
   readonly compatFlagsSet: readonly string[];
 }

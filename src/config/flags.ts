@@ -40,7 +40,7 @@ const group = (name: FlagGroup, rows: readonly Row[]): FlagSpec[] =>
 const compat = { status: "compat" } as const;
 
 const cloudFlags = group("Cloud provider", [
-  ["cloud-provider", "string", "", "The provider for cloud services (required): fake, aws, baremetal."],
+  ["cloud-provider", "string", "", "The provider for cloud services (required): fake, aws, baremetal, vsphere."],
   ["cloud-config", "string", "", "The path to the cloud provider configuration file. Empty string for no configuration file."],
   ["cluster-name", "string", "kubernetes", "The instance prefix for the cluster."],
   ["cluster-cidr", "string", "", "CIDR range(s) for Pods in the cluster (one, or one IPv4 and one IPv6, comma-separated). Routes inside it are managed by the route controller."],
@@ -68,7 +68,7 @@ const genericFlags = group("Generic", [
   ["leader-migration-config", "string", "", "Accepted for compatibility: leader migration is not supported.", compat],
   ["profiling", "bool", "true", "Accepted for compatibility: no profiling endpoints are served.", compat],
   ["contention-profiling", "bool", "false", "Accepted for compatibility: no profiling endpoints are served.", compat],
-  ["feature-gates", "string", "", "Accepted for compatibility: comma-separated key=true|false pairs, validated but not used.", compat],
+  ["feature-gates", "list", "", "A set of key=value pairs for alpha/experimental features; upstream's gates are accepted (none changes this manager's behaviour) and reported by kubernetes_feature_enabled; an unknown gate is an error."],
 ]);
 
 const controllerFlags = group("Controllers", [

@@ -31,7 +31,7 @@ describe("loadConfig: bad input names the flag and the value", () => {
     { name: "bad bind address", argv: [...base, "--bind-address=localhost"], want: ['invalid value "localhost" for flag --bind-address: must be an IP address'] },
     { name: "port out of range", argv: [...base, "--secure-port=70000"], want: ['invalid value "70000" for flag --secure-port: must be at most 65535'] },
     { name: "cert without key", argv: [...base, "--tls-cert-file=/x.crt"], want: ['invalid value "/x.crt" for flag --tls-cert-file: --tls-cert-file and --tls-private-key-file must be given together'] },
-    { name: "bad feature gate", argv: [...base, "--feature-gates=Foo=yes"], want: ['invalid value "Foo=yes" for flag --feature-gates: "Foo=yes" is not key=true|false'] },
+    { name: "bad feature gate value", argv: [...base, "--feature-gates=WatchList=yes"], want: ['invalid value "WatchList=yes" for flag --feature-gates: "WatchList=yes" is not Name=true|false'] },
     { name: "positional argument", argv: [...base, "serve"], want: ['"cloud-controller-manager" does not take any arguments, got ["serve"]'] },
   ];
   for (const c of cases) {

@@ -6,7 +6,8 @@ import { selectControllers, type ControllerName } from "../names/controllers.ts"
 import { parseCIDR, parseIP, type CIDR } from "../net/ip.ts";
 import { deepFreeze } from "../util/freeze.ts";
 import { parseArgv } from "./argv.ts";
-import type { Config, LeaderElectionConfig, ServingConfig } from "./config.ts";
+import type { ClientAuthFlags, Config, LeaderElectionConfig, ServingConfig } from "./config.ts";
+import { resolveFeatureGates } from "./feature-gates.ts";
 import { FlagReader } from "./flag-reader.ts";
 import { FLAGS } from "./flags.ts";
 
@@ -38,6 +39,7 @@ function readConfig(r: FlagReader, knownProviders: readonly string[]): Config {
     verbosity: r.int("v", 0),
     loggingFormat: r.choice<"text" | "json">("logging-format"),
     ...readBeyondUpstream(r),
+    featureGates: readFeatureGates(r),
     compatFlagsSet: FLAGS.filter((s) => s.status === "compat" && r.isSet(s.name)).map((s) => s.name),
   };
 }
@@ -127,8 +129,11 @@ function readServing(r: FlagReader): ServingConfig {
     tlsCertFile: r.text("tls-cert-file"),
     tlsPrivateKeyFile: r.text("tls-private-key-file"),
     tlsMinVersion: r.choice<string>("tls-min-version"),
+    tlsCipherSuites: r.list("tls-cipher-suites"),
+    tlsCurvePreferences: r.list("tls-curve-preferences"),
+    sniCertKeys: [],
     permitPortSharing: r.bool("permit-port-sharing"),
-    clientCAFile: r.text("client-ca-file"),
+    clientAuth: readClientAuth(r),
     authenticationKubeconfig: r.text("authentication-kubeconfig"),
     authenticationCacheTtlMs: r.duration("authentication-token-webhook-cache-ttl"),
     authorizationKubeconfig: r.text("authorization-kubeconfig"),
@@ -143,22 +148,38 @@ function readServing(r: FlagReader): ServingConfig {
   return serving;
 }
 
+function readClientAuth(r: FlagReader): ClientAuthFlags {
+  return {
+    clientCAFile: r.text("client-ca-file"),
+    requestHeaderClientCAFile: r.text("requestheader-client-ca-file"),
+    requestHeaderAllowedNames: r.list("requestheader-allowed-names"),
+    requestHeaderUsernameHeaders: r.list("requestheader-username-headers"),
+    requestHeaderUIDHeaders: r.list("requestheader-uid-headers"),
+    requestHeaderGroupHeaders: r.list("requestheader-group-headers"),
+    requestHeaderExtraHeadersPrefix: r.list("requestheader-extra-headers-prefix"),
+    skipLookup: r.bool("authentication-skip-lookup"),
+    tolerateLookupFailure: r.bool("authentication-tolerate-lookup-failure"),
+  };
+}
+
 /** Compatibility flags still get their syntax checked, so a typo is not silently accepted. */
 function readCompatServing(r: FlagReader): void {
   r.int("http2-max-streams-per-connection", 0);
   r.bool("disable-http2-serving");
   r.bool("permit-address-sharing");
-  r.bool("authentication-skip-lookup");
-  r.bool("authentication-tolerate-lookup-failure");
   r.int("webhook-secure-port", 0);
   r.duration("min-resync-period");
   r.duration("log-flush-frequency");
   r.bool("profiling");
   r.bool("contention-profiling");
   r.bool("enable-leader-migration");
-  for (const gate of r.list("feature-gates")) {
-    if (!/^[A-Za-z0-9]+=(true|false)$/.test(gate)) r.fail("feature-gates", `${JSON.stringify(gate)} is not key=true|false`);
-  }
+}
+
+function readFeatureGates(r: FlagReader): Readonly<Record<string, boolean>> {
+  const resolved = resolveFeatureGates(r.list("feature-gates"));
+  if (resolved.ok) return Object.fromEntries(resolved.enabled);
+  for (const error of resolved.errors) r.fail("feature-gates", error);
+  return {};
 }
 
 type BeyondSettings = Pick<Config, "loadBalancerClass" | "loadBalancerResyncPeriodMs" | "nodeDeletionConfirmation" | "cloudBatchWindowMs" | "cloudBatchSize" | "shutdownGracePeriodMs" | "controllerThreads">;

@@ -20,6 +20,7 @@ export const SERVICES = core("services", "Service", true);
 export const EVENTS = core("events", "Event", true);
 export const NAMESPACES = core("namespaces", "Namespace", false);
 export const SERVICE_ACCOUNTS = core("serviceaccounts", "ServiceAccount", true);
+export const CONFIG_MAPS = core("configmaps", "ConfigMap", true);
 export const LEASES: Resource = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true };
 export const TOKEN_REVIEWS: Resource = { group: "authentication.k8s.io", version: "v1", plural: "tokenreviews", kind: "TokenReview", namespaced: false };
 export const SUBJECT_ACCESS_REVIEWS: Resource = { group: "authorization.k8s.io", version: "v1", plural: "subjectaccessreviews", kind: "SubjectAccessReview", namespaced: false };

@@ -61,6 +61,8 @@ export interface Node extends KubeObject {
   status?: {
     addresses?: NodeAddress[];
     conditions?: NodeCondition[];
+    /** Only `systemUUID` is kept in the cache: vSphere finds a node's VM by it, as upstream does. */
+    nodeInfo?: { systemUUID?: string };
   };
 }
 
@@ -106,6 +108,7 @@ export interface Service extends KubeObject {
   };
   status?: {
     loadBalancer?: LoadBalancerStatus;
+    conditions?: Condition[];
   };
 }
 
@@ -120,6 +123,14 @@ export interface Lease extends KubeObject {
   };
 }
 
+/** Any Kubernetes object as a manifest to print or apply (RBAC, CustomResourceDefinitions, pods). */
+export interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [field: string]: unknown;
+}
+
 /** rbac.authorization.k8s.io/v1 PolicyRule. */
 export interface PolicyRule {
   apiGroups: string[];
@@ -127,6 +138,16 @@ export interface PolicyRule {
   resourceNames?: string[];
   nonResourceURLs?: string[];
   verbs: string[];
+}
+
+/** `metav1.Condition`, as Services (and custom resources) carry them in their status. */
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
 }
 
 export interface ObjectReference {

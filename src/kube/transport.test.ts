@@ -39,3 +39,38 @@ describe("transport", () => {
     expect(done).toEqual(["/first", "/second", "/third", "/event"]);
   });
 });
+
+describe("transport retries and observations", () => {
+  const answers: Response[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: () => answers.shift() ?? Response.json({ ok: true }),
+  });
+  afterAll(() => server.stop(true));
+  const connection = { server: `http://127.0.0.1:${server.port}`, tls: { rejectUnauthorized: false }, authorization: () => Promise.resolve(undefined) };
+  const tooMany = (retryAfter?: string): Response =>
+    Response.json({ kind: "Status", reason: "TooManyRequests", message: "slow down" }, { status: 429, headers: retryAfter === undefined ? {} : { "Retry-After": retryAfter } });
+
+  test("a 429 with Retry-After is sent again (each retry counted); sizes and token waits are observed", async () => {
+    const seen: string[] = [];
+    const metrics = {
+      rateLimited: (verb: string) => void seen.push(`wait ${verb}`),
+      sizes: (verb: string, req: number, res: number) => void seen.push(`size ${verb} ${req} ${res}`),
+      retried: (verb: string, code: string) => void seen.push(`retry ${verb} ${code}`),
+    };
+    const transport = createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "test", metrics });
+    answers.push(tooMany("0"), tooMany("0"));
+    expect(await transport.json({ method: "POST", path: "/x", body: { a: 1 } })).toEqual({ ok: true });
+    expect(seen).toEqual(["wait POST", "retry POST 429", "wait POST", "retry POST 429", "wait POST", "size POST 7 11"]);
+  });
+
+  test("without Retry-After, or past maxRetries, the error reaches the caller", async () => {
+    const transport = createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "test", maxRetries: 1 });
+    answers.push(tooMany());
+    await expect(transport.json({ method: "GET", path: "/x" })).rejects.toHaveProperty("status", 429);
+    answers.push(tooMany("0"), tooMany("0"));
+    await expect(transport.json({ method: "GET", path: "/x" })).rejects.toHaveProperty("status", 429);
+    expect(answers).toEqual([]);
+  });
+});

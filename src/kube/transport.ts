@@ -9,6 +9,7 @@
  */
 import type { Connection } from "./connection.ts";
 import type { TokenBucket } from "./token-bucket.ts";
+import { sleep } from "../util/clock.ts";
 import { Semaphore } from "../util/concurrency.ts";
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
@@ -29,12 +30,24 @@ export interface RequestObserver {
   (method: string, code: string, seconds: number): void;
 }
 
+/** The other `rest_client_*` observations (client-go's rate-limiter, size and retry metrics). */
+export interface RequestMetrics {
+  /** Seconds a request waited for a token of the client-side rate limiter. */
+  rateLimited(method: string, seconds: number): void;
+  sizes(method: string, requestBytes: number, responseBytes: number): void;
+  /** A request sent again after a 429 or 5xx answer that carried Retry-After. */
+  retried(method: string, code: string): void;
+}
+
 export interface TransportOptions {
   readonly connection: Connection;
   readonly limiter: TokenBucket;
   readonly userAgent: string;
   readonly defaultTimeoutMs?: number;
   readonly observe?: RequestObserver;
+  readonly metrics?: RequestMetrics;
+  /** Retries of an answer carrying Retry-After (client-go's default 10); 0 turns them off. */
+  readonly maxRetries?: number;
   /** Non-watch requests on the wire at once (default 64). */
   readonly maxInFlight?: number;
 }
@@ -74,10 +87,23 @@ export const isGone = (e: unknown): boolean => e instanceof KubeApiError && (e.s
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_IN_FLIGHT = 64;
+const DEFAULT_MAX_RETRIES = 10;
+/** A Retry-After longer than this is not waited for: the error goes to the caller's own backoff. */
+const MAX_RETRY_AFTER_S = 10;
+
+const noMetrics: RequestMetrics = { rateLimited: () => undefined, sizes: () => undefined, retried: () => undefined };
+
+/** Whether client-go would send the request again: a 429 or 5xx answer asking for it with Retry-After. */
+function retryable(error: unknown): error is KubeApiError {
+  if (!(error instanceof KubeApiError) || error.retryAfterSeconds === undefined) return false;
+  return (error.status === 429 || error.status >= 500) && error.retryAfterSeconds <= MAX_RETRY_AFTER_S;
+}
 
 export function createTransport(options: TransportOptions): Transport {
   const { connection, limiter } = options;
   const observe = options.observe ?? ((): void => undefined);
+  const metrics = options.metrics ?? noMetrics;
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const wire = new Semaphore(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
 
   async function send(request: Request, streaming: boolean): Promise<Response> {
@@ -105,16 +131,36 @@ export function createTransport(options: TransportOptions): Transport {
     return h;
   }
 
+  async function token(request: Request): Promise<void> {
+    const started = performance.now();
+    await (request.background ? limiter.waitIdle(request.signal) : limiter.wait(request.signal));
+    metrics.rateLimited(request.method, (performance.now() - started) / 1000);
+  }
+
+  async function once(request: Request): Promise<string> {
+    // The token comes first, so a request waiting for one never holds a slot on the wire.
+    await token(request);
+    const text = await wire.run(async () => (await send(request, false)).text());
+    metrics.sizes(request.method, Buffer.byteLength(encode(request.body) ?? ""), Buffer.byteLength(text));
+    return text;
+  }
+
   return {
     server: connection.server,
     async json<T>(request: Request): Promise<T> {
-      // The token comes first, so a request waiting for one never holds a slot on the wire.
-      await (request.background ? limiter.waitIdle(request.signal) : limiter.wait(request.signal));
-      const text = await wire.run(async () => (await send(request, false)).text());
-      return (text === "" ? undefined : JSON.parse(text)) as T;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const text = await once(request);
+          return (text === "" ? undefined : JSON.parse(text)) as T;
+        } catch (error) {
+          if (attempt >= maxRetries || !retryable(error)) throw error;
+          metrics.retried(request.method, String(error.status));
+          await sleep(error.retryAfterSeconds! * 1000, request.signal);
+        }
+      }
     },
     async stream(request: Request): Promise<ReadableStream<Uint8Array>> {
-      await limiter.wait(request.signal);
+      await token(request);
       const response = await send(request, true);
       if (!response.body) throw new KubeUnreachableError(`empty watch response from ${connection.server}${request.path}`);
       return response.body;

@@ -6,7 +6,7 @@
 import type { Config } from "../config/config.ts";
 import type { ControllerName } from "../names/controllers.ts";
 import type { PolicyRule } from "../kube/objects.ts";
-import type { Manifest } from "./rbac.ts";
+import type { Manifest } from "../kube/objects.ts";
 
 export interface Access {
   readonly verb: string;

@@ -4,6 +4,7 @@ import { splitArgs } from "../cli/command-args.ts";
 import { packageOptions, PACKAGE_FLAG_LIST } from "../cli/package-options.ts";
 import { render, type Kind } from "./catalog.ts";
 import { rbacManifests } from "./rbac.ts";
+import { baremetalProviderFactory } from "../../providers/baremetal/index.ts";
 import type { PackageOptions } from "./options.ts";
 
 /** Two providers that need no permissions of their own. */
@@ -34,8 +35,8 @@ describe("package options", () => {
     { name: "flags are normalised: short -v, bare booleans", argv: ["deployment", "--cloud-provider=fake", "-v", "4", "--use-service-account-credentials"], args: ["--cloud-provider=fake", "--v=4", "--use-service-account-credentials=true"] },
     { name: "packaging flags do not reach the manager", argv: ["daemonset", "--image=registry.local/ccm:v1", "--cloud-provider=fake", "--binary", "/ccm"], args: ["--cloud-provider=fake"] },
     { name: "rbac needs no provider", argv: ["rbac", "--leader-elect-resource-name=x"], args: ["--leader-elect-resource-name=x"] },
-    { name: "no kind", argv: ["--cloud-provider=fake"], errors: ["a kind is required: systemd, systemd-env, sysusers, static-pod, daemonset, deployment, rbac"] },
-    { name: "unknown kind", argv: ["helm", "--cloud-provider=fake"], errors: ['unknown kind "helm" (kinds: systemd, systemd-env, sysusers, static-pod, daemonset, deployment, rbac)'] },
+    { name: "no kind", argv: ["--cloud-provider=fake"], errors: ["a kind is required: systemd, systemd-env, sysusers, static-pod, daemonset, deployment, rbac, crds"] },
+    { name: "unknown kind", argv: ["helm", "--cloud-provider=fake"], errors: ['unknown kind "helm" (kinds: systemd, systemd-env, sysusers, static-pod, daemonset, deployment, rbac, crds)'] },
     { name: "a manager flag with a bad value", argv: ["systemd", "--cloud-provider=fake", "--secure-port=https"], errors: ['invalid value "https" for flag --secure-port: must be an integer'] },
     { name: "an unknown flag", argv: ["systemd", "--cloud-provider=fake", "--replicas=3"], errors: ["unknown flag: --replicas"] },
     { name: "an unknown provider", argv: ["systemd", "--cloud-provider=nimbus"], errors: ['invalid value "nimbus" for flag --cloud-provider: unknown cloud provider (known: fake, other)'] },
@@ -178,6 +179,23 @@ describe("pods", () => {
       expect(workload!.metadata.namespace).toBe("ccm-system");
       expect(workload!.spec.selector.matchLabels).toEqual(workload!.spec.template!.metadata.labels);
     }
+  });
+});
+
+describe("crds", () => {
+  test("the bare-metal AddressPool CRD: cluster-scoped, structural, with a status subresource", () => {
+    const registry = createRegistry([baremetalProviderFactory as never]);
+    const result = packageOptions(splitArgs(["crds", "--cloud-provider=baremetal"], PACKAGE_FLAG_LIST), registry);
+    if (!result.ok) throw new Error(result.errors.join("\n"));
+    const [crd] = result.options.customResources as unknown as { metadata: { name: string }; spec: { scope: string; versions: { subresources?: object }[] } }[];
+    expect(crd!.metadata.name).toBe("addresspools.cloud-controller-manager.io");
+    expect(crd!.spec.scope).toBe("Cluster");
+    expect(crd!.spec.versions[0]!.subresources).toEqual({ status: {} });
+    expect(render(result.kind, result.options)).toContain("kind: CustomResourceDefinition");
+  });
+
+  test("a provider without custom resources prints a comment", () => {
+    expect(renderArgs(["crds", "--cloud-provider=fake"])).toBe("# this provider defines no custom resources\n");
   });
 });
 

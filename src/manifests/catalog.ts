@@ -5,11 +5,12 @@
 import type { Config } from "../config/config.ts";
 import { daemonSet, deployment, staticPod } from "./pods.ts";
 import type { ProviderRules } from "../cloud/registry.ts";
-import { rbacManifests, type Manifest } from "./rbac.ts";
+import type { Manifest } from "../kube/objects.ts";
+import { rbacManifests } from "./rbac.ts";
 import { environmentFile, systemdProblems, systemdUnit, sysusersEntry } from "./systemd.ts";
 import { DEFAULTS, type PackageOptions } from "./options.ts";
 
-export const KINDS = ["systemd", "systemd-env", "sysusers", "static-pod", "daemonset", "deployment", "rbac"] as const;
+export const KINDS = ["systemd", "systemd-env", "sysusers", "static-pod", "daemonset", "deployment", "rbac", "crds"] as const;
 
 export type Kind = (typeof KINDS)[number];
 
@@ -29,6 +30,7 @@ export const FILE_NAMES: Readonly<Record<Kind, string>> = {
   daemonset: "daemonset.yaml",
   deployment: "deployment.yaml",
   rbac: "rbac.yaml",
+  crds: "crds.yaml",
 };
 
 /**
@@ -91,5 +93,7 @@ export function render(kind: Kind, o: PackageOptions): string {
       return toYaml(deployment(o));
     case "rbac":
       return toYaml(rbacFor(o.config, o.providerRules));
+    case "crds":
+      return o.customResources.length > 0 ? toYaml(o.customResources) : "# this provider defines no custom resources\n";
   }
 }

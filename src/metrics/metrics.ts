@@ -12,6 +12,16 @@ export interface Metrics {
   readonly registry: Registry;
   readonly restRequests: Counter<"code" | "method" | "host">;
   readonly restLatency: Histogram<"verb" | "host">;
+  readonly restRateLimiter: Histogram<"verb" | "host">;
+  readonly restRequestSize: Histogram<"verb" | "host">;
+  readonly restResponseSize: Histogram<"verb" | "host">;
+  readonly restRetries: Counter<"code" | "method" | "host">;
+  readonly buildInfo: Gauge<BuildLabel>;
+  readonly featureEnabled: Gauge<"name" | "stage">;
+  readonly delegatedAuthnRequests: Counter<"code">;
+  readonly delegatedAuthnLatency: Histogram<"code">;
+  readonly delegatedAuthzRequests: Counter<"code">;
+  readonly delegatedAuthzLatency: Histogram<"code">;
   readonly queueDepth: Gauge<"name">;
   readonly queueAdds: Counter<"name">;
   readonly queueLatency: Histogram<"name">;
@@ -32,7 +42,16 @@ export interface Metrics {
   readonly leaderSlowpath: Counter<"name">;
   readonly runningControllers: Gauge<"name" | "manager">;
   readonly eventsDropped: Counter<"reason">;
+  readonly configurationDrift: Gauge<"provider">;
 }
+
+type BuildLabel = "major" | "minor" | "git_version" | "git_commit" | "git_tree_state" | "build_date" | "go_version" | "compiler" | "platform";
+
+/** client-go's buckets for request latency and rate-limiter waits, and for body sizes (64 B to 16 MiB). */
+const LATENCY_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
+const SIZE_BUCKETS = [64, 256, 512, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216];
+/** k8s.io/apiserver's buckets for delegated TokenReviews and SubjectAccessReviews. */
+const DELEGATED_BUCKETS = [0.25, 0.5, 0.7, 1, 1.5, 3, 5, 10];
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
@@ -42,7 +61,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   return {
     registry,
     restRequests: new Counter({ name: "rest_client_requests_total", help: "Number of HTTP requests, partitioned by status code, method, and host.", labelNames: ["code", "method", "host"], registers }),
-    restLatency: new Histogram({ name: "rest_client_request_duration_seconds", help: "Request latency in seconds. Broken down by verb, and host.", labelNames: ["verb", "host"], buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60], registers }),
+    restLatency: new Histogram({ name: "rest_client_request_duration_seconds", help: "Request latency in seconds. Broken down by verb, and host.", labelNames: ["verb", "host"], buckets: LATENCY_BUCKETS, registers }),
+    restRateLimiter: new Histogram({ name: "rest_client_rate_limiter_duration_seconds", help: "Client side rate limiter latency in seconds. Broken down by verb, and host.", labelNames: ["verb", "host"], buckets: LATENCY_BUCKETS, registers }),
+    restRequestSize: new Histogram({ name: "rest_client_request_size_bytes", help: "Request size in bytes. Broken down by verb and host.", labelNames: ["verb", "host"], buckets: SIZE_BUCKETS, registers }),
+    restResponseSize: new Histogram({ name: "rest_client_response_size_bytes", help: "Response size in bytes. Broken down by verb and host.", labelNames: ["verb", "host"], buckets: SIZE_BUCKETS, registers }),
+    restRetries: new Counter({ name: "rest_client_request_retries_total", help: "Number of request retries, partitioned by status code, verb, and host.", labelNames: ["code", "method", "host"], registers }),
+    buildInfo: new Gauge({ name: "kubernetes_build_info", help: "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.", labelNames: ["major", "minor", "git_version", "git_commit", "git_tree_state", "build_date", "go_version", "compiler", "platform"], registers }),
+    featureEnabled: new Gauge({ name: "kubernetes_feature_enabled", help: "This metric records the data about the stage and enablement of a k8s feature.", labelNames: ["name", "stage"], registers }),
+    delegatedAuthnRequests: new Counter({ name: "apiserver_delegated_authn_request_total", help: "Number of HTTP requests partitioned by status code.", labelNames: ["code"], registers }),
+    delegatedAuthnLatency: new Histogram({ name: "apiserver_delegated_authn_request_duration_seconds", help: "Request latency in seconds. Broken down by status code.", labelNames: ["code"], buckets: DELEGATED_BUCKETS, registers }),
+    delegatedAuthzRequests: new Counter({ name: "apiserver_delegated_authz_request_total", help: "Number of HTTP requests partitioned by status code.", labelNames: ["code"], registers }),
+    delegatedAuthzLatency: new Histogram({ name: "apiserver_delegated_authz_request_duration_seconds", help: "Request latency in seconds. Broken down by status code.", labelNames: ["code"], buckets: DELEGATED_BUCKETS, registers }),
     queueDepth: new Gauge({ name: "workqueue_depth", help: "Current depth of workqueue", labelNames: ["name"], registers }),
     queueAdds: new Counter({ name: "workqueue_adds_total", help: "Total number of adds handled by workqueue", labelNames: ["name"], registers }),
     queueLatency: new Histogram({ name: "workqueue_queue_duration_seconds", help: "How long in seconds an item stays in workqueue before being requested.", labelNames: ["name"], buckets: queueBuckets, registers }),
@@ -62,6 +91,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     leaderStatus: new Gauge({ name: "leader_election_master_status", help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.", labelNames: ["name"], registers }),
     leaderSlowpath: new Counter({ name: "leader_election_slowpath_total", help: "Total number of slow path exercised in renewing leader leases. 'name' is the string used to identify the lease.", labelNames: ["name"], registers }),
     runningControllers: new Gauge({ name: "running_managed_controllers", help: "Indicates where instances of a controller are currently running", labelNames: ["name", "manager"], registers }),
+    configurationDrift: new Gauge({ name: "cloudprovider_configuration_drift", help: "1 while the leader's cloud-config differs from the one the last leader ran with, so the provider refuses the address moves that difference would cause.", labelNames: ["provider"], registers }),
     eventsDropped: new Counter({ name: "cloud_controller_manager_events_dropped_total", help: "Events not sent to the API server, by reason (spam filter, full buffer, API error).", labelNames: ["reason"], registers }),
   };
 }

@@ -10,6 +10,7 @@ import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
 import { createAwsProvider, parseAwsConfig, type AwsProviderOptions } from "../../providers/aws/index.ts";
 import type { CloudProvider, LoadBalancer } from "../../src/cloud/provider.ts";
 import type { Node } from "../../src/kube/objects.ts";
+import type { Pluggable } from "@smithy/types";
 import { moto } from "./moto.ts";
 import { testProviderContext, type RecordedCall } from "./provider-context.ts";
 
@@ -74,13 +75,32 @@ async function network(client: ec2.EC2Client, clusterTag: string): Promise<{ vpc
   return { vpcId, subnetIds, routeTableId, nodeSecurityGroup };
 }
 
-/** Resets moto and lays out a fresh account for `clusterID`. */
-export async function awsTestCloud(clusterID = "test-cluster"): Promise<AwsTestCloud> {
+/** A client plugin sending moto's account header, so the test's own clients work in another account. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function motoAccount(account: string): Pluggable<any, any> {
+  type Args = { request: { headers?: Record<string, string> } };
+  const middleware = (next: (args: Args) => Promise<unknown>) => (args: Args) => {
+    if (args.request.headers) args.request.headers["x-moto-account-id"] = account;
+    return next(args);
+  };
+  return { applyToStack: (stack) => stack.add(middleware as never, { step: "build" }) };
+}
+
+/**
+ * Resets moto and lays out a fresh account for `clusterID`: moto's default account (123456789012), or
+ * `account` (what a manager reaches through `RoleARN = arn:aws:iam::<account>:role/…`).
+ */
+export async function awsTestCloud(clusterID = "test-cluster", account?: string): Promise<AwsTestCloud> {
   const server = await moto();
   await server.reset();
   const config = { region: REGION, endpoint: server.endpoint, credentials: { accessKeyId: "testing", secretAccessKey: "testing" } };
-  const client = new ec2.EC2Client(config);
-  const elbClient = new elb.ElasticLoadBalancingClient(config);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const withAccount = <C extends { middlewareStack: { use: (p: Pluggable<any, any>) => void } }>(c: C): C => {
+    if (account) c.middlewareStack.use(motoAccount(account));
+    return c;
+  };
+  const client = withAccount(new ec2.EC2Client(config));
+  const elbClient = withAccount(new elb.ElasticLoadBalancingClient(config));
   const clusterTag = `kubernetes.io/cluster/${clusterID}`;
   const net = await network(client, clusterTag);
   return {
@@ -89,7 +109,7 @@ export async function awsTestCloud(clusterID = "test-cluster"): Promise<AwsTestC
     ...net,
     ec2: client,
     elb: elbClient,
-    elbv2: new elbv2.ElasticLoadBalancingV2Client(config),
+    elbv2: withAccount(new elbv2.ElasticLoadBalancingV2Client(config)),
     configText: (extra = "") => `[Global]\nRegion = ${REGION}\nKubernetesClusterID = ${clusterID}\n${extra}\n`,
     overrides: (endpoint = server.endpoint) =>
       ["ec2", "elasticloadbalancing", "elasticloadbalancingv2"].map((service, i) => `[ServiceOverride "${i + 1}"]\nService = ${service}\nRegion = ${REGION}\nURL = ${endpoint}\nSigningRegion = ${REGION}\n`).join("\n"),

@@ -53,7 +53,8 @@ export const checkCommand = defineCommand({
     if (typeof connection === "string") return usage([connection]);
     const api = createKubeApi(createTransport({ connection, limiter: TokenBucket.create(config.kubeApiQps, config.kubeApiBurst), userAgent: userAgent("cloud-controller-manager-check") }));
     const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write: io.stderr });
-    const context = { logger, clusterName: config.clusterName, observeCall: (): undefined => undefined };
+    const quiet = { observeCall: (): undefined => undefined, observeConfigurationDrift: (): undefined => undefined };
+    const context = { logger, clusterName: config.clusterName, namespace: config.leaderElection.resourceNamespace, ...quiet };
     const provider = command.builtins.providers.create(prepared.providerConfig, context);
     try {
       const signal = AbortSignal.any([io.signal, AbortSignal.timeout(TIMEOUT_MS)]);

@@ -32,7 +32,7 @@ export class AllocationTable {
   /** Everyone on `address` except `exceptId`; a Service retiring the address shares it with nobody. */
   holders(address: string, exceptId?: string): ShareTraits[] {
     const on = [...(this.#byAddress.get(address)?.values() ?? [])].filter((h) => h.id !== exceptId);
-    return on.map((h) => (h.addresses.includes(address) ? h : { ...h, key: undefined }));
+    return on.map((h) => (h.addresses.includes(address) ? h : { ...h, key: undefined, givingUp: true }));
   }
 
   isUsed(address: string, exceptId?: string): boolean {

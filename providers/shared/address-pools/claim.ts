@@ -4,22 +4,33 @@
  * the traits that decide whether it may share an address. Also what a Service shows it holds (its status
  * and the announce annotations), read after a restart.
  */
-import type { LoadBalancerStatus, Service } from "../../src/kube/objects.ts";
-import { formatIP, parseIP, type IP, type IPFamily } from "../../src/net/ip.ts";
-import { addressKey, familyName } from "./pools.ts";
-import { ANNOTATION_ADDRESS_POOL, ANNOTATION_REQUESTED_IPS, type LoadBalancerSettings } from "./pools-config.ts";
+import type { LoadBalancerStatus, Service } from "../../../src/kube/objects.ts";
+import { formatIP, parseIP, type IP, type IPFamily } from "../../../src/net/ip.ts";
+import type { ServiceKeys } from "./annotations.ts";
+import { addressKey, familyName, type Pool, type Target } from "./pools.ts";
+import type { LoadBalancerSettings } from "./pools-config.ts";
 import type { ShareTraits } from "./sharing.ts";
 
 export interface Claim extends ShareTraits {
   /** The Service UID (namespace/name when it has none): a re-created Service is a new claim. */
   readonly id: string;
-  readonly namespace: string;
+  readonly target: Target;
   /** One address per family, in the Service's family order. */
   readonly families: readonly IPFamily[];
   /** How many leading families must get an address; the rest are best effort. */
   readonly required: number;
   readonly requested: readonly IP[];
   readonly pool?: string;
+  /** The Service lets the provider move it when its pools no longer offer it its address. */
+  readonly allowMove: boolean;
+  /** Which pool each address it shows came from (address key → pool name), as recorded when allocated. */
+  readonly allocatedFrom: ReadonlyMap<string, string>;
+}
+
+/** What a claim is read against besides the Service: the pools in force and namespace labels. */
+export interface ClaimContext {
+  readonly pools: readonly Pool[];
+  readonly namespaceLabels: (namespace: string) => Readonly<Record<string, string>>;
 }
 
 export type ClaimResult = { readonly ok: true; readonly claim: Claim; readonly remarks: readonly string[] } | { readonly ok: false; readonly problem: string };
@@ -56,13 +67,13 @@ function parseRequested(texts: readonly string[], source: string): { ips: IP[]; 
 }
 
 /** Addresses from the annotation (comma-separated), else `spec.loadBalancerIP`. */
-function readRequested(service: Service): { ips: IP[]; problem?: string; remark?: string } {
-  const annotation = service.metadata.annotations?.[ANNOTATION_REQUESTED_IPS];
+function readRequested(service: Service, keys: ServiceKeys): { ips: IP[]; problem?: string; remark?: string } {
+  const annotation = service.metadata.annotations?.[keys.requestedIPs];
   const legacy = service.spec?.loadBalancerIP ?? "";
   const texts = (annotation ?? legacy).split(",").map((t) => t.trim()).filter((t) => t !== "");
-  const parsed = parseRequested(texts, annotation === undefined ? "spec.loadBalancerIP" : `annotation ${ANNOTATION_REQUESTED_IPS}`);
+  const parsed = parseRequested(texts, annotation === undefined ? "spec.loadBalancerIP" : `annotation ${keys.requestedIPs}`);
   const ignored = annotation !== undefined && legacy !== "";
-  return ignored ? { ...parsed, remark: `spec.loadBalancerIP is ignored because annotation ${ANNOTATION_REQUESTED_IPS} is set` } : parsed;
+  return ignored ? { ...parsed, remark: `spec.loadBalancerIP is ignored because annotation ${keys.requestedIPs} is set` } : parsed;
 }
 
 function familiesOf(service: Service, requested: readonly IP[]): { families: IPFamily[]; required: number } {
@@ -74,32 +85,51 @@ function familiesOf(service: Service, requested: readonly IP[]): { families: IPF
   return { families, required: policy === "PreferDualStack" ? 1 : families.length };
 }
 
-function poolProblem(pool: string | undefined, settings: LoadBalancerSettings): string | undefined {
-  if (pool === undefined || settings.pools.some((p) => p.name === pool)) return undefined;
-  return `annotation ${ANNOTATION_ADDRESS_POOL} names address pool ${JSON.stringify(pool)}, which does not exist (pools: ${settings.pools.map((p) => p.name).join(", ")})`;
+function poolProblem(pool: string | undefined, pools: readonly Pool[], keys: ServiceKeys): string | undefined {
+  if (pool === undefined || pools.some((p) => p.name === pool)) return undefined;
+  const known = pools.map((p) => p.name).join(", ") || "none";
+  return `annotation ${keys.addressPool} names address pool ${JSON.stringify(pool)}, which does not exist (pools: ${known})`;
 }
 
-export function claimFor(service: Service, settings: LoadBalancerSettings): ClaimResult {
-  const requested = readRequested(service);
+function targetOf(service: Service, context: ClaimContext): Target {
+  const namespace = service.metadata.namespace ?? "";
+  return { namespace, namespaceLabels: context.namespaceLabels(namespace), serviceLabels: service.metadata.labels ?? {} };
+}
+
+function familyProblem(requested: readonly IP[], families: readonly IPFamily[]): string | undefined {
+  const stray = requested.find((ip) => !families.includes(ip.family));
+  if (!stray) return undefined;
+  const declared = families.map(familyName).join(",");
+  return `requested address ${formatIP(stray)} is ${familyName(stray.family)}, but the Service has ipFamilies ${declared}`;
+}
+
+export function claimFor(service: Service, settings: LoadBalancerSettings, context: ClaimContext): ClaimResult {
+  const keys = settings.keys;
+  const requested = readRequested(service, keys);
   if (requested.problem) return { ok: false, problem: requested.problem };
   const { families, required } = familiesOf(service, requested.ips);
-  const stray = requested.ips.find((ip) => !families.includes(ip.family));
-  if (stray) {
-    return { ok: false, problem: `requested address ${formatIP(stray)} is ${familyName(stray.family)}, but the Service has ipFamilies ${families.map(familyName).join(",")}` };
-  }
-  const pool = service.metadata.annotations?.[ANNOTATION_ADDRESS_POOL] || undefined;
-  const problem = poolProblem(pool, settings);
+  const pool = service.metadata.annotations?.[keys.addressPool] || undefined;
+  const problem = familyProblem(requested.ips, families) ?? poolProblem(pool, context.pools, keys);
   if (problem) return { ok: false, problem };
   const claim: Claim = {
     ...shareTraitsOf(service, settings),
     id: claimId(service),
-    namespace: service.metadata.namespace ?? "",
+    target: targetOf(service, context),
     families,
     required,
     requested: requested.ips,
     pool,
+    allowMove: service.metadata.annotations?.[keys.allowAddressMove] === "true",
+    allocatedFrom: allocatedFrom(service, settings),
   };
   return { ok: true, claim, remarks: requested.remark ? [requested.remark] : [] };
+}
+
+/** The recorded origin pool of each address the Service holds. */
+export function allocatedFrom(service: Service, settings: LoadBalancerSettings): Map<string, string> {
+  const names = (service.metadata.annotations?.[settings.keys.allocatedFrom] ?? "").split(",").map((n) => n.trim());
+  const { active } = evidenceOf(service, settings);
+  return new Map(active.flatMap((ip, i) => (names[i] ? [[addressKey(ip), names[i]] as [string, string]] : [])));
 }
 
 const parseList = (texts: readonly string[]): IP[] => texts.flatMap((text) => parseIP(text.trim()) ?? []);

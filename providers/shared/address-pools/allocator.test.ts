@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import type { Service } from "../../src/kube/objects.ts";
-import { formatIP } from "../../src/net/ip.ts";
-import { AllocationTable, assign, reconcile, restore, retire, type AllocatorView } from "./allocator.ts";
+import type { Service } from "../../../src/kube/objects.ts";
+import { formatIP } from "../../../src/net/ip.ts";
+import { AllocationTable, assign, type AllocatorView } from "./allocator.ts";
 import { claimFor, claimId, evidenceOf, shareTraitsOf, shownAddresses } from "./claim.ts";
 import { service, settingsFrom, type ServiceOptions } from "./fixtures.test-support.ts";
 import type { LoadBalancerSettings } from "./pools-config.ts";
+import { reconcile, restore, retire } from "./restore.ts";
 
 const V4 = `{ pools: [{ name: p1, addresses: ["10.0.0.0/30"] }] }`;
 const TWO_ADDRESSES = `{ pools: [{ name: p1, addresses: ["10.0.0.1-10.0.0.2"] }] }`;
@@ -20,16 +21,20 @@ const TENANTS = `{ pools: [
   { name: vip, autoAssign: false, addresses: ["10.20.0.0/30"] } ] }`;
 const RESERVED_ONLY = `{ pools: [{ name: team-a, namespaces: [team-a], addresses: ["10.10.0.0/30"] }] }`;
 
-function run(settings: LoadBalancerSettings, table = new AllocationTable()) {
-  const view: AllocatorView = { table, pools: settings.pools, sharingAnnotation: settings.sharingAnnotation };
+const NAMESPACE_LABELS: Record<string, Record<string, string>> = { "team-c": { tier: "gold" } };
+
+function run(settings: LoadBalancerSettings, table = new AllocationTable(), moveGuard?: string) {
+  const view: AllocatorView = { table, pools: settings.pools, sharingAnnotation: settings.sharingAnnotation, moveGuard };
+  const context = { pools: settings.pools, namespaceLabels: (ns: string) => NAMESPACE_LABELS[ns] ?? {} };
   return {
     table,
-    ensure(svc: Service): { addresses?: string[]; problem?: string; remarks?: readonly string[] } {
-      const claimed = claimFor(svc, settings);
+    ensure(svc: Service): { addresses?: string[]; problem?: string; remarks?: readonly string[]; kinds?: string[] } {
+      const claimed = claimFor(svc, settings, context);
       if (!claimed.ok) return { problem: claimed.problem };
       const decision = assign(view, claimed.claim);
       if (!decision.ok) return { problem: decision.problem };
-      return { addresses: decision.addresses.map(formatIP), remarks: [...claimed.remarks, ...decision.remarks] };
+      const remarks = [...claimed.remarks, ...decision.notes.map((n) => n.message)];
+      return { addresses: decision.addresses.map(formatIP), remarks, kinds: decision.notes.map((n) => n.kind) };
     },
     view,
   };
@@ -131,13 +136,14 @@ const cases: Case[] = [
     steps: [
       { svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] },
       { svc: ["b", { share: "k", ports: [443] }], want: ["10.0.0.0"] },
-      { svc: ["b", { share: "k", ports: [80] }], want: ["10.0.0.1"], remark: /address 10.0.0.0 is not available: .*port TCP\/80.*; moved to 10.0.0.1/ },
+      { svc: ["b", { share: "k", ports: [80] }], want: ["10.0.0.1"], remark: /moved from 10.0.0.0 \(pool p1\) to 10.0.0.1 \(pool p1\): 10.0.0.0 is not available: .*port TCP\/80/ },
     ],
   },
 ];
 
-describe("allocator", () => {
-  for (const c of cases) {
+/** Runs each case's steps against a fresh table. */
+function table(list: readonly Case[]): void {
+  for (const c of list) {
     test(c.name, () => {
       const r = run(settingsFrom(c.pools));
       for (const step of c.steps) {
@@ -148,6 +154,10 @@ describe("allocator", () => {
       }
     });
   }
+}
+
+describe("allocator", () => {
+  table(cases);
 
   test("a failed decision leaves the Service's holding as it was", () => {
     const r = run(settingsFrom(V4));
@@ -173,7 +183,7 @@ describe("allocator", () => {
     r.ensure(service("a", { ips: "10.0.0.0" }));
     r.ensure(service("a", { ips: "10.0.0.3" }));
     expect(r.table.holding("uid-default-a")).toMatchObject({ addresses: ["10.0.0.3"], retiring: ["10.0.0.0"] });
-    expect(r.ensure(service("b", { ips: "10.0.0.0" })).problem).toMatch(/not available: it is used by default\/a, which does not share/);
+    expect(r.ensure(service("b", { ips: "10.0.0.0" })).problem).toMatch(/not available: it is used by default\/a, which is giving it up/);
     const stillShowing = service("a", { ips: "10.0.0.3", status: ["10.0.0.0"] });
     expect(reconcile(r.table, () => shownAddresses(stillShowing, settings))).toBe(0);
     const updated = service("a", { ips: "10.0.0.3", status: ["10.0.0.3"], announced: "10.0.0.3" });
@@ -189,12 +199,90 @@ describe("allocator", () => {
     expect(r.ensure(service("c")).addresses).toEqual(["10.0.0.1"]);
   });
 
-  test("an address that left every pool is replaced on the next sync", () => {
+  test("a requested address that replaces the held one is a move, with a note", () => {
+    const r = run(settingsFrom(V4));
+    r.ensure(service("a", { ips: "10.0.0.1" }));
+    const got = r.ensure(service("a", { ips: "10.0.0.2" }));
+    expect(got).toMatchObject({ addresses: ["10.0.0.2"], kinds: ["moved"] });
+    expect(got.remarks?.join()).toMatch(/moved from 10.0.0.1 \(pool p1\) to 10.0.0.2 \(pool p1\): 10.0.0.1 is not the address the Service requests/);
+  });
+});
+
+describe("pool features", () => {
+  const cases: Case[] = [
+    {
+      name: "avoidBuggyIPs skips .0 and .255, and such an address is not the pool's",
+      pools: `{ pools: [{ name: p, avoidBuggyIPs: true, addresses: ["10.0.0.255-10.0.1.1"] }] }`,
+      steps: [{ svc: ["a"], want: ["10.0.1.1"] }, { svc: ["b"], want: /no free IPv4 address/ }, { svc: ["c", { ips: "10.0.1.0" }], want: /not in any address pool/ }],
+    },
+    {
+      name: "Descending hands out the highest address first, last range first",
+      pools: `{ pools: [{ name: p, allocationOrder: Descending, addresses: ["10.0.0.0/30", "10.0.1.0/30"] }] }`,
+      steps: [{ svc: ["a"], want: ["10.0.1.3"] }, { svc: ["b"], want: ["10.0.1.2"] }],
+    },
+    {
+      name: "namespace selectors serve labelled namespaces, before open pools",
+      pools: `{ pools: [{ name: open, addresses: ["10.0.0.0/30"] }, { name: gold, namespaceSelectors: [{ matchLabels: { tier: gold } }], addresses: ["10.9.0.0/30"] }] }`,
+      steps: [{ svc: ["a", { ns: "team-c" }], want: ["10.9.0.0"] }, { svc: ["b", { ns: "team-d" }], want: ["10.0.0.0"] }],
+    },
+    {
+      name: "Service selectors: only matching Services (MetalLB: namespaces OR namespace selectors, AND Service selectors)",
+      pools: `{ pools: [{ name: web, namespaces: [shop], serviceSelectors: [{ matchExpressions: [{ key: app, operator: In, values: [web] }] }], addresses: ["10.9.0.0/30"] }] }`,
+      steps: [
+        { svc: ["a", { ns: "shop", labels: { app: "web" } }], want: ["10.9.0.0"] },
+        { svc: ["b", { ns: "shop", labels: { app: "db" } }], want: /no address pool offers IPv4 addresses to namespace shop/ },
+        { svc: ["c", { ns: "other", labels: { app: "web" } }], want: /no address pool offers IPv4 addresses/ },
+      ],
+    },
+    {
+      name: "implicit sharing (kube-vip allow-share): no annotation needed, ports must differ",
+      pools: `{ pools: [{ name: p, implicitSharing: true, addresses: ["10.0.0.0/30"] }] }`,
+      steps: [{ svc: ["a", { ports: [80] }], want: ["10.0.0.0"] }, { svc: ["b", { ports: [443] }], want: ["10.0.0.0"] }, { svc: ["c", { ports: [80] }], want: ["10.0.0.1"] }],
+    },
+    {
+      name: "implicit sharing is IPv4 only",
+      pools: `{ pools: [{ name: p, implicitSharing: true, addresses: ["2001:db8::/126"] }] }`,
+      steps: [{ svc: ["a", { families: ["IPv6"], ports: [80] }], want: ["2001:db8::"] }, { svc: ["b", { families: ["IPv6"], ports: [443] }], want: ["2001:db8::1"] }],
+    },
+  ];
+  table(cases);
+});
+
+describe("an allocated address never moves silently", () => {
+  const BEFORE = `{ pools: [{ name: main, addresses: ["10.0.0.0/30"] }, { name: extra, addresses: ["10.9.0.0/30"] }] }`;
+  const AFTER = `{ pools: [{ name: main, addresses: ["10.0.0.0/30"] }] }`;
+  const AFTER_ALLOWING = `{ pools: [{ name: main, addresses: ["10.0.0.0/30"] }, { name: extra, allowAddressMoves: true, addresses: ["10.9.0.1"] }] }`;
+  const RESERVED = `{ pools: [{ name: main, addresses: ["10.0.0.0/30"] }, { name: extra, namespaces: [team-a], addresses: ["10.9.0.0/30"] }] }`;
+
+  /** The Service got 10.9.0.0 from `extra` under BEFORE; then the configuration became `after`. */
+  function afterChange(after: string, o: ServiceOptions = {}, guard?: string) {
     const table = new AllocationTable();
-    expect(run(settingsFrom(V4), table).ensure(service("a")).addresses).toEqual(["10.0.0.0"]);
-    const moved = run(settingsFrom(`{ pools: [{ name: p2, addresses: ["10.9.0.0/30"] }] }`), table).ensure(service("a"));
-    expect(moved.addresses).toEqual(["10.9.0.0"]);
-    expect(moved.remarks?.join()).toMatch(/address 10.0.0.0 is not in any address pool; moved to 10.9.0.0/);
+    const first = run(settingsFrom(BEFORE), table).ensure(service("a", { ...o, pool: "extra" }));
+    expect(first.addresses).toEqual(["10.9.0.0"]);
+    return run(settingsFrom(after), table, guard).ensure(service("a", { from: "extra", announced: "10.9.0.0", ...o }));
+  }
+
+  const cases: { name: string; after: string; o?: ServiceOptions; guard?: string; want: string[]; kind: string; note: RegExp }[] = [
+    { name: "left every pool: kept, flagged with address and origin pool", after: AFTER, want: ["10.9.0.0"], kind: "kept", note: /^kept 10.9.0.0 \(pool extra\): it is not in any address pool; addresses are moved only with/ },
+    { name: "left every pool, the Service allows moves: moved", after: AFTER, o: { allowMove: true }, want: ["10.0.0.0"], kind: "moved", note: /^moved from 10.9.0.0 \(pool extra\) to 10.0.0.0 \(pool main\): 10.9.0.0 is not in any address pool$/ },
+    { name: "the origin pool shrank and allows moves: moved", after: AFTER_ALLOWING, want: ["10.0.0.0"], kind: "moved", note: /^moved from 10.9.0.0 \(pool extra\) to 10.0.0.0 \(pool main\)/ },
+    { name: "the pool no longer serves the namespace: kept", after: RESERVED, want: ["10.9.0.0"], kind: "kept", note: /it is in address pool extra, which is reserved for namespace\(s\) team-a/ },
+    { name: "a move guard refuses even an allowed move", after: AFTER, o: { allowMove: true }, guard: "replicas disagree", want: ["10.9.0.0"], kind: "kept", note: /moves are refused: replicas disagree/ },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const got = afterChange(c.after, c.o, c.guard);
+      expect({ addresses: got.addresses, kinds: got.kinds }).toEqual({ addresses: c.want, kinds: [c.kind] });
+      expect(got.remarks?.join("\n")).toMatch(c.note);
+    });
+  }
+
+  test("a kept address stays the Service's: nobody else gets it, the next sync keeps it again", () => {
+    const table = new AllocationTable();
+    run(settingsFrom(BEFORE), table).ensure(service("a", { pool: "extra" }));
+    const r = run(settingsFrom(`{ pools: [{ name: main, addresses: ["10.9.0.0/31"] }] }`), table);
+    expect(r.ensure(service("b")).addresses).toEqual(["10.9.0.1"]);
+    expect(r.ensure(service("a")).addresses).toEqual(["10.9.0.0"]);
   });
 });
 
@@ -216,7 +304,7 @@ describe("restoring the table from Services", () => {
       services: [service("a", { status: ["10.0.0.1"], announced: "10.0.0.2" })],
       holds: { a: { addresses: ["10.0.0.2"], retiring: ["10.0.0.1"] } },
     },
-    { name: "addresses outside every pool are not ours", services: [service("a", { status: ["192.0.2.7"] })], holds: {} },
+    { name: "an address outside every pool is kept, never replaced", services: [service("a", { status: ["192.0.2.7"] })], holds: { a: { addresses: ["192.0.2.7"] } } },
     {
       name: "a Service being deleted holds nothing, but what it shows stays taken",
       services: [service("a", { status: ["10.0.0.1"], deleting: true })],
