@@ -1,9 +1,9 @@
 /**
- * The whole suite, as `npm test` runs it: the typecheck and the lint first (they fail the run, with one
- * line each naming the check), then every test. Arguments go to `bun test` and narrow the run to those
- * paths or names; a narrowed run skips the static checks (`npm run typecheck` and `npm run lint` run them).
+ * The whole suite, as `npm test` runs it: the typecheck, the lint and the import layering first (they
+ * fail the run, with one line each naming the check), then every test. Arguments go to `bun test` and narrow the run to those
+ * paths or names; a narrowed run skips the static checks (`npm run typecheck`, `lint` and `layering` run them).
  *
- *   npm test                      typecheck, lint, every test
+ *   npm test                      typecheck, lint, layering, every test
  *   npm test -- src/kube          only the tests under src/kube
  *   npm run test:unit             tests under src/ and providers/, no kube-apiserver built up front
  */
@@ -19,6 +19,7 @@ interface Check {
 const STATIC_CHECKS: readonly Check[] = [
   { name: "typecheck", command: ["npx", "tsc", "--noEmit", "-p", "."] },
   { name: "lint", command: ["npx", "eslint", "."] },
+  { name: "layering", command: [execPath, "scripts/layering.ts"] },
 ];
 
 async function run(command: string[]): Promise<number> {

@@ -41,8 +41,8 @@ describe("following the cloud-config", () => {
   test("is registered as --cloud-provider=baremetal and validates its cloud-config", () => {
     const registry = createRegistry(providerFactories());
     expect(registry.names).toContain("baremetal");
-    expect(registry.prepare("baremetal", GOOD, "/etc/cloud.yaml").ok).toBe(true);
-    const bad = registry.prepare("baremetal", BROKEN, "/etc/cloud.yaml");
+    expect(registry.parse("baremetal", GOOD, "/etc/cloud.yaml").ok).toBe(true);
+    const bad = registry.parse("baremetal", BROKEN, "/etc/cloud.yaml");
     expect(bad.ok ? [] : bad.errors).toEqual([
       'invalid --cloud-config "/etc/cloud.yaml": inventory.machines[0].name: "B_ad" is not a valid node name',
       'invalid --cloud-config "/etc/cloud.yaml": inventory.machines[1].rack: no rack named "nowhere" in inventory.racks',

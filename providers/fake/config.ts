@@ -23,7 +23,7 @@
  * ```
  */
 import { parseCIDR } from "../../src/net/ip.ts";
-import { parseDuration } from "../../src/cli/values.ts";
+import { parseDuration } from "../../src/config/values.ts";
 import type { NodeAddress, NodeAddressType } from "../../src/kube/objects.ts";
 import { parseConfigText } from "../../src/cloud/config-text.ts";
 

@@ -4,7 +4,7 @@
  * their factory; `manifests crds` prints them and `manifests rbac` grants their use.
  */
 import type { Resource } from "../../src/kube/api.ts";
-import type { Manifest } from "../../src/manifests/rbac.ts";
+import type { Manifest } from "../../src/kube/objects.ts";
 
 export const GROUP = "cloud-controller-manager.io";
 export const VERSION = "v1alpha1";

@@ -10,9 +10,9 @@ import type { TokenBucket } from "../kube/token-bucket.ts";
 import { createTransport, isAlreadyExists, isNotFound } from "../kube/transport.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import { CLIENT_IDENTITIES, type ControllerIdentity } from "../names/controllers.ts";
 import type { Clock } from "../util/clock.ts";
 import { userAgent } from "../version.ts";
-import type { ControllerIdentity } from "./context.ts";
 
 export interface ClientFactory {
   /** A client for `connection` drawing from `limiter`, reporting to the rest_client metrics. */
@@ -103,14 +103,13 @@ export async function controllerClients(o: {
   logger: Logger;
 }): Promise<ControllerClients> {
   if (!o.enabled) return { apiFor: () => o.root };
-  const identities: ControllerIdentity[] = ["node-controller", "service-controller", "route-controller"];
   const clients = new Map<ControllerIdentity, KubeApi>();
-  for (const identity of identities) {
+  for (const identity of CLIENT_IDENTITIES) {
     await ensureServiceAccount(o.root, o.namespace, identity);
     const token = rotatingToken(o.root, o.namespace, identity, o.clock);
     await token();
     clients.set(identity, o.factory.api(withBearerToken(o.connection, token), o.limiter, `${userAgent()} ${identity}`));
   }
-  o.logger.info(`using ServiceAccount credentials: ${identities.map((i) => `${o.namespace}/${i}`).join(", ")}`);
+  o.logger.info(`using ServiceAccount credentials: ${CLIENT_IDENTITIES.map((i) => `${o.namespace}/${i}`).join(", ")}`);
   return { apiFor: (identity) => clients.get(identity) ?? o.root };
 }

@@ -3,8 +3,8 @@
  * `cloudcontrollermanager.config.k8s.io/v1alpha1` CloudControllerManagerConfiguration, field names as
  * upstream serialises them), so tools reading upstream's `/configz` find the same keys.
  */
-import type { Config } from "../cli/config.ts";
-import { formatDuration } from "../cli/values.ts";
+import type { Config } from "../config/config.ts";
+import { formatDuration } from "../config/values.ts";
 import { formatCIDR } from "../net/ip.ts";
 
 const d = (ms: number): string => formatDuration(ms);

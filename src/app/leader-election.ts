@@ -7,25 +7,15 @@
  * Beyond upstream: `release()` hands the Lease back (empty holder, 1 s duration) so a standby takes over
  * within one retry period (kubernetes/kubernetes#119905).
  */
-import type { LeaderElectionConfig } from "../cli/config.ts";
+import type { LeaderElectionConfig } from "../config/config.ts";
 import { LEASES, type KubeApi } from "../kube/api.ts";
 import type { EventRecorder } from "../kube/events.ts";
-import type { KubeObject } from "../kube/objects.ts";
+import type { Lease } from "../kube/objects.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../kube/transport.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
 import { jitter, microTime, type Clock } from "../util/clock.ts";
 import { watchLease } from "./lease-watch.ts";
-
-export interface Lease extends KubeObject {
-  spec?: {
-    holderIdentity?: string;
-    leaseDurationSeconds?: number;
-    acquireTime?: string;
-    renewTime?: string;
-    leaseTransitions?: number;
-  };
-}
 
 export interface LeaderElectorDeps {
   readonly api: KubeApi;

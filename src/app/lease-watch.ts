@@ -4,8 +4,8 @@
  * the source of truth; this only shortens the wait.
  */
 import { LEASES, type KubeApi } from "../kube/api.ts";
+import type { Lease } from "../kube/objects.ts";
 import type { Clock } from "../util/clock.ts";
-import type { Lease } from "./leader-election.ts";
 
 export interface LeaseWatch {
   /** Resolves at the next sign the Lease is free (released or deleted), or never. */

@@ -4,40 +4,26 @@
  * keeps two leaders from ever writing: controllers stop taking work and finish in-flight syncs
  * (bounded), only then is the Lease released.
  */
-import type { Config } from "../cli/config.ts";
-import type { CloudProvider } from "../cloud/provider.ts";
-import type { Connection } from "../kube/connection.ts";
-import { createEventSink } from "../kube/events.ts";
-import { TokenBucket } from "../kube/token-bucket.ts";
+import type { Config } from "../config/config.ts";
+import { ControllerConfigError } from "../controllers/context.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Metrics } from "../metrics/metrics.ts";
-import type { Clock } from "../util/clock.ts";
-import { buildInfo } from "../version.ts";
-import { clientFactory, controllerClients } from "./clients.ts";
-import { ControllerConfigError, type ControllerFactory } from "./context.ts";
-import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
-import { runControllers } from "./run-controllers.ts";
-import { runControllerThreads, type ThreadDeps } from "./threads/host.ts";
 import { createMetricsHub } from "../metrics/hub.ts";
-import { FEATURE_GATES } from "../cli/feature-gates.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { FEATURE_GATES } from "../config/feature-gates.ts";
 import { recordBuild } from "../metrics/build-info.ts";
 import { createHealthSlis } from "../metrics/slis.ts";
+import { buildInfo } from "../version.ts";
+import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
+import type { ProcessDeps } from "./process.ts";
+import { runControllers } from "./run-controllers.ts";
 import { createHealth, startServing } from "./serving.ts";
+import { runControllerThreads, type ThreadDeps } from "./threads/host.ts";
 
-export interface ManagerDeps {
-  readonly config: Config;
-  readonly logger: Logger;
-  readonly connection: Connection;
-  readonly provider: CloudProvider;
-  readonly factories: Readonly<Record<string, ControllerFactory>>;
-  readonly metrics: Metrics;
-  readonly clock: Clock;
+export interface ManagerDeps extends ProcessDeps {
   /** `<hostname>_<uuid>`, the Lease holder identity. */
   readonly identity: string;
   readonly hostname: string;
-  /** The flags as given, for controller threads to re-read. */
-  readonly argv: readonly string[];
   /** The worker-thread entry point (`--controller-threads`). */
   readonly workerUrl: string;
   /** The version to report instead of the build's (`--version=vX.Y.Z…`). */
@@ -59,29 +45,16 @@ function announce(config: Config, logger: Logger, metrics: Metrics, version: str
 }
 
 export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promise<ManagerExit> {
-  const { config, logger, provider } = deps;
+  const { config, logger, provider, events, root, factory } = deps;
   announce(config, logger, deps.metrics, deps.version);
-  const limiter = TokenBucket.create(config.kubeApiQps, config.kubeApiBurst);
-  const factory = clientFactory(deps.metrics);
-  const root = factory.api(deps.connection, limiter);
   const slis = createHealthSlis();
   const health = createHealth(slis);
   const hub = createMetricsHub(deps.metrics);
-  const server = await startServing({ config, logger, health, metrics: hub, registry: deps.metrics, slis, root, factory, hostname: deps.hostname, signal });
-  const events = createEventSink({ api: root, logger: logger.withTag("events"), host: deps.hostname, onDrop: (reason) => deps.metrics.eventsDropped.inc({ reason }) });
+  const serving = { config, logger, health, metrics: hub, registry: deps.metrics, slis, root, factory, hostname: deps.hostname, signal };
+  const server = await startServing(serving);
   const eventsStop = new AbortController();
   const eventsDone = events.run(eventsStop.signal);
-  const leader: ThreadDeps = {
-    ...deps,
-    bucket: limiter.shared,
-    hub,
-    health,
-    root,
-    events,
-    provider,
-    clients: () =>
-      controllerClients({ enabled: config.useServiceAccountCredentials, root, connection: deps.connection, limiter, factory, namespace: config.leaderElection.resourceNamespace, clock: deps.clock, logger }),
-  };
+  const leader: ThreadDeps = { ...deps, bucket: deps.limiter.shared, hub, health };
   try {
     return await lead(leader, deps.identity, signal);
   } finally {

@@ -3,7 +3,7 @@
  * `informer-sync` for readiness), delegated auth through the manager's (or the dedicated) kubeconfigs,
  * `/metrics` from the registry, `/metrics/slis` from the health checks, `/configz` from the config.
  */
-import type { Config } from "../cli/config.ts";
+import type { Config } from "../config/config.ts";
 import type { KubeApi } from "../kube/api.ts";
 import { resolveConnection } from "../kube/connection.ts";
 import { TokenBucket } from "../kube/token-bucket.ts";

@@ -3,12 +3,12 @@
  * (no Lease taken, no controller run): upstream exits on them after winning the election; reporting them
  * with the other bad input is kinder and loses nothing.
  */
-import type { Config } from "../cli/config.ts";
+import type { Config } from "../config/config.ts";
 import type { CloudProvider } from "../cloud/provider.ts";
-import { validateClusterCidrs } from "../controllers/node-route/predicates.ts";
+import { validateClusterCidrs } from "../controllers/node-route-controller/predicates.ts";
 
 export function startupProblems(config: Config, provider: CloudProvider): string[] {
-  const routesOn = config.controllers.has("node-route-controller") && config.configureCloudRoutes && provider.routes !== undefined;
+  const routesOn = config.controllers.includes("node-route-controller") && config.configureCloudRoutes && provider.routes !== undefined;
   const cidrProblem = routesOn ? validateClusterCidrs(config.clusterCidrs) : undefined;
   return cidrProblem ? [cidrProblem] : [];
 }

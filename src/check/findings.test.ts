@@ -1,7 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { loadConfig } from "../cli/config.ts";
-import type { Node } from "../kube/objects.ts";
-import type { Lease } from "../app/leader-election.ts";
+import { loadConfig } from "../config/load.ts";
+import type { Lease, Node } from "../kube/objects.ts";
 import { clusterCidrFindings, failed, leaseFindings, nameList, nodeFindings, providerFindings, rbacFindings, registeredWithoutExternal, type Finding } from "./findings.ts";
 import { renderJson, renderTable } from "./report.ts";
 

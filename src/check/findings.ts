@@ -2,9 +2,8 @@
  * The decisions of `cloud-controller-manager check`, apart from the reads that feed them: each function
  * takes what was read and returns table rows. `fail` makes the command exit non-zero; `note` informs.
  */
-import type { Config } from "../cli/config.ts";
-import type { Lease } from "../app/leader-election.ts";
-import type { Node } from "../kube/objects.ts";
+import type { Config } from "../config/config.ts";
+import type { Lease, Node } from "../kube/objects.ts";
 import { TAINT_UNINITIALIZED } from "../kube/well-known.ts";
 import { describeAccess, type Access } from "../manifests/access.ts";
 import { cidrContains, formatCIDR, parseCIDR, type CIDR } from "../net/ip.ts";
@@ -58,7 +57,7 @@ function podCidrs(node: Node): string[] {
 /** Route checks: only when the route controller will run (enabled, routes on, provider has Routes). */
 export function clusterCidrFindings(nodes: readonly Node[], config: Config, providerHasRoutes: boolean): Finding[] {
   const check = "cluster-cidr";
-  if (!config.controllers.has("node-route-controller") || !config.configureCloudRoutes) return [{ check, status: "note", detail: "routes are off: pod CIDRs not checked" }];
+  if (!config.controllers.includes("node-route-controller") || !config.configureCloudRoutes) return [{ check, status: "note", detail: "routes are off: pod CIDRs not checked" }];
   if (!providerHasRoutes) return [{ check, status: "note", detail: `provider ${config.cloudProvider} has no routes: node-route-controller will be skipped` }];
   if (config.clusterCidrs.length === 0) {
     return [{ check, status: "fail", detail: "--configure-cloud-routes is on but --cluster-cidr is empty, so node-route-controller will not start: set --cluster-cidr, or --configure-cloud-routes=false" }];

@@ -4,16 +4,15 @@
  * SubjectAccessReview per permission of each per-controller ServiceAccount), the Nodes, the Lease and
  * the provider's own preflight. Reviews are answers, not writes: nothing is stored.
  */
-import type { Config } from "../cli/config.ts";
+import type { Config } from "../config/config.ts";
 import type { CloudProvider } from "../cloud/provider.ts";
-import type { Lease } from "../app/leader-election.ts";
 import { LEASES, NODES, SELF_SUBJECT_ACCESS_REVIEWS, SUBJECT_ACCESS_REVIEWS, type KubeApi, type Resource } from "../kube/api.ts";
-import type { Node } from "../kube/objects.ts";
+import type { Lease, Node } from "../kube/objects.ts";
 import { isNotFound, KubeApiError } from "../kube/transport.ts";
 import { expandRules, grantedAccess, neededFor, type Access } from "../manifests/access.ts";
 import { rbacFor } from "../manifests/catalog.ts";
-import type { ProviderRules } from "../manifests/rbac.ts";
-import { CONTROLLER_IDENTITIES, type ControllerIdentity } from "../manifests/controller-identities.ts";
+import type { ProviderRules } from "../cloud/registry.ts";
+import { CONTROLLER_IDENTITIES, type IdentityRules } from "../manifests/controller-identities.ts";
 import { clusterCidrFindings, leaseFindings, nodeFindings, providerFindings, rbacFindings, type AccessAnswer, type Finding } from "./findings.ts";
 
 export interface PreflightDeps {
@@ -71,7 +70,7 @@ async function ownRbac(deps: PreflightDeps, user: string): Promise<Finding[]> {
 }
 
 /** The per-controller ServiceAccounts' permissions, asked about as those accounts (SubjectAccessReview). */
-async function identityRbac(deps: PreflightDeps, identity: ControllerIdentity): Promise<Finding[]> {
+async function identityRbac(deps: PreflightDeps, identity: IdentityRules): Promise<Finding[]> {
   const namespace = deps.config.leaderElection.resourceNamespace;
   const user = `system:serviceaccount:${namespace}:${identity.name}`;
   const groups = ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"];
@@ -87,7 +86,7 @@ async function identityRbac(deps: PreflightDeps, identity: ControllerIdentity): 
 
 async function controllerIdentitiesRbac(deps: PreflightDeps): Promise<Finding[]> {
   if (!deps.config.useServiceAccountCredentials) return [];
-  const used = CONTROLLER_IDENTITIES.filter((i) => i.controllers.some((c) => deps.config.controllers.has(c)));
+  const used = CONTROLLER_IDENTITIES.filter((i) => i.controllers.some((c) => deps.config.controllers.includes(c)));
   const findings = await Promise.all(used.map((i) => identityRbac(deps, i).catch((e: unknown): Finding[] => [{ check: "rbac", status: "fail", detail: `cannot review ServiceAccount ${i.name}: ${message(e)}` }])));
   return findings.flat();
 }

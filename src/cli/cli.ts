@@ -3,7 +3,7 @@
  * `subCommands`. Help and version are answered before anything else. Returns the exit status.
  */
 import { defineCommand, renderUsage, runCommand, type CommandDef, type SubCommandsDef } from "citty";
-import { FLAGS } from "./flags.ts";
+import { FLAGS } from "../config/flags.ts";
 import { renderManagerHelp } from "./usage.ts";
 import { runManagerCommand, type Builtins, type Io } from "./run.ts";
 import { buildInfo } from "../version.ts";

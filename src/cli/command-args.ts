@@ -4,7 +4,7 @@
  * strict parser (`loadConfig`), so an unknown or malformed flag fails the same way everywhere.
  */
 import type { ArgsDef } from "citty";
-import { FLAGS } from "./flags.ts";
+import { FLAGS } from "../config/flags.ts";
 
 export interface OwnFlag {
   readonly name: string;

@@ -4,7 +4,7 @@
  * by the kind's rules. Every problem is returned, one line each naming the flag and value.
  */
 import type { ProviderRegistry } from "../cloud/registry.ts";
-import { loadConfig } from "./config.ts";
+import { loadConfig } from "../config/load.ts";
 import { ownValue, type OwnFlag, type SplitArgs } from "./command-args.ts";
 import { isKind, kindArgs, kindProblems, KINDS, type Kind } from "../manifests/catalog.ts";
 import { DEFAULTS, normalizeArgs, type PackageOptions } from "../manifests/options.ts";

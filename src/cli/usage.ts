@@ -1,7 +1,7 @@
 /**
  * Help text and the README's flags reference, both rendered from the flag table so they cannot drift.
  */
-import { FLAGS, type FlagGroup, type FlagSpec } from "./flags.ts";
+import { FLAGS, type FlagGroup, type FlagSpec } from "../config/flags.ts";
 
 const GROUP_ORDER: readonly FlagGroup[] = [
   "Cloud provider",

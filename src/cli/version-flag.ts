@@ -4,7 +4,7 @@
  * `--version=vX.Y.Z…` runs with that as the reported version; it must keep this build's
  * major.minor.patch (only the pre-release or build suffix may differ), as upstream requires.
  */
-import { parseBool } from "./values.ts";
+import { parseBool } from "../config/values.ts";
 import { platform, type BuildInfo } from "../version.ts";
 
 export type VersionRequest =

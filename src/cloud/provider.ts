@@ -12,9 +12,8 @@
  */
 import type { KubeApi } from "../kube/api.ts";
 import type { Lister } from "../kube/informer.ts";
-import type { LoadBalancerStatus, Node, NodeAddress, Service } from "../kube/objects.ts";
+import type { LoadBalancerStatus, Manifest, Node, NodeAddress, PolicyRule, Service } from "../kube/objects.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Manifest, PolicyRule } from "../manifests/rbac.ts";
 
 export interface CloudProvider {
   /** The registered name (`--cloud-provider`); also the conventional providerID scheme `<name>://`. */
@@ -222,13 +221,19 @@ export interface ProviderContext {
 export type CallOutcome = "success" | "error" | "throttled";
 
 /**
- * A provider as registered: validates its cloud-config text (all problems at once) and builds the
- * provider from the validated form.
+ * A provider as registered, configured in two steps: `parseConfig` validates the cloud-config text (all
+ * problems at once) on the main thread, and `create` builds the provider from the validated form, there
+ * or in a worker thread.
  */
 export interface ProviderFactory<C = unknown> {
   readonly name: string;
-  /** `text` is the `--cloud-config` file's content, undefined without the flag. */
+  /**
+   * `text` is the `--cloud-config` file's content, undefined without the flag. The result must be plain
+   * data (objects, arrays, strings, numbers, booleans; Maps at most): it is deep-frozen and, with
+   * `--controller-threads`, posted to every thread by structured clone. No functions, no class instances.
+   */
   parseConfig(text: string | undefined, path: string): { ok: true; config: C } | { ok: false; errors: string[] };
+  /** Builds the provider from what `parseConfig` returned, or from a structured clone of it. */
   create(config: C, context: ProviderContext): CloudProvider;
   /**
    * Cluster-wide permissions this provider needs beyond the controllers' own (e.g. writing an annotation

@@ -112,6 +112,34 @@ export interface Service extends KubeObject {
   };
 }
 
+/** coordination.k8s.io/v1 Lease, the leader-election lock. */
+export interface Lease extends KubeObject {
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** Any Kubernetes object as a manifest to print or apply (RBAC, CustomResourceDefinitions, pods). */
+export interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [field: string]: unknown;
+}
+
+/** rbac.authorization.k8s.io/v1 PolicyRule. */
+export interface PolicyRule {
+  apiGroups: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+  verbs: string[];
+}
+
 /** `metav1.Condition`, as Services (and custom resources) carry them in their status. */
 export interface Condition {
   type: string;

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { loadConfig } from "../cli/config.ts";
+import { loadConfig } from "../config/load.ts";
 import { describeAccess, expandRules, grantedAccess, neededFor, type Access } from "./access.ts";
-import { rbacManifests, type PolicyRule } from "./rbac.ts";
+import type { PolicyRule } from "../kube/objects.ts";
+import { rbacManifests } from "./rbac.ts";
 
 describe("expandRules", () => {
   const cases: { name: string; rules: PolicyRule[]; namespace?: string; expect: Access[] }[] = [

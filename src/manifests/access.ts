@@ -3,9 +3,10 @@
  * name) tuple each, in the shape of a SubjectAccessReview's `resourceAttributes`. `check` asks the API
  * server about every tuple the shipped RBAC holds, so whatever rules rbac.ts gains are checked too.
  */
-import type { Config } from "../cli/config.ts";
-import type { ControllerName } from "../controllers/names.ts";
-import type { Manifest, PolicyRule } from "./rbac.ts";
+import type { Config } from "../config/config.ts";
+import type { ControllerName } from "../names/controllers.ts";
+import type { PolicyRule } from "../kube/objects.ts";
+import type { Manifest } from "../kube/objects.ts";
 
 export interface Access {
   readonly verb: string;
@@ -58,7 +59,7 @@ interface Need {
   when(config: Config): boolean;
 }
 
-const enabled = (config: Config, name: ControllerName): boolean => config.controllers.has(name);
+const enabled = (config: Config, name: ControllerName): boolean => config.controllers.includes(name);
 
 const NEEDS: Readonly<Record<string, Need>> = {
   "coordination.k8s.io/leases": { reason: "leader election", when: (c) => c.leaderElection.enabled },

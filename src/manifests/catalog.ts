@@ -2,9 +2,11 @@
  * Every kind of file `manifests <kind>` prints, rendered from one `PackageOptions`. Pure: the commands
  * and the release script only print or write what comes out.
  */
-import type { Config } from "../cli/config.ts";
+import type { Config } from "../config/config.ts";
 import { daemonSet, deployment, staticPod } from "./pods.ts";
-import { rbacManifests, type Manifest, type ProviderRules } from "./rbac.ts";
+import type { ProviderRules } from "../cloud/registry.ts";
+import type { Manifest } from "../kube/objects.ts";
+import { rbacManifests } from "./rbac.ts";
 import { environmentFile, systemdProblems, systemdUnit, sysusersEntry } from "./systemd.ts";
 import { DEFAULTS, type PackageOptions } from "./options.ts";
 

@@ -5,7 +5,7 @@
  * control-plane taints, so they start before any CNI and before the nodes are initialised — the
  * chicken-and-egg problem every CCM install meets.
  */
-import type { Manifest } from "./rbac.ts";
+import type { Manifest } from "../kube/objects.ts";
 import { CCM_SERVICE_ACCOUNT } from "./rbac.ts";
 import { TAINT_UNINITIALIZED } from "../kube/well-known.ts";
 import { hostFiles, NAME, probeHost, type HostFile, type PackageOptions } from "./options.ts";

@@ -4,6 +4,8 @@
  * so shipped and tested RBAC are one. The per-controller ServiceAccounts rely on the bootstrap
  * `system:controller:*` roles (see controller-identities.ts).
  */
+import type { ProviderRules } from "../cloud/registry.ts";
+import type { Manifest, PolicyRule } from "../kube/objects.ts";
 import { controllerIdentityBindings } from "./controller-identities.ts";
 
 export const CCM_USER = "system:cloud-controller-manager";
@@ -17,28 +19,6 @@ export interface RbacOptions {
   readonly leaseName: string;
   /** Providers' own extra permissions, each granted in a ClusterRole named after the provider. */
   readonly providerRules?: readonly ProviderRules[];
-}
-
-export interface ProviderRules {
-  readonly provider: string;
-  readonly rules: readonly PolicyRule[];
-  /** Granted in the manager's namespace only (a Role), e.g. reading credential Secrets. */
-  readonly namespacedRules?: readonly PolicyRule[];
-}
-
-export interface PolicyRule {
-  apiGroups: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-  verbs: string[];
-}
-
-export interface Manifest {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
-  [field: string]: unknown;
 }
 
 const LABELS = { "app.kubernetes.io/name": "cloud-controller-manager" };

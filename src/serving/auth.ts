@@ -10,14 +10,7 @@ import { SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS, type KubeApi } from "../kube/api
 import { KubeApiError } from "../kube/transport.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
-import { authenticateCertificate, type ClientCertAuth, type PeerRequest } from "./client-auth.ts";
-
-export interface UserInfo {
-  readonly username: string;
-  readonly uid?: string;
-  readonly groups: readonly string[];
-  readonly extra?: Readonly<Record<string, readonly string[]>>;
-}
+import { authenticateCertificate, type ClientCertAuth, type PeerRequest, type UserInfo } from "./client-auth.ts";
 
 export interface AuthOptions {
   readonly authn: KubeApi;

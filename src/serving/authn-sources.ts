@@ -8,23 +8,14 @@
  * `--authentication-tolerate-lookup-failure`.
  */
 import { readFileSync } from "node:fs";
+import type { ClientAuthFlags } from "../config/config.ts";
 import { CONFIG_MAPS, type KubeApi } from "../kube/api.ts";
 import { KubeApiError } from "../kube/transport.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
 import { parseBundle, type ClientCertAuth, type RequestHeaderAuth } from "./client-auth.ts";
 
-export interface ClientAuthFlags {
-  readonly clientCAFile: string;
-  readonly requestHeaderClientCAFile: string;
-  readonly requestHeaderAllowedNames: readonly string[];
-  readonly requestHeaderUsernameHeaders: readonly string[];
-  readonly requestHeaderUIDHeaders: readonly string[];
-  readonly requestHeaderGroupHeaders: readonly string[];
-  readonly requestHeaderExtraHeadersPrefix: readonly string[];
-  readonly skipLookup: boolean;
-  readonly tolerateLookupFailure: boolean;
-}
+export type { ClientAuthFlags };
 
 /** The PEM bundles and the settings built from them. */
 export interface ClientAuthSource {

@@ -10,7 +10,6 @@
  * The TLS layer proves the client holds the certificate's key; the chain is checked here, per CA set.
  */
 import { X509Certificate } from "node:crypto";
-import type { UserInfo } from "./auth.ts";
 
 export interface RequestHeaderAuth {
   readonly ca: readonly X509Certificate[];
@@ -32,6 +31,14 @@ export interface PeerRequest {
   readonly chain: readonly X509Certificate[];
   /** Lower-cased header names; every value of repeated headers, in order. */
   readonly headers: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Who a request comes from, as a TokenReview or a client certificate says. */
+export interface UserInfo {
+  readonly username: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 export type CertVerdict = { user: UserInfo } | { error: string } | undefined;

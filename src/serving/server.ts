@@ -11,7 +11,7 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createSecureContext, createServer as createTlsServer, type PeerCertificate, type SecureContext, type TLSSocket } from "node:tls";
-import type { ServingConfig } from "../cli/config.ts";
+import type { ServingConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Verdict } from "./auth.ts";
 import type { PeerRequest } from "./client-auth.ts";

@@ -5,6 +5,7 @@
  * not configurable: naming them is accepted.
  */
 import { createSecureContext } from "node:tls";
+import type { SniCertKey } from "../config/config.ts";
 
 export interface TlsFlags {
   readonly minVersion: string;
@@ -120,13 +121,7 @@ export function resolveTls(flags: TlsFlags, prefix = "--tls-"): { ok: true; sett
   return errors.length > 0 ? { ok: false, errors } : { ok: true, settings };
 }
 
-/** One `--tls-sni-cert-key` value: `cert,key` or `cert,key:name1,name2` (names may be `*.` wildcards). */
-export interface SniCertKey {
-  readonly certFile: string;
-  readonly keyFile: string;
-  /** Empty: the certificate's own DNS names and common name. */
-  readonly names: readonly string[];
-}
+export type { SniCertKey };
 
 export function parseSniCertKey(value: string, flag = "--tls-sni-cert-key"): SniCertKey | string {
   const colon = value.indexOf(":");

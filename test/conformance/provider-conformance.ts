@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { InstanceNotFoundError } from "../../src/cloud/errors.ts";
 import type { CloudProvider, InstanceMetadata } from "../../src/cloud/provider.ts";
 import type { Node, Service } from "../../src/kube/objects.ts";
-import { deepFreeze } from "./freeze.ts";
+import { deepFreeze } from "../../src/util/freeze.ts";
 
 /** The cloud side of a conformance run: makes and changes instances the provider will be asked about. */
 export interface ConformanceCloud {

@@ -6,7 +6,7 @@ import { expect } from "bun:test";
 import { NODES } from "../../src/kube/api.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import { clusterCidrFindings, registeredWithoutExternal } from "../../src/check/findings.ts";
-import { loadConfig } from "../../src/cli/config.ts";
+import { loadConfig } from "../../src/config/load.ts";
 import { controlPlane } from "./control-plane.ts";
 
 export async function expectNoNodeProblems(clusterCidr: string): Promise<void> {

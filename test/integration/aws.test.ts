@@ -11,7 +11,7 @@ import { join } from "node:path";
 import * as ec2 from "@aws-sdk/client-ec2";
 import * as elb from "@aws-sdk/client-elastic-load-balancing";
 import { controllerFactories } from "../../src/app/controllers.ts";
-import { CONTROLLER_NAMES } from "../../src/controllers/names.ts";
+import { CONTROLLER_NAMES } from "../../src/names/controllers.ts";
 import { NAMESPACES, NODES, SERVICES } from "../../src/kube/api.ts";
 import type { Node, Service } from "../../src/kube/objects.ts";
 import { isNotFound } from "../../src/kube/transport.ts";

@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { LEASES } from "../../src/kube/api.ts";
-import type { Lease } from "../../src/app/leader-election.ts";
+import type { Lease } from "../../src/kube/objects.ts";
 import { startCcm, type CcmProcess } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { uniqueName } from "../harness/fixtures.ts";

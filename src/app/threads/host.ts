@@ -6,14 +6,12 @@
  */
 import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsHub, MetricsSnapshot } from "../../metrics/hub.ts";
-import { ControllerConfigError } from "../context.ts";
+import { ControllerConfigError } from "../../controllers/context.ts";
 import { ControllerCrashedError, type LeaderDeps } from "../run-controllers.ts";
 import { planThreads, type ThreadPlan } from "./plan.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
 
 export interface ThreadDeps extends LeaderDeps {
-  /** The manager's own flags, re-read by each thread. */
-  readonly argv: readonly string[];
   /** URL of the worker entry point (`src/worker.ts`, also compiled into the executable). */
   readonly workerUrl: string;
   readonly bucket: SharedBucket;
@@ -84,7 +82,10 @@ export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal
   const plans = planThreads(deps.config.controllers, deps.config.controllerThreads);
   const threads = plans.map((plan) => spawn(deps, plan));
   const unregister = threads.map((t) => register(deps, t));
-  for (const t of threads) t.send({ type: "start", argv: deps.argv, thread: t.plan.thread, controllers: t.plan.controllers, bucket: deps.bucket });
+  for (const t of threads) {
+    const { config, providerConfig, bucket } = deps;
+    t.send({ type: "start", config, providerConfig, thread: t.plan.thread, controllers: t.plan.controllers, bucket });
+  }
   deps.logger.info(`running ${plans.length} controller thread(s): ${plans.map((p) => `[${p.controllers.join(", ")}]`).join(" ")}`);
   const early = Promise.race(threads.map((t) => t.exited.then((exit) => ({ thread: t, exit }))));
   const stopped = new Promise<undefined>((resolve) => (signal.aborted ? resolve(undefined) : signal.addEventListener("abort", () => resolve(undefined), { once: true })));

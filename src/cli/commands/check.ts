@@ -5,7 +5,8 @@
  */
 import { defineCommand } from "citty";
 import { helpArgs, ownValue, splitArgs, type OwnFlag } from "../command-args.ts";
-import { connect, prepare } from "../run.ts";
+import { prepare } from "../../config/prepare.ts";
+import { connect } from "../run.ts";
 import type { CommandData } from "../cli.ts";
 import { runPreflight } from "../../check/preflight.ts";
 import { failed } from "../../check/findings.ts";
@@ -45,15 +46,16 @@ export const checkCommand = defineCommand({
       command.exitCode = 2;
     };
     const flags = flagErrors(rawArgs);
-    const prepared = prepare(flags.manager, command.builtins);
+    const prepared = prepare(flags.manager, command.builtins.providers);
     if (flags.errors.length > 0 || !prepared.ok) return usage([...flags.errors, ...(prepared.ok ? [] : prepared.errors)]);
     const { config } = prepared;
     const connection = await connect(config, io);
     if (typeof connection === "string") return usage([connection]);
     const api = createKubeApi(createTransport({ connection, limiter: TokenBucket.create(config.kubeApiQps, config.kubeApiBurst), userAgent: userAgent("cloud-controller-manager-check") }));
     const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write: io.stderr });
-    const quiet = { observeCall: () => undefined, observeConfigurationDrift: () => undefined };
-    const provider = prepared.createProvider({ logger, clusterName: config.clusterName, namespace: config.leaderElection.resourceNamespace, ...quiet });
+    const quiet = { observeCall: (): undefined => undefined, observeConfigurationDrift: (): undefined => undefined };
+    const context = { logger, clusterName: config.clusterName, namespace: config.leaderElection.resourceNamespace, ...quiet };
+    const provider = command.builtins.providers.create(prepared.providerConfig, context);
     try {
       const signal = AbortSignal.any([io.signal, AbortSignal.timeout(TIMEOUT_MS)]);
       const findings = await runPreflight({ config, providerRules: command.builtins.providers.rbacRules(config.cloudProvider), api, provider, now: () => realClock.now(), signal });

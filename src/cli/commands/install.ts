@@ -66,7 +66,7 @@ function validate(split: SplitArgs, builtins: Builtins): { errors: string[]; opt
   const reads = serviceReads(result.options);
   errors.push(...unreadable(reads));
   if (config.cloudConfig !== "" && errors.length === 0) {
-    const prepared = builtins.providers.prepare(config.cloudProvider, readFileSync(config.cloudConfig, "utf8"), config.cloudConfig);
+    const prepared = builtins.providers.parse(config.cloudProvider, readFileSync(config.cloudConfig, "utf8"), config.cloudConfig);
     if (!prepared.ok) errors.push(...prepared.errors);
   }
   return { errors, options: result.options, reads };

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { loadConfig } from "./config.ts";
+import { loadConfig } from "./load.ts";
 
 const providers = ["fake", "aws"];
 const base = ["--cloud-provider=fake"];

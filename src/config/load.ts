@@ -2,148 +2,16 @@
  * Flag text → one frozen, typed `Config`, or the full list of problems (one line each, naming the flag and
  * the value) so an operator fixes everything in one go. Nothing here touches the process.
  */
-import { resolveFeatureGates } from "./feature-gates.ts";
-import { FLAGS, type FlagSpec } from "./flags.ts";
-import { parseArgv } from "./argv.ts";
-import { parseBool, parseDuration, parseInteger, parseNumber, splitList } from "./values.ts";
+import { selectControllers, type ControllerName } from "../names/controllers.ts";
 import { parseCIDR, parseIP, type CIDR } from "../net/ip.ts";
-import type { ClientAuthFlags } from "../serving/authn-sources.ts";
-import type { SniCertKey } from "../serving/tls-options.ts";
-import { selectControllers, type ControllerName } from "../controllers/names.ts";
-
-export interface LeaderElectionConfig {
-  readonly enabled: boolean;
-  readonly leaseDurationMs: number;
-  readonly renewDeadlineMs: number;
-  readonly retryPeriodMs: number;
-  readonly resourceName: string;
-  readonly resourceNamespace: string;
-  readonly releaseOnShutdown: boolean;
-}
-
-export interface ServingConfig {
-  readonly bindAddress: string;
-  readonly securePort: number;
-  readonly certDir: string;
-  readonly tlsCertFile: string;
-  readonly tlsPrivateKeyFile: string;
-  readonly tlsMinVersion: string;
-  readonly tlsCipherSuites: readonly string[];
-  readonly tlsCurvePreferences: readonly string[];
-  readonly sniCertKeys: readonly SniCertKey[];
-  readonly permitPortSharing: boolean;
-  readonly clientAuth: ClientAuthFlags;
-  readonly authenticationKubeconfig: string;
-  readonly authenticationCacheTtlMs: number;
-  readonly authorizationKubeconfig: string;
-  readonly alwaysAllowPaths: readonly string[];
-  readonly authorizedTtlMs: number;
-  readonly unauthorizedTtlMs: number;
-}
-
-export interface Config {
-  readonly cloudProvider: string;
-  readonly cloudConfig: string;
-  readonly kubeconfig: string;
-  readonly master: string;
-  readonly controllers: ReadonlySet<ControllerName>;
-  readonly kubeApiQps: number;
-  readonly kubeApiBurst: number;
-  readonly controllerStartIntervalMs: number;
-  readonly leaderElection: LeaderElectionConfig;
-  readonly clusterName: string;
-  readonly clusterCidrs: readonly CIDR[];
-  readonly configureCloudRoutes: boolean;
-  readonly useServiceAccountCredentials: boolean;
-  readonly routeReconciliationPeriodMs: number;
-  readonly nodeMonitorPeriodMs: number;
-  readonly nodeStatusUpdateFrequencyMs: number;
-  readonly concurrentNodeSyncs: number;
-  readonly concurrentNodeStatusUpdates: number;
-  readonly concurrentServiceSyncs: number;
-  readonly serving: ServingConfig;
-  readonly verbosity: number;
-  readonly loggingFormat: "text" | "json";
-  readonly loadBalancerClass: string;
-  readonly loadBalancerResyncPeriodMs: number;
-  readonly nodeDeletionConfirmation: boolean;
-  readonly cloudBatchWindowMs: number;
-  readonly cloudBatchSize: number;
-  readonly shutdownGracePeriodMs: number;
-  readonly controllerThreads: number;
-  /** Every known feature gate's value (defaults, `AllAlpha`/`AllBeta`, then `--feature-gates`). */
-  readonly featureGates: ReadonlyMap<string, boolean>;
-  /** Compatibility-only flags the user set; the manager warns about each once at start. */
-  readonly compatFlagsSet: readonly string[];
-}
+import { deepFreeze } from "../util/freeze.ts";
+import { parseArgv } from "./argv.ts";
+import type { ClientAuthFlags, Config, LeaderElectionConfig, ServingConfig } from "./config.ts";
+import { resolveFeatureGates } from "./feature-gates.ts";
+import { FlagReader } from "./flag-reader.ts";
+import { FLAGS } from "./flags.ts";
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
-
-/** Typed view over the parsed text; every failed conversion appends one error line. */
-class FlagReader {
-  readonly errors: string[] = [];
-  readonly #values: ReadonlyMap<string, string>;
-
-  constructor(values: ReadonlyMap<string, string>) {
-    this.#values = values;
-  }
-
-  text(name: string): string {
-    return this.#values.get(name) ?? spec(name).default;
-  }
-
-  isSet(name: string): boolean {
-    return this.#values.has(name);
-  }
-
-  fail(name: string, reason: string): void {
-    this.errors.push(`invalid value ${JSON.stringify(this.text(name))} for flag --${name}: ${reason}`);
-  }
-
-  bool(name: string): boolean {
-    const value = parseBool(this.text(name));
-    if (value === undefined) this.fail(name, "must be true or false");
-    return value ?? false;
-  }
-
-  int(name: string, min = Number.MIN_SAFE_INTEGER): number {
-    const value = parseInteger(this.text(name));
-    if (value === undefined) this.fail(name, "must be an integer");
-    else if (value < min) this.fail(name, `must be at least ${min}`);
-    return value ?? 0;
-  }
-
-  number(name: string, min = 0): number {
-    const value = parseNumber(this.text(name));
-    if (value === undefined) this.fail(name, "must be a number");
-    else if (value < min) this.fail(name, `must be at least ${min}`);
-    return value ?? 0;
-  }
-
-  duration(name: string, positive = false): number {
-    const value = parseDuration(this.text(name));
-    if (value === undefined) this.fail(name, "must be a duration such as 300ms, 10s or 5m0s");
-    else if (value < 0 || (positive && value === 0)) this.fail(name, positive ? "must be positive" : "must not be negative");
-    return value ?? 0;
-  }
-
-  list(name: string): string[] {
-    return splitList(this.text(name));
-  }
-
-  choice<T extends string>(name: string): T {
-    const value = this.text(name);
-    const options = spec(name).options ?? [];
-    if (!options.includes(value)) this.fail(name, `must be one of ${options.filter(Boolean).join(", ")}`);
-    return value as T;
-  }
-}
-
-function spec(name: string): FlagSpec {
-  const found = FLAGS.find((s) => s.name === name);
-  if (!found) throw new Error(`flag --${name} is not defined`);
-  return found;
-}
 
 export function loadConfig(argv: readonly string[], knownProviders: readonly string[]): ConfigResult {
   const parsed = parseArgv(argv, FLAGS);
@@ -210,7 +78,7 @@ function readClusterCidrs(r: FlagReader): CIDR[] {
   return cidrs;
 }
 
-function readControllers(r: FlagReader): ReadonlySet<ControllerName> {
+function readControllers(r: FlagReader): readonly ControllerName[] {
   const { enabled, unknown } = selectControllers(r.list("controllers"));
   for (const name of unknown) r.fail("controllers", `${JSON.stringify(name)} is not in the list of known controllers`);
   return enabled;
@@ -307,11 +175,11 @@ function readCompatServing(r: FlagReader): void {
   r.bool("enable-leader-migration");
 }
 
-function readFeatureGates(r: FlagReader): ReadonlyMap<string, boolean> {
+function readFeatureGates(r: FlagReader): Readonly<Record<string, boolean>> {
   const resolved = resolveFeatureGates(r.list("feature-gates"));
-  if (resolved.ok) return resolved.enabled;
+  if (resolved.ok) return Object.fromEntries(resolved.enabled);
   for (const error of resolved.errors) r.fail("feature-gates", error);
-  return new Map();
+  return {};
 }
 
 type BeyondSettings = Pick<Config, "loadBalancerClass" | "loadBalancerResyncPeriodMs" | "nodeDeletionConfirmation" | "cloudBatchWindowMs" | "cloudBatchSize" | "shutdownGracePeriodMs" | "controllerThreads">;
@@ -326,12 +194,4 @@ function readBeyondUpstream(r: FlagReader): BeyondSettings {
     shutdownGracePeriodMs: r.duration("shutdown-grace-period"),
     controllerThreads: r.int("controller-threads", 0),
   };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

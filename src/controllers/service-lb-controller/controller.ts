@@ -10,86 +10,92 @@
  * finalizer is still cleaned up from the last copy we saw.
  */
 import { findRetryError } from "../../cloud/errors.ts";
-import type { ControllerContext, ControllerFactory } from "../../app/context.ts";
-import type { EventHandler } from "../../kube/informer.ts";
 import { enqueueOnChange } from "../../kube/handlers.ts";
+import type { EventHandler } from "../../kube/informer.ts";
 import { objectKey, type Service } from "../../kube/objects.ts";
 import { WorkQueue } from "../../kube/queue.ts";
 import { exponentialLimiter } from "../../kube/rate-limiters.ts";
 import { runWorkers } from "../../kube/worker.ts";
+import { CONTROLLERS } from "../../names/controllers.ts";
 import { KeyedLock } from "../../util/concurrency.ts";
+import type { ControllerFactory, Wiring } from "../context.ts";
 import { ServiceCache } from "./cache.ts";
 import { syncNodes, type NodeSyncDeps } from "./node-sync.ts";
 import { needsCleanup, needsUpdate, shouldSyncUpdatedNode, wantsLoadBalancer } from "./predicates.ts";
 import { syncService } from "./sync.ts";
 
-export const SERVICE_QUEUE = "service";
-export const NODE_QUEUE = "node";
+const ID = "service-lb-controller";
+const NAMES = CONTROLLERS[ID];
 /** The node queue holds one key: a pass always covers every node, so bursts of node events coalesce. */
 const NODE_SYNC_KEY = "nodes";
 const BACKOFF_BASE_MS = 5_000;
 const BACKOFF_MAX_MS = 300_000;
 
-interface Wiring {
-  readonly ctx: ControllerContext;
-  readonly queue: WorkQueue;
-  readonly nodeQueue: WorkQueue;
-  readonly deps: NodeSyncDeps;
-}
+type Queues = { readonly services: WorkQueue; readonly nodes: WorkQueue };
+type ServiceWiring = Wiring<NodeSyncDeps, Queues>;
 
-export const createServiceLbController: ControllerFactory = (ctx) => {
+export const serviceLbController: ControllerFactory = (ctx) => {
   const balancer = ctx.provider.loadBalancer;
   if (!balancer) return { skip: "the cloud provider does not support external load balancers" };
-  const queueOptions = { clock: ctx.clock, metrics: ctx.queueMetrics };
-  const queue = new WorkQueue({ name: SERVICE_QUEUE, rateLimiter: exponentialLimiter(BACKOFF_BASE_MS, BACKOFF_MAX_MS), ...queueOptions });
-  const nodeQueue = new WorkQueue({ name: NODE_QUEUE, rateLimiter: exponentialLimiter(BACKOFF_BASE_MS, BACKOFF_MAX_MS), ...queueOptions });
+  const queue = (name: string): WorkQueue =>
+    new WorkQueue({ name, rateLimiter: exponentialLimiter(BACKOFF_BASE_MS, BACKOFF_MAX_MS), clock: ctx.clock, metrics: ctx.queueMetrics });
+  const queues: Queues = { services: queue(NAMES.queues.services), nodes: queue(NAMES.queues.nodes) };
   const deps: NodeSyncDeps = {
-    api: ctx.apiFor("service-controller"),
+    api: ctx.api,
     services: ctx.informers.services(),
     nodes: ctx.informers.nodes(),
     balancer,
     clusterName: ctx.config.clusterName,
     servedClass: ctx.config.loadBalancerClass,
-    recorder: ctx.events.recorder("service-controller"),
+    recorder: ctx.recorder,
     cache: new ServiceCache(),
     logger: ctx.logger,
     lock: new KeyedLock(),
     workers: ctx.config.concurrentServiceSyncs,
     metrics: ctx.metrics,
     clock: ctx.clock,
-    resync: (key) => queue.add(key),
+    resync: (key) => queues.services.add(key),
   };
-  const wiring: Wiring = { ctx, queue, nodeQueue, deps };
-  ctx.informers.services().addHandler(serviceHandler(wiring));
-  ctx.informers.nodes().addHandler(enqueueOnChange(() => nodeQueue.add(NODE_SYNC_KEY), shouldSyncUpdatedNode));
-  return { name: "service-lb-controller", run: (signal) => run(wiring, signal) };
+  const wiring: ServiceWiring = { ctx, deps, queues };
+  return { name: ID, run: (signal) => run(wiring, signal) };
 };
 
-async function run(w: Wiring, signal: AbortSignal): Promise<void> {
-  const { ctx, queue, nodeQueue, deps } = w;
-  if (!(await ctx.informers.waitForSync(signal))) {
-    queue.shutDown();
-    nodeQueue.shutDown();
-    return;
-  }
-  const stopResync = startResync(w, ctx.config.loadBalancerResyncPeriodMs);
+async function run(w: ServiceWiring, signal: AbortSignal): Promise<void> {
+  const { ctx, queues, deps } = w;
+  const removeHandlers = addHandlers(w);
+  let stopResync = (): void => undefined;
   try {
+    if (!(await ctx.informers.waitForSync(signal))) return;
+    stopResync = startResync(w, ctx.config.loadBalancerResyncPeriodMs);
     await Promise.all([
       runWorkers(
         {
-          queue,
+          queue: queues.services,
           workers: ctx.config.concurrentServiceSyncs,
           sync: (key) => deps.lock.withLock(key, () => syncService(deps, key)),
-          requeue: (key, error) => requeueService(queue, key, error),
+          requeue: (key, error) => requeueService(queues.services, key, error),
           logger: ctx.logger,
         },
         signal,
       ),
-      runWorkers({ queue: nodeQueue, workers: 1, sync: () => syncNodes(deps), logger: ctx.logger }, signal),
+      runWorkers({ queue: queues.nodes, workers: 1, sync: () => syncNodes(deps), logger: ctx.logger }, signal),
     ]);
   } finally {
     stopResync();
+    removeHandlers();
+    queues.services.shutDown();
+    queues.nodes.shutDown();
   }
+}
+
+function addHandlers(w: ServiceWiring): () => void {
+  const { ctx, queues } = w;
+  const removeService = ctx.informers.services().addHandler(serviceHandler(w));
+  const removeNode = ctx.informers.nodes().addHandler(enqueueOnChange(() => queues.nodes.add(NODE_SYNC_KEY), shouldSyncUpdatedNode));
+  return () => {
+    removeService();
+    removeNode();
+  };
 }
 
 /** RetryError: again after exactly its delay, without growing the exponential backoff. */
@@ -104,8 +110,9 @@ export function requeueService(queue: WorkQueue, key: string, error: unknown): v
  * (and finishes deletions that happened while the manager was down). Update: changes that matter.
  * Delete: only a Service that vanished without our finalizer (else the update path already cleaned up).
  */
-function serviceHandler(w: Wiring): EventHandler<Service> {
-  const { queue, deps } = w;
+function serviceHandler(w: ServiceWiring): EventHandler<Service> {
+  const { deps } = w;
+  const queue = w.queues.services;
   const served = deps.servedClass;
   return {
     add: (service) => {
@@ -125,11 +132,11 @@ function serviceHandler(w: Wiring): EventHandler<Service> {
 }
 
 /** `--load-balancer-resync-period`: every served Service goes through Ensure again. 0: off. */
-function startResync(w: Wiring, periodMs: number): () => void {
+function startResync(w: ServiceWiring, periodMs: number): () => void {
   if (periodMs <= 0) return () => undefined;
   const timer = setInterval(() => {
     for (const service of w.deps.services.list()) {
-      if (wantsLoadBalancer(service, w.deps.servedClass)) w.queue.add(objectKey(service));
+      if (wantsLoadBalancer(service, w.deps.servedClass)) w.queues.services.add(objectKey(service));
     }
   }, periodMs);
   return () => clearInterval(timer);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { selectControllers } from "./names.ts";
+import { selectControllers } from "./controllers.ts";
 
 describe("--controllers selection (upstream IsControllerEnabled)", () => {
   const all = ["cloud-node-controller", "cloud-node-lifecycle-controller", "node-route-controller", "service-lb-controller"];
