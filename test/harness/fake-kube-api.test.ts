@@ -5,7 +5,13 @@ import { KubeApiError } from "../../src/kube/transport.ts";
 import { fakeKubeApi } from "./fake-kube-api.ts";
 
 const service = (finalizers: string[], deleting = false): Service => ({
-  metadata: { name: "web", namespace: "default", uid: "u1", finalizers, ...(deleting ? { deletionTimestamp: "2026-01-01T00:00:00Z" } : {}) },
+  metadata: {
+    name: "web",
+    namespace: "default",
+    uid: "u1",
+    finalizers,
+    ...(deleting ? { deletionTimestamp: "2026-01-01T00:00:00Z" } : {}),
+  },
   spec: { type: "LoadBalancer" },
 });
 
@@ -13,9 +19,19 @@ describe("fakeKubeApi", () => {
   test("strategic finalizer patches add and remove only the named entry; writes are recorded with their bodies", async () => {
     const api = fakeKubeApi();
     api.put(SERVICES, service(["example.com/other"]));
-    await api.patch(SERVICES, "web", { metadata: { finalizers: ["ours"] } }, { namespace: "default", type: "strategic" });
+    await api.patch(
+      SERVICES,
+      "web",
+      { metadata: { finalizers: ["ours"] } },
+      { namespace: "default", type: "strategic" },
+    );
     expect(api.store<Service>(SERVICES).get("default/web")?.metadata.finalizers).toEqual(["example.com/other", "ours"]);
-    await api.patch(SERVICES, "web", { metadata: { "$deleteFromPrimitiveList/finalizers": ["ours"] } }, { namespace: "default", type: "strategic" });
+    await api.patch(
+      SERVICES,
+      "web",
+      { metadata: { "$deleteFromPrimitiveList/finalizers": ["ours"] } },
+      { namespace: "default", type: "strategic" },
+    );
     expect(api.stored(SERVICES, "web", "default")?.metadata.finalizers).toEqual(["example.com/other"]);
     expect(api.writes.map((w) => [w.verb, w.resource, w.name, Object.keys(w.patch ?? {})])).toEqual([
       ["PATCH", "services", "web", ["metadata"]],
@@ -26,7 +42,12 @@ describe("fakeKubeApi", () => {
   test("an object being deleted goes with its last finalizer", async () => {
     const api = fakeKubeApi();
     api.put(SERVICES, service(["ours"], true));
-    await api.patch(SERVICES, "web", { metadata: { "$deleteFromPrimitiveList/finalizers": ["ours"] } }, { namespace: "default", type: "strategic" });
+    await api.patch(
+      SERVICES,
+      "web",
+      { metadata: { "$deleteFromPrimitiveList/finalizers": ["ours"] } },
+      { namespace: "default", type: "strategic" },
+    );
     expect(api.store(SERVICES).size).toBe(0);
   });
 
@@ -35,7 +56,12 @@ describe("fakeKubeApi", () => {
     const ready = { type: "Ready", status: "True" as const };
     api.put(NODES, { metadata: { name: "a" }, status: { conditions: [ready] } } satisfies Node);
     const unavailable = { type: "NetworkUnavailable", status: "False" as const, reason: "RouteCreated" };
-    await api.patch(NODES, "a", { status: { conditions: [unavailable] } }, { subresource: "status", type: "strategic" });
+    await api.patch(
+      NODES,
+      "a",
+      { status: { conditions: [unavailable] } },
+      { subresource: "status", type: "strategic" },
+    );
     expect((api.stored(NODES, "a") as Node).status?.conditions).toEqual([ready, unavailable]);
     await api.patch(NODES, "a", { status: { conditions: [ready] } }, { subresource: "status", type: "merge" });
     expect((api.stored(NODES, "a") as Node).status?.conditions).toEqual([ready]);

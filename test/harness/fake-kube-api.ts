@@ -39,7 +39,8 @@ export interface FakeKubeApi extends KubeApi {
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return patch;
@@ -89,12 +90,18 @@ function applyPatch(current: KubeObject, patch: unknown, type: PatchType): KubeO
   return (type === "strategic" ? strategicPatch(current, patch) : mergePatch(current, patch)) as KubeObject;
 }
 
-const notFound = (res: Resource, name: string): KubeApiError => new KubeApiError(404, "NotFound", `${res.plural} "${name}" not found`);
+const notFound = (res: Resource, name: string): KubeApiError =>
+  new KubeApiError(404, "NotFound", `${res.plural} "${name}" not found`);
 const conflict = (res: Resource, name: string): KubeApiError =>
-  new KubeApiError(409, "Conflict", `Operation cannot be fulfilled on ${res.plural} "${name}": the object has been modified`);
+  new KubeApiError(
+    409,
+    "Conflict",
+    `Operation cannot be fulfilled on ${res.plural} "${name}": the object has been modified`,
+  );
 const unsupported = (): Promise<never> => Promise.reject(new Error("not implemented by the fake KubeApi"));
 const cacheKey = (name: string, namespace?: string): string => (namespace ? `${namespace}/${name}` : name);
-const resourceOf = (res: Resource, target?: Target): string => `${res.plural}${target?.subresource ? `/${target.subresource}` : ""}`;
+const resourceOf = (res: Resource, target?: Target): string =>
+  `${res.plural}${target?.subresource ? `/${target.subresource}` : ""}`;
 
 export function fakeKubeApi(): FakeKubeApi {
   const stores = new Map<string, Map<string, KubeObject>>();
@@ -121,7 +128,8 @@ export function fakeKubeApi(): FakeKubeApi {
     else store(res).set(key, stored);
     return structuredClone(stored);
   };
-  const find = (res: Resource, name: string, target?: Target): KubeObject | undefined => store(res).get(cacheKey(name, target?.namespace));
+  const find = (res: Resource, name: string, target?: Target): KubeObject | undefined =>
+    store(res).get(cacheKey(name, target?.namespace));
   return {
     server: "https://fake",
     requests,
@@ -140,20 +148,42 @@ export function fakeKubeApi(): FakeKubeApi {
       const obj = body as KubeObject;
       const namespace = target?.namespace ?? obj.metadata.namespace;
       const injected = record(`CREATE ${resourceOf(res, target)} ${obj.metadata.name}`);
-      writes.push({ verb: "CREATE", resource: resourceOf(res, target), namespace, name: obj.metadata.name, patch: body as Json });
+      writes.push({
+        verb: "CREATE",
+        resource: resourceOf(res, target),
+        namespace,
+        name: obj.metadata.name,
+        patch: body as Json,
+      });
       if (injected) return Promise.reject(injected);
-      if (find(res, obj.metadata.name, { namespace })) return Promise.reject(new KubeApiError(409, "AlreadyExists", `${res.plural} "${obj.metadata.name}" already exists`));
+      if (find(res, obj.metadata.name, { namespace }))
+        return Promise.reject(
+          new KubeApiError(409, "AlreadyExists", `${res.plural} "${obj.metadata.name}" already exists`),
+        );
       return Promise.resolve(put(res, { ...obj, metadata: { ...obj.metadata, namespace } }) as T);
     },
-    patch<T extends KubeObject>(res: Resource, name: string, patch: unknown, target: Target & { type: PatchType }): Promise<T> {
+    patch<T extends KubeObject>(
+      res: Resource,
+      name: string,
+      patch: unknown,
+      target: Target & { type: PatchType },
+    ): Promise<T> {
       const injected = record(`PATCH ${resourceOf(res, target)} ${name}`);
       const { namespace, subresource } = target;
-      writes.push({ verb: "PATCH", resource: resourceOf(res, target), namespace, name, subresource, patch: patch as Json });
+      writes.push({
+        verb: "PATCH",
+        resource: resourceOf(res, target),
+        namespace,
+        name,
+        subresource,
+        patch: patch as Json,
+      });
       if (injected) return Promise.reject(injected);
       const current = find(res, name, target);
       if (!current) return Promise.reject(notFound(res, name));
       const wanted = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
-      if (wanted !== undefined && wanted !== current.metadata.resourceVersion) return Promise.reject(conflict(res, name));
+      if (wanted !== undefined && wanted !== current.metadata.resourceVersion)
+        return Promise.reject(conflict(res, name));
       return Promise.resolve(put(res, applyPatch(current, patch, target.type)) as T);
     },
     delete(res: Resource, name: string, target?: Target & { preconditions?: { uid?: string } }): Promise<void> {
@@ -163,7 +193,8 @@ export function fakeKubeApi(): FakeKubeApi {
       if (injected) return Promise.reject(injected);
       const current = find(res, name, target);
       if (!current) return Promise.reject(notFound(res, name));
-      if (uid && uid !== current.metadata.uid) return Promise.reject(new KubeApiError(409, "Conflict", "Precondition failed: UID"));
+      if (uid && uid !== current.metadata.uid)
+        return Promise.reject(new KubeApiError(409, "Conflict", "Precondition failed: UID"));
       store(res).delete(cacheKey(name, target?.namespace));
       return Promise.resolve();
     },
