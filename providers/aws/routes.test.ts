@@ -59,6 +59,7 @@ describe("aws routes (moto)", () => {
     expect((await routes.listRoutes("kubernetes")).map((r) => r.targetNode)).toEqual(["worker-1"]);
   });
 
+  // moto keeps such a route `active` (AWS: `blackhole`): the listing reads the instance's state as well.
   test("a route whose instance is terminated is listed as blackholed, and a new route for its CIDR replaces it", async () => {
     const [old, replacement] = [await cloud.launch(), await cloud.launch()];
     const routes = (await provider()).routes!;

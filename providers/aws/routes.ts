@@ -82,7 +82,10 @@ async function disableSourceDestCheck(deps: RoutesDeps, instance: Ec2Instance, s
   deps.cache.invalidate([instance.id]);
 }
 
-/** An instance route whose instance is terminated or unknown (AWS shows it as blackhole; moto never does). */
+/**
+ * An instance route whose instance is terminated or unknown. AWS marks such a route `blackhole`; the
+ * instance's state is read as well, so the answer does not rest on the route's state alone.
+ */
 async function targetGone(deps: RoutesDeps, route: Ec2Route, signal?: AbortSignal): Promise<boolean> {
   if (!route.InstanceId) return false;
   const found = (await deps.cache.byIds([route.InstanceId], signal)).get(route.InstanceId);

@@ -85,7 +85,15 @@ export async function buildProcess(o: ProcessOptions): Promise<ProcessResult> {
   const enabled = config.useServiceAccountCredentials;
   const clients = (): Promise<ControllerClients> =>
     controllerClients({ enabled, root, connection, limiter, factory, namespace, clock, logger });
-  const deps = { config, providerConfig: o.providerConfig, logger, clock, metrics, provider, factories: o.builtins.controllers };
+  const deps = {
+    config,
+    providerConfig: o.providerConfig,
+    logger,
+    clock,
+    metrics,
+    provider,
+    factories: o.builtins.controllers,
+  };
   return { ok: true, deps: { ...deps, connection, limiter, factory, root, events, clients } };
 }
 

@@ -32,13 +32,19 @@ export async function connect(config: Config, io: Io): Promise<Connection | stri
   try {
     return await resolveConnection({ kubeconfig: config.kubeconfig, master: config.master });
   } catch (error) {
-    const flag = config.kubeconfig !== "" ? `--kubeconfig ${JSON.stringify(config.kubeconfig)}` : "the in-cluster configuration";
+    const flag =
+      config.kubeconfig !== "" ? `--kubeconfig ${JSON.stringify(config.kubeconfig)}` : "the in-cluster configuration";
     return `invalid ${flag}: ${(error as Error).message}`;
   }
 }
 
 /** `reportedVersion`: from `--version=vX.Y.Z…`, the version logged and exported instead of the build's. */
-export async function runManagerCommand(argv: readonly string[], io: Io, builtins: Builtins, reportedVersion?: string): Promise<number> {
+export async function runManagerCommand(
+  argv: readonly string[],
+  io: Io,
+  builtins: Builtins,
+  reportedVersion?: string,
+): Promise<number> {
   const prepared = prepare(argv, builtins.providers);
   if (!prepared.ok) return reject(io, prepared.errors);
   const { config, providerConfig } = prepared;
@@ -55,7 +61,10 @@ export async function runManagerCommand(argv: readonly string[], io: Io, builtin
   });
   if (!built.ok) return reject(io, built.errors);
   const identity = `${io.hostname}_${randomUUID()}`;
-  return runManager({ ...built.deps, identity, hostname: io.hostname, workerUrl: io.workerUrl, version: reportedVersion }, io.signal);
+  return runManager(
+    { ...built.deps, identity, hostname: io.hostname, workerUrl: io.workerUrl, version: reportedVersion },
+    io.signal,
+  );
 }
 
 function reject(io: Io, errors: readonly string[]): number {

@@ -45,7 +45,8 @@ export class FlagReader {
   duration(name: string, positive = false): number {
     const value = parseDuration(this.text(name));
     if (value === undefined) this.fail(name, "must be a duration such as 300ms, 10s or 5m0s");
-    else if (value < 0 || (positive && value === 0)) this.fail(name, positive ? "must be positive" : "must not be negative");
+    else if (value < 0 || (positive && value === 0))
+      this.fail(name, positive ? "must be positive" : "must not be negative");
     return value ?? 0;
   }
 
@@ -66,4 +67,3 @@ function spec(name: string): FlagSpec {
   if (!found) throw new Error(`flag --${name} is not defined`);
   return found;
 }
-

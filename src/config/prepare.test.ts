@@ -10,7 +10,11 @@ const providers = createRegistry(providerFactories());
 
 describe("prepare", () => {
   test("the configuration is frozen and survives a structured clone unchanged (what a worker thread receives)", () => {
-    const argv = ["--cloud-provider=fake", "--cluster-cidr=10.244.0.0/16,fd00:10:244::/56", "--controllers=*,-node-route-controller"];
+    const argv = [
+      "--cloud-provider=fake",
+      "--cluster-cidr=10.244.0.0/16,fd00:10:244::/56",
+      "--controllers=*,-node-route-controller",
+    ];
     const prepared = prepare(argv, providers);
     if (!prepared.ok) throw new Error(prepared.errors.join("\n"));
     expect(Object.isFrozen(prepared.config)).toBe(true);

@@ -21,7 +21,10 @@ export function prepare(argv: readonly string[], providers: ProviderRegistry): P
       text = readFileSync(config.cloudConfig, "utf8");
     } catch (error) {
       const reason = `cannot read it: ${(error as Error).message}`;
-      return { ok: false, errors: [`invalid value ${JSON.stringify(config.cloudConfig)} for flag --cloud-config: ${reason}`] };
+      return {
+        ok: false,
+        errors: [`invalid value ${JSON.stringify(config.cloudConfig)} for flag --cloud-config: ${reason}`],
+      };
     }
   }
   const parsed = providers.parse(config.cloudProvider, text, config.cloudConfig);

@@ -1,7 +1,8 @@
 /**
  * `--controller-threads=N`: the leader runs its controllers in N worker threads instead of its own event
  * loop. Each thread reports its health every second and its metrics on request; `/healthz` and `/metrics`
- * of the main thread cover them. A thread that ends on its own (a crashed controller, an uncaught error)
+ * of the main thread cover them. Threads start from the main thread's frozen configuration (a structured
+ * clone), never from the flags. A thread that ends on its own (a crashed controller, an uncaught error)
  * stops every other thread and the manager exits non-zero: never a silently half-running manager.
  */
 import type { SharedBucket } from "../../kube/token-bucket.ts";
@@ -82,9 +83,10 @@ export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal
   const plans = planThreads(deps.config.controllers, deps.config.controllerThreads);
   const threads = plans.map((plan) => spawn(deps, plan));
   const unregister = threads.map((t) => register(deps, t));
+  const { config, providerConfig, bucket } = deps;
   for (const t of threads) {
-    const { config, providerConfig, bucket } = deps;
-    t.send({ type: "start", config, providerConfig, thread: t.plan.thread, controllers: t.plan.controllers, bucket });
+    const { thread, controllers } = t.plan;
+    t.send({ type: "start", config, providerConfig, thread, controllers, bucket });
   }
   deps.logger.info(`running ${plans.length} controller thread(s): ${plans.map((p) => `[${p.controllers.join(", ")}]`).join(" ")}`);
   const early = Promise.race(threads.map((t) => t.exited.then((exit) => ({ thread: t, exit }))));

@@ -42,7 +42,9 @@ async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerS
   const { metrics } = built.deps;
   scope.onMessage((m) => {
     if (m.type !== "metrics") return;
-    void metrics.registry.getMetricsAsJSON().then((snapshot) => scope.postMessage({ type: "metrics", id: m.id, metrics: snapshot }));
+    void metrics.registry
+      .getMetricsAsJSON()
+      .then((snapshot) => scope.postMessage({ type: "metrics", id: m.id, metrics: snapshot }));
   });
   return { ...built.deps, health: createHealthRegistry({}), only: new Set(start.controllers) };
 }

@@ -1,12 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import type { Routes } from "../../cloud/provider.ts";
-import type { KubeApi } from "../../kube/api.ts";
+import { NODES } from "../../kube/api.ts";
 import type { Node } from "../../kube/objects.ts";
 import { createLogger } from "../../log/logger.ts";
 import { createMetrics } from "../../metrics/metrics.ts";
 import { parseCIDR } from "../../net/ip.ts";
 import { realClock } from "../../util/clock.ts";
 import { createFakeProvider, FakeCloud, parseFakeConfig } from "../../../providers/fake/index.ts";
+import { fakeKubeApi } from "../../../test/harness/fake-kube-api.ts";
 import { kubeletNode } from "../../../test/harness/fixtures.ts";
 import { testProviderContext } from "../../../test/harness/provider-context.ts";
 import { mapLister, recordingRecorder, rejection, type RecordedEvent } from "../../../test/harness/doubles.ts";
@@ -23,15 +24,9 @@ function setup(wrap: (routes: Routes) => Routes = (r) => r) {
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   const engine = new FakeCloud(parsed.config);
   const provider = createFakeProvider({ config: parsed.config, path: "" }, testProviderContext(), engine);
-  const nodes = new Map<string, Node>();
-  const conditions: ConditionWrite[] = [];
+  const api = fakeKubeApi();
+  const nodes = api.store<Node>(NODES);
   const events: RecordedEvent[] = [];
-  const api = {
-    patch(_res: unknown, name: string, body: { status: { conditions: { reason: string }[] } }) {
-      conditions.push({ node: name, reason: body.status.conditions[0]!.reason });
-      return Promise.resolve({});
-    },
-  } as unknown as KubeApi;
   const deps: RouteSyncDeps = {
     api,
     nodes: mapLister(nodes),
@@ -55,6 +50,9 @@ function setup(wrap: (routes: Routes) => Routes = (r) => r) {
       .filter((r) => r.targetNode === name)
       .map((r) => r.destinationCIDR)
       .sort();
+  /** The NetworkUnavailable condition writes, in order. */
+  const conditions = (): ConditionWrite[] =>
+    api.writes.map((w) => ({ node: w.name, reason: (w.patch as { status: { conditions: { reason: string }[] } }).status.conditions[0]!.reason }));
   return { engine, deps, nodes, conditions, events, addNode, cidrsOf };
 }
 
@@ -65,7 +63,7 @@ describe("reconcileRoutes", () => {
     s.addNode("bare", []);
     await reconcileRoutes(s.deps, true);
     expect(s.cidrsOf("a")).toEqual(["10.244.1.0/24", "fd00:10:0:1::/64"]);
-    expect(s.conditions).toEqual([{ node: "a", reason: "RouteCreated" }]);
+    expect(s.conditions()).toEqual([{ node: "a", reason: "RouteCreated" }]);
     expect(s.engine.calls()).toMatchObject({ ListRoutes: 1, CreateRoute: 2 });
     expect((await s.deps.metrics.routeSyncs.get()).values[0]?.value).toBe(1);
   });
@@ -117,7 +115,7 @@ describe("reconcileRoutes", () => {
     expect(s.events).toHaveLength(1);
     expect(s.events[0]).toMatchObject({ object: "a", type: "Warning", reason: "FailedToCreateRoute" });
     expect(s.events[0]!.message).toMatch(/^Could not create route uid-a 10\.244\.1\.0\/24 for node a after \d+ms: quota exceeded$/);
-    expect(s.conditions).toEqual([{ node: "a", reason: "NoRouteCreated" }]);
+    expect(s.conditions()).toEqual([{ node: "a", reason: "NoRouteCreated" }]);
   });
 
   test("a condition that already says RouteCreated is not written again", async () => {
@@ -125,6 +123,6 @@ describe("reconcileRoutes", () => {
     s.addNode("a", ["10.244.1.0/24"]);
     s.nodes.get("a")!.status!.conditions = [{ type: "NetworkUnavailable", status: "False", reason: "RouteCreated" }];
     await reconcileRoutes(s.deps, true);
-    expect(s.conditions).toEqual([]);
+    expect(s.conditions()).toEqual([]);
   });
 });

@@ -1,12 +1,10 @@
 /**
- * Test doubles for the service controller's sync functions: an in-memory Services API that applies the
- * patches the controller sends (with resourceVersion preconditions) and records them, and a load
- * balancer whose answers each test chooses.
+ * Test doubles for the service controller's sync functions: the shared fake KubeApi, whose Services
+ * storage is also the controller's Service cache, and a load balancer whose answers each test chooses.
  */
 import type { EnsuredLoadBalancer, LoadBalancer } from "../../cloud/provider.ts";
-import type { KubeApi, Resource, Target } from "../../kube/api.ts";
-import { objectKey, type Node, type Service } from "../../kube/objects.ts";
-import { KubeApiError } from "../../kube/transport.ts";
+import { SERVICES } from "../../kube/api.ts";
+import type { Node, Service } from "../../kube/objects.ts";
 import { createLogger } from "../../log/logger.ts";
 import { createMetrics } from "../../metrics/metrics.ts";
 import { realClock } from "../../util/clock.ts";
@@ -14,60 +12,7 @@ import { KeyedLock } from "../../util/concurrency.ts";
 import { ServiceCache } from "./cache.ts";
 import type { NodeSyncDeps } from "./node-sync.ts";
 import { mapLister, recordingRecorder, type RecordedEvent } from "../../../test/harness/doubles.ts";
-
-export interface RecordedWrite {
-  readonly name: string;
-  readonly subresource?: string;
-  readonly patch: Record<string, unknown>;
-}
-
-interface PatchBody {
-  metadata?: { finalizers?: string[]; "$deleteFromPrimitiveList/finalizers"?: string[] };
-  status?: Service["status"];
-}
-
-/** Services keyed `namespace/name`; the map is the API server's storage and the lister's cache at once. */
-export function fakeServiceApi(services: Map<string, Service>): { api: KubeApi; writes: RecordedWrite[] } {
-  const writes: RecordedWrite[] = [];
-  const find = (name: string, target?: Target): Service => {
-    const found = services.get(`${target?.namespace}/${name}`);
-    if (!found) throw new KubeApiError(404, "NotFound", `services "${name}" not found`);
-    return found;
-  };
-  const api = {
-    server: "fake",
-    get: (_res: Resource, name: string, target?: Target) => Promise.resolve(structuredClone(find(name, target))),
-    patch(_res: Resource, name: string, body: unknown, target: Target) {
-      writes.push({ name, subresource: target.subresource, patch: body as Record<string, unknown> });
-      return Promise.resolve(applyPatch(services, find(name, target), body as PatchBody));
-    },
-  };
-  return { api: api as unknown as KubeApi, writes };
-}
-
-/** Strategic merge as the API server does it for these fields: finalizers element-wise, ingress whole. */
-function applyPatch(services: Map<string, Service>, current: Service, patch: PatchBody): Service {
-  const { metadata, status } = patch;
-  const next = structuredClone(current);
-  next.metadata.resourceVersion = String(Number(current.metadata.resourceVersion) + 1);
-  if (metadata) next.metadata.finalizers = mergeFinalizers(current.metadata.finalizers ?? [], metadata);
-  if (status) next.status = { loadBalancer: { ingress: status.loadBalancer?.ingress ?? undefined } };
-  store(services, next);
-  return structuredClone(next);
-}
-
-function mergeFinalizers(current: readonly string[], patch: NonNullable<PatchBody["metadata"]>): string[] {
-  const removed = new Set(patch["$deleteFromPrimitiveList/finalizers"] ?? []);
-  const added = (patch.finalizers ?? []).filter((f) => !current.includes(f));
-  return [...current.filter((f) => !removed.has(f)), ...added];
-}
-
-/** A Service being deleted disappears with its last finalizer. */
-function store(services: Map<string, Service>, service: Service): void {
-  const gone = service.metadata.deletionTimestamp !== undefined && (service.metadata.finalizers ?? []).length === 0;
-  if (gone) services.delete(objectKey(service));
-  else services.set(objectKey(service), service);
-}
+import { fakeKubeApi, type RecordedWrite } from "../../../test/harness/fake-kube-api.ts";
 
 export interface BalancerCall {
   readonly method: string;
@@ -105,16 +50,17 @@ export interface Harness {
   readonly deps: NodeSyncDeps;
   readonly services: Map<string, Service>;
   readonly nodes: Map<string, Node>;
-  readonly writes: RecordedWrite[];
+  readonly writes: readonly RecordedWrite[];
   readonly events: RecordedEvent[];
   readonly calls: BalancerCall[];
   readonly resynced: string[];
 }
 
 export function harness(behave: Partial<LoadBalancer> = {}, servedClass = ""): Harness {
-  const services = new Map<string, Service>();
+  const api = fakeKubeApi();
+  const services = api.store<Service>(SERVICES);
   const nodes = new Map<string, Node>();
-  const { api, writes } = fakeServiceApi(services);
+  const { writes } = api;
   const events: RecordedEvent[] = [];
   const calls: BalancerCall[] = [];
   const resynced: string[] = [];

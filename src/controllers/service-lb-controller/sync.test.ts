@@ -38,7 +38,7 @@ describe("syncService: ensure", () => {
     addNode(h, "b", (n) => (n.metadata.labels![LABEL_EXCLUDE_FROM_EXTERNAL_LB] = "true"));
     addService(h);
     await syncService(h.deps, KEY);
-    expect(h.writes.map((w) => [w.subresource, Object.keys(w.patch)[0]])).toEqual([
+    expect(h.writes.map((w) => [w.subresource, Object.keys(w.patch ?? {})[0]])).toEqual([
       ["status", "metadata"],
       ["status", "status"],
     ]);

@@ -7,9 +7,9 @@
  * rules the backends' security groups need, marked by description so they can be found and removed.
  */
 import { createHash } from "node:crypto";
-import type { Service } from "../../src/kube/objects.ts";
-import type { LbOptions } from "./lb-annotations.ts";
-import type { Rule } from "./lb-security-groups.ts";
+import type { Service } from "../../../src/kube/objects.ts";
+import type { LbOptions } from "../lb-annotations.ts";
+import type { Rule } from "../lb-security-groups.ts";
 
 export interface NlbHealthCheck {
   readonly protocol: string;

@@ -6,8 +6,8 @@
  * 5 s, interval 10 s; attributes default to no cross-zone, no draining, idle timeout 60 s, no access log.
  */
 import type { AccessLog, HealthCheck, Listener, ListenerDescription, LoadBalancerAttributes } from "@aws-sdk/client-elastic-load-balancing";
-import type { Service } from "../../src/kube/objects.ts";
-import type { LbOptions } from "./lb-annotations.ts";
+import type { Service } from "../../../src/kube/objects.ts";
+import type { LbOptions } from "../lb-annotations.ts";
 
 export interface SharedProbe {
   readonly shared: boolean;
@@ -75,9 +75,8 @@ export function desiredAttributes(options: LbOptions): LoadBalancerAttributes {
 }
 
 /**
- * Compares only the typed fields this provider sets. `AdditionalAttributes` is ignored: AWS adds its own
- * entries there, and moto appends a duplicate `elb.http.desyncmitigationmode` on every modify, so a deep
- * comparison would never converge.
+ * Compares only the typed fields this provider sets. `AdditionalAttributes` is ignored: AWS keeps its own
+ * entries there (`elb.http.desyncmitigationmode`), so a deep comparison would never converge.
  */
 export function attributesDiffer(actual: LoadBalancerAttributes | undefined, desired: LoadBalancerAttributes): boolean {
   return comparable(actual) !== comparable(desired);
@@ -109,13 +108,4 @@ export function listenerChanges(actual: readonly ListenerDescription[], desired:
     remove: have.filter((l) => !want.has(listenerKey(l))).map((l) => l.LoadBalancerPort!),
     add: desired.filter((l) => !keep.has(listenerKey(l))),
   };
-}
-
-/** Upstream `DefaultLoadBalancerName`: "a" + the UID without dashes, at most 32 characters (the ELB name limit). */
-export function loadBalancerName(service: Service): string {
-  return `a${(service.metadata.uid ?? "").replaceAll("-", "")}`.slice(0, 32);
-}
-
-export function serviceName(service: Service): string {
-  return `${service.metadata.namespace ?? ""}/${service.metadata.name}`;
 }

@@ -4,18 +4,19 @@
  * to it, and instances registered to match the node set.
  */
 import type { LoadBalancerDescription } from "@aws-sdk/client-elastic-load-balancing";
-import { RetryError } from "../../src/cloud/errors.ts";
-import type { Service } from "../../src/kube/objects.ts";
-import type { Logger } from "../../src/log/logger.ts";
-import { errorCode, type AwsApi } from "./api.ts";
-import type { AwsConfig } from "./config.ts";
-import type { Ec2Instance } from "./ec2-instance.ts";
-import type { LbOptions } from "./lb-annotations.ts";
-import { syncNodeRules } from "./lb-node-rules.ts";
-import { desiredListeners, serviceName, validateService } from "./lb-plan.ts";
-import { reconcileElb } from "./lb-reconcile.ts";
-import { deleteOwnGroup, desiredLbRules, ensureOwnGroup, type SecurityGroupDeps } from "./lb-security-groups.ts";
-import type { ClusterTags } from "./tags.ts";
+import { RetryError } from "../../../src/cloud/errors.ts";
+import type { Service } from "../../../src/kube/objects.ts";
+import type { Logger } from "../../../src/log/logger.ts";
+import { errorCode, type AwsApi } from "../api.ts";
+import type { AwsConfig } from "../config.ts";
+import type { Ec2Instance } from "../ec2-instance.ts";
+import type { LbOptions } from "../lb-annotations.ts";
+import { syncNodeRules } from "../lb-node-rules.ts";
+import { serviceName } from "../lb-names.ts";
+import { desiredListeners, validateService } from "./plan.ts";
+import { reconcileElb } from "./reconcile.ts";
+import { deleteOwnGroup, desiredLbRules, ensureOwnGroup, type SecurityGroupDeps } from "../lb-security-groups.ts";
+import type { ClusterTags } from "../tags.ts";
 
 export interface ElbDeps {
   readonly api: AwsApi;

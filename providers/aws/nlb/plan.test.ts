@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import type { Service } from "../../src/kube/objects.ts";
-import { parseLbOptions } from "./lb-annotations.ts";
-import { ruleKey } from "./lb-security-groups.ts";
-import { desiredTargetGroups, nlbHealthCheck, nlbNodeRules, targetGroupName, validateNlbService } from "./nlb-plan.ts";
+import type { Service } from "../../../src/kube/objects.ts";
+import { parseLbOptions } from "../lb-annotations.ts";
+import { ruleKey } from "../lb-security-groups.ts";
+import { desiredTargetGroups, nlbHealthCheck, nlbNodeRules, targetGroupName, validateNlbService } from "./plan.ts";
 
 const P = "service.beta.kubernetes.io/aws-load-balancer-";
 

@@ -2,10 +2,10 @@
 import { beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as ec2 from "@aws-sdk/client-ec2";
 import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
-import type { LoadBalancer } from "../../src/cloud/provider.ts";
-import type { Node, Service } from "../../src/kube/objects.ts";
-import { loadBalancerBed, type AwsTestCloud, type TestInstance } from "../../test/harness/aws-cloud.ts";
-import { rejection } from "../../test/harness/rejection.ts";
+import type { LoadBalancer } from "../../../src/cloud/provider.ts";
+import type { Node, Service } from "../../../src/kube/objects.ts";
+import { loadBalancerBed, type AwsTestCloud, type TestInstance } from "../../../test/harness/aws-cloud.ts";
+import { rejection } from "../../../test/harness/rejection.ts";
 
 // The first test of a run may install moto into the cache and start it; hooks default to 5 s.
 setDefaultTimeout(180_000);
@@ -141,6 +141,8 @@ describe("aws network load balancer (moto)", () => {
     expect((await targetGroups())[0]!.Protocol).toBe("UDP");
   });
 
+  // moto answers DescribeTargetGroups(LoadBalancerArn) of an NLB without target groups with TargetGroupNotFound
+  // (AWS: an empty list); deleting twice goes through that answer.
   test("delete removes the NLB, its target groups and its node rules; deleting again is fine", async () => {
     await lb.ensureLoadBalancer("kubernetes", service(), nodes);
     await lb.ensureLoadBalancerDeleted("kubernetes", service());

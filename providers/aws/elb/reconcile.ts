@@ -5,12 +5,13 @@
  * attributes are written only when they differ.
  */
 import type { Listener, LoadBalancerDescription } from "@aws-sdk/client-elastic-load-balancing";
-import type { Service } from "../../src/kube/objects.ts";
-import type { Logger } from "../../src/log/logger.ts";
-import { errorCode, type AwsApi } from "./api.ts";
-import { PREFIX, type LbOptions } from "./lb-annotations.ts";
-import { attributesDiffer, desiredAttributes, desiredHealthCheck, healthCheckDiffers, listenerChanges, serviceName, type SharedProbe } from "./lb-plan.ts";
-import { ownedTags, tagMap, type ClusterTags } from "./tags.ts";
+import type { Service } from "../../../src/kube/objects.ts";
+import type { Logger } from "../../../src/log/logger.ts";
+import { errorCode, type AwsApi } from "../api.ts";
+import { PREFIX, type LbOptions } from "../lb-annotations.ts";
+import { attributesDiffer, desiredAttributes, desiredHealthCheck, healthCheckDiffers, listenerChanges, type SharedProbe } from "./plan.ts";
+import { serviceName } from "../lb-names.ts";
+import { ownedTags, tagMap, type ClusterTags } from "../tags.ts";
 
 export interface ReconcileDeps {
   readonly api: AwsApi;
@@ -58,8 +59,8 @@ async function create(deps: ReconcileDeps, t: ElbTarget, signal?: AbortSignal): 
 
 async function syncListeners(deps: ReconcileDeps, t: ElbTarget, lb: LoadBalancerDescription, signal?: AbortSignal): Promise<void> {
   const { remove, add } = listenerChanges(lb.ListenerDescriptions ?? [], t.listeners);
-  // One port per call: moto 5.2 keeps every listener when a call names several ports (its loop rebuilds the
-  // list once per port). Correct on AWS too; listener changes are rare, so the extra calls cost little.
+  // One port per call: listener changes are rare, so the extra calls cost little, and a failure names the
+  // one listener it left behind.
   for (const port of remove) await deps.api.elb.deleteLoadBalancerListeners({ LoadBalancerName: t.name, LoadBalancerPorts: [port] }, signal);
   if (add.length > 0) await deps.api.elb.createLoadBalancerListeners({ LoadBalancerName: t.name, Listeners: add }, signal);
 }

@@ -6,15 +6,15 @@
  * more are deleted after the listeners move.
  */
 import type { Listener, LoadBalancer as V2LoadBalancer, TargetGroup } from "@aws-sdk/client-elastic-load-balancing-v2";
-import { errorCode, type AwsApi } from "./api.ts";
-import type { Ec2Instance } from "./ec2-instance.ts";
-import { PREFIX, type LbOptions } from "./lb-annotations.ts";
-import { syncMarkedRules } from "./lb-node-rules.ts";
-import { serviceName } from "./lb-plan.ts";
-import type { SecurityGroupDeps } from "./lb-security-groups.ts";
-import { nlbNodeRules, type NlbHealthCheck, type TargetGroupSpec } from "./nlb-plan.ts";
-import type { Service } from "../../src/kube/objects.ts";
-import { ownedTags, type ClusterTags } from "./tags.ts";
+import { errorCode, type AwsApi } from "../api.ts";
+import type { Ec2Instance } from "../ec2-instance.ts";
+import { PREFIX, type LbOptions } from "../lb-annotations.ts";
+import { syncMarkedRules } from "../lb-node-rules.ts";
+import { serviceName } from "../lb-names.ts";
+import type { SecurityGroupDeps } from "../lb-security-groups.ts";
+import { nlbNodeRules, type NlbHealthCheck, type TargetGroupSpec } from "./plan.ts";
+import type { Service } from "../../../src/kube/objects.ts";
+import { ownedTags, type ClusterTags } from "../tags.ts";
 
 export interface NlbDeps {
   readonly api: AwsApi;
@@ -42,7 +42,7 @@ export async function describeNlb(api: AwsApi, name: string, signal?: AbortSigna
   }
 }
 
-/** Target groups attached to the NLB. moto answers TargetGroupNotFound when there are none; AWS an empty list. */
+/** Target groups attached to the NLB; a TargetGroupNotFound answer means there are none. */
 async function attachedGroups(api: AwsApi, lbArn: string, signal?: AbortSignal): Promise<string[]> {
   try {
     return ((await api.elbv2.describeTargetGroups({ LoadBalancerArn: lbArn }, signal)).TargetGroups ?? []).map((g) => g.TargetGroupArn!);
