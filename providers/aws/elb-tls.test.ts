@@ -3,9 +3,8 @@ import { beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test"
 import * as elb from "@aws-sdk/client-elastic-load-balancing";
 import type { LoadBalancer } from "../../src/cloud/provider.ts";
 import type { Node, Service } from "../../src/kube/objects.ts";
-import { acmCertificate } from "../../test/harness/aws-acm.ts";
-import { awsTestProvider, loadBalancerBed, type AwsTestCloud } from "../../test/harness/aws-cloud.ts";
-import { faultProxy } from "../../test/harness/aws-faults.ts";
+import { requestFor, requestsOf, tlsBed } from "../../test/harness/aws-acm.ts";
+import type { AwsTestCloud } from "../../test/harness/aws-cloud.ts";
 import { rejection } from "../../test/harness/rejection.ts";
 
 setDefaultTimeout(180_000);
@@ -21,8 +20,7 @@ let nodes: Node[];
 let cert: string;
 
 beforeEach(async () => {
-  ({ cloud, lb, nodes } = await loadBalancerBed());
-  cert = await acmCertificate(cloud.endpoint, "shop.example.com");
+  ({ cloud, lb, nodes, cert } = await tlsBed("shop.example.com"));
 });
 
 function service(annotations: Record<string, string> = {}): Service {
@@ -77,18 +75,11 @@ describe("aws classic ELB listeners (moto)", () => {
   });
 
   test("request sent (moto echoes the listener protocol as InstanceProtocol): HTTPS listener to an HTTPS backend", async () => {
-    const bodies: string[] = [];
-    const proxy = faultProxy(cloud.endpoint, (_n, body) => {
-      bodies.push(body);
-      return "pass";
+    const annotations = { [`${P}ssl-cert`]: cert, [`${P}ssl-ports`]: "443", [`${P}backend-protocol`]: "https" };
+    const bodies = await requestsOf(cloud, async (viaProxy) => {
+      await viaProxy.ensureLoadBalancer("kubernetes", service(annotations), nodes);
     });
-    try {
-      const viaProxy = awsTestProvider(cloud, { endpoint: proxy.endpoint, options: { cacheMaxAgeMs: 0 } }).loadBalancer!;
-      await viaProxy.ensureLoadBalancer("kubernetes", service({ [`${P}ssl-cert`]: cert, [`${P}ssl-ports`]: "443", [`${P}backend-protocol`]: "https" }), nodes);
-    } finally {
-      await proxy.stop();
-    }
-    const create = new URLSearchParams(bodies.find((b) => b.includes("Action=CreateLoadBalancer&")) ?? "");
+    const create = requestFor(bodies, "CreateLoadBalancer");
     const sent = [1, 2].map((i) => ["Protocol", "LoadBalancerPort", "InstanceProtocol", "InstancePort", "SSLCertificateId"].map((k) => create.get(`Listeners.member.${i}.${k}`)));
     expect(sent).toEqual([["TCP", "80", "TCP", "30080", null], ["HTTPS", "443", "HTTPS", "30443", cert]]);
   });

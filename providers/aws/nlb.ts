@@ -5,14 +5,16 @@
  * client / health / MTU rules on the backends' security groups. Target groups that no listener uses any
  * more are deleted after the listeners move.
  */
-import type { Listener, LoadBalancer as V2LoadBalancer, TargetGroup } from "@aws-sdk/client-elastic-load-balancing-v2";
+import type { LoadBalancer as V2LoadBalancer, TargetGroup } from "@aws-sdk/client-elastic-load-balancing-v2";
 import { errorCode, type AwsApi } from "./api.ts";
 import type { Ec2Instance } from "./ec2-instance.ts";
 import { PREFIX, type LbOptions } from "./lb-annotations.ts";
 import { syncMarkedRules } from "./lb-node-rules.ts";
 import { serviceName } from "./lb-plan.ts";
 import type { SecurityGroupDeps } from "./lb-security-groups.ts";
+import { syncListeners, type WantedListener } from "./nlb-listeners.ts";
 import { nlbNodeRules, type NlbHealthCheck, type TargetGroupSpec } from "./nlb-plan.ts";
+import { targetGroupAttributeChanges } from "./nlb-target-group-attributes.ts";
 import type { Service } from "../../src/kube/objects.ts";
 import { ownedTags, type ClusterTags } from "./tags.ts";
 
@@ -52,7 +54,7 @@ async function attachedGroups(api: AwsApi, lbArn: string, signal?: AbortSignal):
   }
 }
 
-async function ensureTargetGroup(deps: NlbDeps, t: NlbTarget, spec: TargetGroupSpec, signal?: AbortSignal): Promise<string> {
+async function ensureTargetGroup(deps: NlbDeps, t: NlbTarget, spec: TargetGroupSpec, signal?: AbortSignal): Promise<{ arn: string; created: boolean }> {
   const found = await deps.api.elbv2.describeTargetGroups({ Names: [spec.name] }, signal).catch((error: unknown) => {
     if (errorCode(error) === "TargetGroupNotFoundException") return { TargetGroups: [] };
     throw error;
@@ -61,7 +63,7 @@ async function ensureTargetGroup(deps: NlbDeps, t: NlbTarget, spec: TargetGroupS
   const settings = healthCheckSettings(spec.healthCheck);
   if (existing?.TargetGroupArn) {
     if (healthCheckChanged(existing, settings)) await deps.api.elbv2.modifyTargetGroup({ TargetGroupArn: existing.TargetGroupArn, ...settings }, signal);
-    return existing.TargetGroupArn;
+    return { arn: existing.TargetGroupArn, created: false };
   }
   const created = await deps.api.elbv2.createTargetGroup(
     {
@@ -75,7 +77,13 @@ async function ensureTargetGroup(deps: NlbDeps, t: NlbTarget, spec: TargetGroupS
     },
     signal,
   );
-  return created.TargetGroups![0]!.TargetGroupArn!;
+  return { arn: created.TargetGroups![0]!.TargetGroupArn!, created: true };
+}
+
+async function syncAttributes(api: AwsApi, arn: string, wanted: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<void> {
+  const current = (await api.elbv2.describeTargetGroupAttributes({ TargetGroupArn: arn }, signal)).Attributes ?? [];
+  const changes = targetGroupAttributeChanges(current, wanted);
+  if (changes.length > 0) await api.elbv2.modifyTargetGroupAttributes({ TargetGroupArn: arn, Attributes: changes }, signal);
 }
 
 type HealthCheckSettings = Pick<TargetGroup, "HealthCheckProtocol" | "HealthCheckPort" | "HealthCheckPath" | "HealthCheckIntervalSeconds" | "HealthyThresholdCount" | "UnhealthyThresholdCount" | "HealthCheckTimeoutSeconds">;
@@ -109,25 +117,6 @@ async function syncTargets(api: AwsApi, group: { arn: string; spec: TargetGroupS
   if (remove.length > 0) await api.elbv2.deregisterTargets({ TargetGroupArn: groupArn, Targets: remove }, signal);
 }
 
-type WantedListener = { readonly arn: string; readonly protocol: string };
-
-/** Deletes a listener nobody wants, or points it at the wanted target group. */
-async function syncListener(api: AwsApi, l: Listener, want: WantedListener | undefined, signal?: AbortSignal): Promise<void> {
-  if (!want) await api.elbv2.deleteListener({ ListenerArn: l.ListenerArn }, signal);
-  else if (l.DefaultActions?.[0]?.TargetGroupArn !== want.arn || l.Protocol !== want.protocol) {
-    await api.elbv2.modifyListener({ ListenerArn: l.ListenerArn, Protocol: want.protocol as "TCP", DefaultActions: [{ Type: "forward", TargetGroupArn: want.arn }] }, signal);
-  }
-}
-
-async function syncListeners(api: AwsApi, lbArn: string, wanted: ReadonlyMap<number, WantedListener>, signal?: AbortSignal): Promise<void> {
-  const listeners = (await api.elbv2.describeListeners({ LoadBalancerArn: lbArn }, signal)).Listeners ?? [];
-  for (const l of listeners) await syncListener(api, l, wanted.get(l.Port ?? 0), signal);
-  for (const [port, want] of wanted) {
-    if (listeners.some((l) => l.Port === port)) continue;
-    await api.elbv2.createListener({ LoadBalancerArn: lbArn, Port: port, Protocol: want.protocol as "TCP", DefaultActions: [{ Type: "forward", TargetGroupArn: want.arn }] }, signal);
-  }
-}
-
 async function syncCrossZone(api: AwsApi, lbArn: string, enabled: boolean, signal?: AbortSignal): Promise<void> {
   const key = "load_balancing.cross_zone.enabled";
   const attributes = (await api.elbv2.describeLoadBalancerAttributes({ LoadBalancerArn: lbArn }, signal)).Attributes ?? [];
@@ -149,19 +138,46 @@ async function createNlb(deps: NlbDeps, t: NlbTarget, signal?: AbortSignal): Pro
   return created.LoadBalancers![0]!;
 }
 
+/**
+ * Target groups, their targets and attributes, then the listeners. A target group created here that no
+ * listener uses yet is deleted again when a later step fails, so a failed or throttled call leaves none
+ * behind for deletion to miss (deletion finds target groups through the NLB's listeners).
+ */
+async function syncGroupsAndListeners(deps: NlbDeps, t: NlbTarget, on: { lbArn: string; instances: readonly Ec2Instance[] }, signal?: AbortSignal): Promise<Set<string>> {
+  const { lbArn, instances } = on;
+  const wanted = new Map<number, WantedListener>();
+  const created: string[] = [];
+  try {
+    for (const spec of t.groups) {
+      const { arn, created: isNew } = await ensureTargetGroup(deps, t, spec, signal);
+      if (isNew) created.push(arn);
+      wanted.set(spec.servicePort, { arn, spec: spec.listener });
+      await syncAttributes(deps.api, arn, spec.attributes, signal);
+      await syncTargets(deps.api, { arn, spec }, instances, signal);
+    }
+    await syncListeners(deps.api, lbArn, wanted, signal);
+  } catch (error) {
+    await dropUnused(deps.api, lbArn, created);
+    throw error;
+  }
+  return new Set([...wanted.values()].map((w) => w.arn));
+}
+
+/** Best effort: the target groups in `arns` that no listener of the NLB forwards to. */
+async function dropUnused(api: AwsApi, lbArn: string, arns: readonly string[]): Promise<void> {
+  if (arns.length === 0) return;
+  const listeners = await api.elbv2.describeListeners({ LoadBalancerArn: lbArn }).catch(() => undefined);
+  if (!listeners) return;
+  const used = new Set((listeners.Listeners ?? []).map((l) => l.DefaultActions?.[0]?.TargetGroupArn));
+  for (const arn of arns) if (!used.has(arn)) await api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }).catch(() => undefined);
+}
+
 /** Creates or updates the NLB for `t` with `instances` as targets; resolves the NLB. */
 export async function ensureNlb(deps: NlbDeps, t: NlbTarget, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<V2LoadBalancer> {
   const lb = (await describeNlb(deps.api, t.name, signal)) ?? (await createNlb(deps, t, signal));
   if ((lb.Scheme === "internal") !== t.options.internal) throw new Error(`annotation ${PREFIX}internal: cannot change NLB ${t.name} from ${lb.Scheme}; recreate the Service`);
   const before = await attachedGroups(deps.api, lb.LoadBalancerArn!, signal);
-  const wanted = new Map<number, WantedListener>();
-  for (const spec of t.groups) {
-    const arn = await ensureTargetGroup(deps, t, spec, signal);
-    wanted.set(spec.servicePort, { arn, protocol: spec.protocol });
-    await syncTargets(deps.api, { arn, spec }, instances, signal);
-  }
-  await syncListeners(deps.api, lb.LoadBalancerArn!, wanted, signal);
-  const keep = new Set([...wanted.values()].map((w) => w.arn));
+  const keep = await syncGroupsAndListeners(deps, t, { lbArn: lb.LoadBalancerArn!, instances }, signal);
   for (const arn of before) if (!keep.has(arn)) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
   await syncCrossZone(deps.api, lb.LoadBalancerArn!, t.options.crossZone ?? false, signal);
   if (deps.manageNodeRules) {
