@@ -12,6 +12,7 @@ import type { Service } from "../../src/kube/objects.ts";
 import { parseCIDR } from "../../src/net/ip.ts";
 import { badAnnotation as bad, PREFIX, readBool, readInt, readList, readMap, type Read } from "./lb-annotation-values.ts";
 import { readListenerOptions, type ListenerOptions } from "./lb-listener-options.ts";
+import { NO_FIXED_ADDRESSES, readFixedAddresses, type FixedAddresses } from "./nlb-addresses.ts";
 import { readTargetGroupAttributes } from "./nlb-target-group-attributes.ts";
 
 export { PREFIX };
@@ -49,6 +50,8 @@ export interface LbOptions {
   readonly targetNodeLabels: Readonly<Record<string, string>>;
   /** TLS, backend protocol and proxy protocol. */
   readonly listener: ListenerOptions;
+  /** NLB fixed addresses (none for classic ELBs). */
+  readonly fixedAddresses: FixedAddresses;
   /** NLB target group attributes (empty for classic ELBs). */
   readonly targetGroupAttributes: Readonly<Record<string, string>>;
   readonly warnings: readonly ServiceWarning[];
@@ -59,8 +62,6 @@ const ELB_ONLY = ["connection-draining-enabled", "connection-draining-timeout", 
 const REFUSED: Readonly<Record<LbKind, Readonly<Record<string, string>>>> = {
   elb: {},
   nlb: {
-    "eip-allocations": "fixed addresses for network load balancers are not supported by this provider",
-    "private-ipv4-addresses": "fixed addresses for network load balancers are not supported by this provider",
     "security-groups": "network load balancers get no security groups from this provider",
     "extra-security-groups": "network load balancers get no security groups from this provider",
   },
@@ -69,7 +70,7 @@ const HANDLED = [
   "type", "internal", "healthcheck-protocol", "healthcheck-port", "healthcheck-path", "healthcheck-healthy-threshold",
   "healthcheck-unhealthy-threshold", "healthcheck-timeout", "healthcheck-interval", "additional-resource-tags",
   "cross-zone-load-balancing-enabled", "security-groups", "extra-security-groups", "subnets", "target-node-labels", "backend-protocol",
-  "ssl-cert", "ssl-ports", "ssl-negotiation-policy", "proxy-protocol", "alpn-policy", "target-group-attributes",
+  "ssl-cert", "ssl-ports", "ssl-negotiation-policy", "proxy-protocol", "alpn-policy", "target-group-attributes", "eip-allocations", "private-ipv4-addresses",
   ...ELB_ONLY,
 ];
 
@@ -201,6 +202,7 @@ export function parseLbOptions(service: Service): LbOptions {
     subnets: readList(read, "subnets"),
     targetNodeLabels: readMap(read, "target-node-labels", false),
     listener,
+    fixedAddresses: kind === "nlb" ? readFixedAddresses(read, internal) : NO_FIXED_ADDRESSES,
     targetGroupAttributes: kind === "nlb" ? readTargetGroupAttributes(read, listener.proxyProtocol) : {},
     warnings,
   };

@@ -5,13 +5,14 @@
  * client / health / MTU rules on the backends' security groups. Target groups that no listener uses any
  * more are deleted after the listeners move.
  */
-import type { LoadBalancer as V2LoadBalancer, TargetGroup } from "@aws-sdk/client-elastic-load-balancing-v2";
+import type { LoadBalancer as V2LoadBalancer, SubnetMapping, TargetGroup } from "@aws-sdk/client-elastic-load-balancing-v2";
 import { errorCode, type AwsApi } from "./api.ts";
 import type { Ec2Instance } from "./ec2-instance.ts";
 import { PREFIX, type LbOptions } from "./lb-annotations.ts";
 import { syncMarkedRules } from "./lb-node-rules.ts";
 import { serviceName } from "./lb-plan.ts";
 import type { SecurityGroupDeps } from "./lb-security-groups.ts";
+import { fixedAddressConflict, subnetMappings, type SubnetInfo } from "./nlb-addresses.ts";
 import { syncListeners, type WantedListener } from "./nlb-listeners.ts";
 import { nlbNodeRules, type NlbHealthCheck, type TargetGroupSpec } from "./nlb-plan.ts";
 import { targetGroupAttributeChanges } from "./nlb-target-group-attributes.ts";
@@ -124,13 +125,13 @@ async function syncCrossZone(api: AwsApi, lbArn: string, enabled: boolean, signa
   if (current !== String(enabled)) await api.elbv2.modifyLoadBalancerAttributes({ LoadBalancerArn: lbArn, Attributes: [{ Key: key, Value: String(enabled) }] }, signal);
 }
 
-async function createNlb(deps: NlbDeps, t: NlbTarget, signal?: AbortSignal): Promise<V2LoadBalancer> {
+async function createNlb(deps: NlbDeps, t: NlbTarget, mappings: SubnetMapping[] | undefined, signal?: AbortSignal): Promise<V2LoadBalancer> {
   const created = await deps.api.elbv2.createLoadBalancer(
     {
       Name: t.name,
       Type: "network",
       Scheme: t.options.internal ? "internal" : "internet-facing",
-      Subnets: [...t.subnets],
+      ...(mappings ? { SubnetMappings: mappings } : { Subnets: [...t.subnets] }),
       Tags: ownedTags(deps.cluster, serviceName(t.service), t.options.extraTags),
     },
     signal,
@@ -172,16 +173,33 @@ async function dropUnused(api: AwsApi, lbArn: string, arns: readonly string[]): 
   for (const arn of arns) if (!used.has(arn)) await api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }).catch(() => undefined);
 }
 
+async function subnetCidrs(api: AwsApi, subnets: readonly string[], signal?: AbortSignal): Promise<SubnetInfo[]> {
+  const found = (await api.ec2.describeSubnets({ SubnetIds: [...subnets] }, signal)).Subnets ?? [];
+  return found.map((s) => ({ id: s.SubnetId ?? "", cidr: s.CidrBlock ?? "" })).filter((s) => s.id !== "" && s.cidr !== "");
+}
+
+/** The subnet mappings the annotations ask for, checked against the chosen subnets; undefined when none. */
+async function fixedMappings(api: AwsApi, t: NlbTarget, signal?: AbortSignal): Promise<SubnetMapping[] | undefined> {
+  const fixed = t.options.fixedAddresses;
+  if (fixed.eipAllocations.length === 0 && fixed.privateIpv4Addresses.length === 0) return undefined;
+  const known = await subnetCidrs(api, t.subnets, signal);
+  return subnetMappings([...t.subnets].sort().map((id) => known.find((s) => s.id === id) ?? { id, cidr: "" }), fixed);
+}
+
 /** Creates or updates the NLB for `t` with `instances` as targets; resolves the NLB. */
 export async function ensureNlb(deps: NlbDeps, t: NlbTarget, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<V2LoadBalancer> {
-  const lb = (await describeNlb(deps.api, t.name, signal)) ?? (await createNlb(deps, t, signal));
+  const existing = await describeNlb(deps.api, t.name, signal);
+  const mappings = await fixedMappings(deps.api, t, signal);
+  const conflict = existing && fixedAddressConflict(existing, mappings);
+  if (conflict) throw new Error(conflict);
+  const lb = existing ?? (await createNlb(deps, t, mappings, signal));
   if ((lb.Scheme === "internal") !== t.options.internal) throw new Error(`annotation ${PREFIX}internal: cannot change NLB ${t.name} from ${lb.Scheme}; recreate the Service`);
   const before = await attachedGroups(deps.api, lb.LoadBalancerArn!, signal);
   const keep = await syncGroupsAndListeners(deps, t, { lbArn: lb.LoadBalancerArn!, instances }, signal);
   for (const arn of before) if (!keep.has(arn)) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
   await syncCrossZone(deps.api, lb.LoadBalancerArn!, t.options.crossZone ?? false, signal);
   if (deps.manageNodeRules) {
-    const cidrs = ((await deps.api.ec2.describeSubnets({ SubnetIds: [...t.subnets] }, signal)).Subnets ?? []).map((s) => s.CidrBlock ?? "").filter((c) => c !== "");
+    const cidrs = (await subnetCidrs(deps.api, t.subnets, signal)).map((s) => s.cidr);
     await syncMarkedRules(deps.sg, { name: t.name, vpc: t.vpc, instances, rules: nlbNodeRules(t.name, t.groups, t.options.sourceRanges, cidrs) }, signal);
   }
   return lb;
