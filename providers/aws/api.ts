@@ -225,6 +225,7 @@ export function createAwsApi(options: AwsApiOptions, context: ProviderContext) {
       describeTargetHealth: op("DescribeTargetHealth", (i: elbv2.DescribeTargetHealthInput, o) => v2.send(new elbv2.DescribeTargetHealthCommand(i), o)),
       registerTargets: op("RegisterTargets", (i: elbv2.RegisterTargetsInput, o) => v2.send(new elbv2.RegisterTargetsCommand(i), o)),
       deregisterTargets: op("DeregisterTargets", (i: elbv2.DeregisterTargetsInput, o) => v2.send(new elbv2.DeregisterTargetsCommand(i), o)),
+      setSecurityGroups: op("SetSecurityGroups", (i: elbv2.SetSecurityGroupsInput, o) => v2.send(new elbv2.SetSecurityGroupsCommand(i), o)),
       describeTargetGroupAttributes: op("DescribeTargetGroupAttributes", (i: elbv2.DescribeTargetGroupAttributesInput, o) => v2.send(new elbv2.DescribeTargetGroupAttributesCommand(i), o)),
       modifyTargetGroupAttributes: op("ModifyTargetGroupAttributes", (i: elbv2.ModifyTargetGroupAttributesInput, o) => v2.send(new elbv2.ModifyTargetGroupAttributesCommand(i), o)),
       describeLoadBalancerAttributes: op("DescribeLoadBalancerAttributesV2", (i: elbv2.DescribeLoadBalancerAttributesInput, o) => v2.send(new elbv2.DescribeLoadBalancerAttributesCommand(i), o)),

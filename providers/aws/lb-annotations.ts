@@ -62,8 +62,7 @@ const ELB_ONLY = ["connection-draining-enabled", "connection-draining-timeout", 
 const REFUSED: Readonly<Record<LbKind, Readonly<Record<string, string>>>> = {
   elb: {},
   nlb: {
-    "security-groups": "network load balancers get no security groups from this provider",
-    "extra-security-groups": "network load balancers get no security groups from this provider",
+    "extra-security-groups": "network load balancers take their groups from security-groups only (as upstream)",
   },
 };
 const HANDLED = [

@@ -99,7 +99,7 @@ export function nlbListener(port: ServicePort, options: ListenerOptions): NlbLis
   };
 }
 
-export const ruleDescription = (kind: "client" | "health" | "mtu", lbName: string): string => `kubernetes.io/rule/nlb/${kind}=${lbName}`;
+export const ruleDescription = (kind: "client" | "health" | "mtu" | "frontend", lbName: string): string => `kubernetes.io/rule/nlb/${kind}=${lbName}`;
 
 /**
  * Backend security-group rules for an NLB (it keeps client addresses): clients reach the NodePorts from
@@ -118,4 +118,14 @@ export function nlbNodeRules(lbName: string, groups: readonly TargetGroupSpec[],
     }
   }
   return rules;
+}
+
+/** Ingress on the NLB's own (first) security group: each listener port from the source ranges. */
+export function nlbFrontendRules(lbName: string, groups: readonly TargetGroupSpec[], sourceRanges: readonly string[]): Rule[] {
+  return sourceRanges.flatMap((cidr) =>
+    groups.map((g): Rule => {
+      const protocol = g.protocol === "UDP" ? "udp" : "tcp";
+      return { protocol, from: g.servicePort, to: g.servicePort, source: { cidr }, description: ruleDescription("frontend", lbName) };
+    }),
+  );
 }

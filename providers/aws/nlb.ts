@@ -14,7 +14,7 @@ import { serviceName } from "./lb-plan.ts";
 import type { SecurityGroupDeps } from "./lb-security-groups.ts";
 import { fixedAddressConflict, subnetMappings, type SubnetInfo } from "./nlb-addresses.ts";
 import { syncListeners, type WantedListener } from "./nlb-listeners.ts";
-import { nlbNodeRules, type NlbHealthCheck, type TargetGroupSpec } from "./nlb-plan.ts";
+import { nlbFrontendRules, nlbNodeRules, type NlbHealthCheck, type TargetGroupSpec } from "./nlb-plan.ts";
 import { targetGroupAttributeChanges } from "./nlb-target-group-attributes.ts";
 import type { Service } from "../../src/kube/objects.ts";
 import { ownedTags, type ClusterTags } from "./tags.ts";
@@ -132,6 +132,7 @@ async function createNlb(deps: NlbDeps, t: NlbTarget, mappings: SubnetMapping[] 
       Type: "network",
       Scheme: t.options.internal ? "internal" : "internet-facing",
       ...(mappings ? { SubnetMappings: mappings } : { Subnets: [...t.subnets] }),
+      ...(t.options.securityGroups.length > 0 ? { SecurityGroups: [...t.options.securityGroups] } : {}),
       Tags: ownedTags(deps.cluster, serviceName(t.service), t.options.extraTags),
     },
     signal,
@@ -173,6 +174,20 @@ async function dropUnused(api: AwsApi, lbArn: string, arns: readonly string[]): 
   for (const arn of arns) if (!used.has(arn)) await api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }).catch(() => undefined);
 }
 
+/**
+ * Upstream's bring-your-own groups: an NLB created with groups takes the annotated ones in place; AWS
+ * cannot give groups to an NLB created without any, so asking for that is refused (recreate the Service).
+ * Dropping the annotation leaves the groups as they are.
+ */
+async function syncSecurityGroups(api: AwsApi, lb: V2LoadBalancer, wanted: readonly string[], signal?: AbortSignal): Promise<void> {
+  const have = lb.SecurityGroups ?? [];
+  if (wanted.length === 0 || (have.length === wanted.length && wanted.every((g) => have.includes(g)))) return;
+  if (have.length === 0) {
+    throw new Error(`annotation ${PREFIX}security-groups: NLB ${lb.LoadBalancerName} was created without security groups and AWS cannot add them; recreate the Service`);
+  }
+  await api.elbv2.setSecurityGroups({ LoadBalancerArn: lb.LoadBalancerArn, SecurityGroups: [...wanted] }, signal);
+}
+
 async function subnetCidrs(api: AwsApi, subnets: readonly string[], signal?: AbortSignal): Promise<SubnetInfo[]> {
   const found = (await api.ec2.describeSubnets({ SubnetIds: [...subnets] }, signal)).Subnets ?? [];
   return found.map((s) => ({ id: s.SubnetId ?? "", cidr: s.CidrBlock ?? "" })).filter((s) => s.id !== "" && s.cidr !== "");
@@ -192,17 +207,23 @@ export async function ensureNlb(deps: NlbDeps, t: NlbTarget, instances: readonly
   const mappings = await fixedMappings(deps.api, t, signal);
   const conflict = existing && fixedAddressConflict(existing, mappings);
   if (conflict) throw new Error(conflict);
+  if (existing) await syncSecurityGroups(deps.api, existing, t.options.securityGroups, signal);
   const lb = existing ?? (await createNlb(deps, t, mappings, signal));
   if ((lb.Scheme === "internal") !== t.options.internal) throw new Error(`annotation ${PREFIX}internal: cannot change NLB ${t.name} from ${lb.Scheme}; recreate the Service`);
   const before = await attachedGroups(deps.api, lb.LoadBalancerArn!, signal);
   const keep = await syncGroupsAndListeners(deps, t, { lbArn: lb.LoadBalancerArn!, instances }, signal);
   for (const arn of before) if (!keep.has(arn)) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
   await syncCrossZone(deps.api, lb.LoadBalancerArn!, t.options.crossZone ?? false, signal);
-  if (deps.manageNodeRules) {
-    const cidrs = (await subnetCidrs(deps.api, t.subnets, signal)).map((s) => s.cidr);
-    await syncMarkedRules(deps.sg, { name: t.name, vpc: t.vpc, instances, rules: nlbNodeRules(t.name, t.groups, t.options.sourceRanges, cidrs) }, signal);
-  }
+  if (deps.manageNodeRules) await syncRules(deps, t, instances, signal);
   return lb;
+}
+
+/** Backend rules on the nodes' groups, and the listener ports on the NLB's first annotated group. */
+async function syncRules(deps: NlbDeps, t: NlbTarget, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<void> {
+  const cidrs = (await subnetCidrs(deps.api, t.subnets, signal)).map((s) => s.cidr);
+  const frontend = t.options.securityGroups[0];
+  const extra = new Map(frontend ? [[frontend, nlbFrontendRules(t.name, t.groups, t.options.sourceRanges)]] : []);
+  await syncMarkedRules(deps.sg, { name: t.name, vpc: t.vpc, instances, rules: nlbNodeRules(t.name, t.groups, t.options.sourceRanges, cidrs), extra }, signal);
 }
 
 /** Deletes the NLB, its target groups and its node rules; resolves when none is left. */
