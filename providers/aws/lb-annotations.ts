@@ -50,6 +50,8 @@ export interface LbOptions {
   readonly targetNodeLabels: Readonly<Record<string, string>>;
   /** TLS, backend protocol and proxy protocol. */
   readonly listener: ListenerOptions;
+  /** NLB: whether the backends' groups get the client, health and MTU rules (`manage-backend-security-group-rules`). */
+  readonly manageBackendRules: boolean;
   /** NLB fixed addresses (none for classic ELBs). */
   readonly fixedAddresses: FixedAddresses;
   /** NLB target group attributes (empty for classic ELBs). */
@@ -69,7 +71,7 @@ const HANDLED = [
   "type", "internal", "healthcheck-protocol", "healthcheck-port", "healthcheck-path", "healthcheck-healthy-threshold",
   "healthcheck-unhealthy-threshold", "healthcheck-timeout", "healthcheck-interval", "additional-resource-tags",
   "cross-zone-load-balancing-enabled", "security-groups", "extra-security-groups", "subnets", "target-node-labels", "backend-protocol",
-  "ssl-cert", "ssl-ports", "ssl-negotiation-policy", "proxy-protocol", "alpn-policy", "target-group-attributes", "eip-allocations", "private-ipv4-addresses",
+  "ssl-cert", "ssl-ports", "ssl-negotiation-policy", "proxy-protocol", "alpn-policy", "target-group-attributes", "eip-allocations", "private-ipv4-addresses", "manage-backend-security-group-rules",
   ...ELB_ONLY,
 ];
 
@@ -170,6 +172,19 @@ function extraTags(read: Read): Record<string, string> {
   return tags;
 }
 
+type NlbOnly = Pick<LbOptions, "manageBackendRules" | "fixedAddresses" | "targetGroupAttributes">;
+
+function nlbOptions(read: Read, kind: LbKind, o: { internal: boolean; proxyProtocol: boolean }): NlbOnly {
+  if (kind !== "nlb") return { manageBackendRules: true, fixedAddresses: NO_FIXED_ADDRESSES, targetGroupAttributes: {} };
+  const protocol = read("healthcheck-protocol");
+  if (protocol?.toUpperCase() === "SSL") throw bad("healthcheck-protocol", protocol, "network load balancer target groups check TCP, HTTP or HTTPS");
+  return {
+    manageBackendRules: readBool(read, "manage-backend-security-group-rules") !== false,
+    fixedAddresses: readFixedAddresses(read, o.internal),
+    targetGroupAttributes: readTargetGroupAttributes(read, o.proxyProtocol),
+  };
+}
+
 /** Everything the annotations ask of this Service's ELB; throws on a bad value. */
 export function parseLbOptions(service: Service): LbOptions {
   const annotations = service.metadata.annotations ?? {};
@@ -201,8 +216,7 @@ export function parseLbOptions(service: Service): LbOptions {
     subnets: readList(read, "subnets"),
     targetNodeLabels: readMap(read, "target-node-labels", false),
     listener,
-    fixedAddresses: kind === "nlb" ? readFixedAddresses(read, internal) : NO_FIXED_ADDRESSES,
-    targetGroupAttributes: kind === "nlb" ? readTargetGroupAttributes(read, listener.proxyProtocol) : {},
+    ...nlbOptions(read, kind, { internal, proxyProtocol: listener.proxyProtocol }),
     warnings,
   };
 }

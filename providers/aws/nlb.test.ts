@@ -135,6 +135,17 @@ describe("aws network load balancer (moto)", () => {
     expect((await rejection(lb.ensureLoadBalancer("kubernetes", service({}, { ports: [{ port: 53, nodePort: 30053 }, { port: 54, protocol: "UDP", nodePort: 30054 }] }), nodes))).message).toMatch(/mixed protocols/);
   });
 
+  test("manage-backend-security-group-rules: false takes this NLB's rules off the backends' groups; true puts them back", async () => {
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    const managed = await nodeRules();
+    expect(managed.length).toBeGreaterThan(0);
+    await lb.ensureLoadBalancer("kubernetes", service({ [`${P}manage-backend-security-group-rules`]: "false" }), nodes);
+    expect(await nodeRules()).toEqual([]);
+    await lb.ensureLoadBalancer("kubernetes", service({ [`${P}manage-backend-security-group-rules`]: "true" }), nodes);
+    expect(await nodeRules()).toEqual(managed);
+    expect((await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}healthcheck-protocol`]: "SSL" }), nodes))).message).toMatch(/healthcheck-protocol: invalid value "SSL": network load balancer target groups check TCP, HTTP or HTTPS/);
+  });
+
   test("UDP ports get UDP target groups and listeners", async () => {
     await lb.ensureLoadBalancer("kubernetes", service({}, { ports: [{ port: 53, protocol: "UDP", nodePort: 30053 }] }), nodes);
     expect(await listeners((await nlb()).LoadBalancerArn!)).toEqual(["UDP:53->30053"]);

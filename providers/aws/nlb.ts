@@ -218,12 +218,16 @@ export async function ensureNlb(deps: NlbDeps, t: NlbTarget, instances: readonly
   return lb;
 }
 
-/** Backend rules on the nodes' groups, and the listener ports on the NLB's first annotated group. */
+/**
+ * Backend rules on the nodes' groups (none, and ours removed, with `manage-backend-security-group-rules:
+ * "false"`), and the listener ports on the NLB's first annotated group.
+ */
 async function syncRules(deps: NlbDeps, t: NlbTarget, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<void> {
   const cidrs = (await subnetCidrs(deps.api, t.subnets, signal)).map((s) => s.cidr);
   const frontend = t.options.securityGroups[0];
   const extra = new Map(frontend ? [[frontend, nlbFrontendRules(t.name, t.groups, t.options.sourceRanges)]] : []);
-  await syncMarkedRules(deps.sg, { name: t.name, vpc: t.vpc, instances, rules: nlbNodeRules(t.name, t.groups, t.options.sourceRanges, cidrs), extra }, signal);
+  const rules = t.options.manageBackendRules ? nlbNodeRules(t.name, t.groups, t.options.sourceRanges, cidrs) : [];
+  await syncMarkedRules(deps.sg, { name: t.name, vpc: t.vpc, instances, rules, extra }, signal);
 }
 
 /** Deletes the NLB, its target groups and its node rules; resolves when none is left. */
