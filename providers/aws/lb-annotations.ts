@@ -11,7 +11,7 @@ import type { ServiceWarning } from "../../src/cloud/provider.ts";
 import type { Service } from "../../src/kube/objects.ts";
 import { parseCIDR } from "../../src/net/ip.ts";
 import { badAnnotation as bad, PREFIX, readBool, readInt, readList, readMap, type Read } from "./lb-annotation-values.ts";
-import { readListenerOptions, type ListenerOptions } from "./lb-listener-options.ts";
+import { readListenerOptions, unmatchedSslPorts, type ListenerOptions } from "./lb-listener-options.ts";
 import { NO_FIXED_ADDRESSES, readFixedAddresses, type FixedAddresses } from "./nlb-addresses.ts";
 import { readTargetGroupAttributes } from "./nlb-target-group-attributes.ts";
 
@@ -192,6 +192,7 @@ export function parseLbOptions(service: Service): LbOptions {
   const kind = kindOf(read);
   const warnings = checkRefusedAndUnknown(annotations, kind);
   const listener = readListenerOptions(read, kind === "nlb", warnings);
+  warnings.push(...unmatchedSslPorts(listener.tls, service.spec?.ports ?? []));
   const internal = readInternal(read, warnings);
   const interval = readInt(read, "access-log-emit-interval", 5, 60);
   if (interval !== undefined && interval !== 5 && interval !== 60) throw bad("access-log-emit-interval", String(interval), "expected 5 or 60 (minutes)");

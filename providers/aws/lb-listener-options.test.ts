@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { ServiceWarning } from "../../src/cloud/provider.ts";
 import type { Service } from "../../src/kube/objects.ts";
 import { planPolicies, PROXY_PROTOCOL_POLICY, sslPolicyName } from "./elb-policies.ts";
-import { readListenerOptions, usesTls, type ListenerOptions } from "./lb-listener-options.ts";
+import { readListenerOptions, unmatchedSslPorts, usesTls, type ListenerOptions } from "./lb-listener-options.ts";
 import { desiredListeners } from "./lb-plan.ts";
 
 const ACM = "arn:aws:acm:us-west-2:123456789012:certificate/0f1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9";
@@ -62,6 +62,14 @@ describe("listener annotations", () => {
     expect(() => options({ "ssl-cert": ACM, "alpn-policy": "h2" }, true)).toThrow(/expected one of HTTP1Only/);
     expect(options({ "alpn-policy": "None" }, true).warnings).toHaveLength(1);
     expect(options({ "backend-protocol": "http" }, true).warnings[0]!.message).toContain("no effect on a network load balancer");
+  });
+
+  test("ssl-ports entries naming no Service port warn", () => {
+    const tls = { certificate: ACM, ports: { numbers: [443, 444], names: ["https", "htps"] } };
+    expect(unmatchedSslPorts(tls, [{ port: 443, name: "HTTPS" }])).toEqual([
+      { reason: "InvalidAnnotation", message: "annotation service.beta.kubernetes.io/aws-load-balancer-ssl-ports: 444, htps match no port of the Service; ignored" },
+    ]);
+    expect(unmatchedSslPorts({ certificate: ACM }, [])).toEqual([]);
   });
 
   test("usesTls: numbers and lower-cased names", () => {

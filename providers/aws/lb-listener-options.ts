@@ -113,3 +113,13 @@ export function usesTls(tls: TlsOptions | undefined, port: { readonly port: numb
   if (!tls.ports) return true;
   return tls.ports.numbers.includes(port.port) || tls.ports.names.includes((port.name ?? "").toLowerCase());
 }
+
+/** A warning for `ssl-ports` entries that name no port of the Service (upstream ignores them silently). */
+export function unmatchedSslPorts(tls: TlsOptions | undefined, ports: readonly { readonly port: number; readonly name?: string }[]): ServiceWarning[] {
+  if (!tls?.ports) return [];
+  const numbers = tls.ports.numbers.filter((n) => !ports.some((p) => p.port === n)).map(String);
+  const names = tls.ports.names.filter((n) => !ports.some((p) => (p.name ?? "").toLowerCase() === n));
+  const unmatched = [...numbers, ...names];
+  if (unmatched.length === 0) return [];
+  return [{ reason: "InvalidAnnotation", message: `annotation ${PREFIX}ssl-ports: ${unmatched.join(", ")} match no port of the Service; ignored` }];
+}
