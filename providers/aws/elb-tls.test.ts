@@ -4,7 +4,8 @@ import * as elb from "@aws-sdk/client-elastic-load-balancing";
 import type { LoadBalancer } from "../../src/cloud/provider.ts";
 import type { Node, Service } from "../../src/kube/objects.ts";
 import { requestFor, requestsOf, tlsBed } from "../../test/harness/aws-acm.ts";
-import type { AwsTestCloud } from "../../test/harness/aws-cloud.ts";
+import { awsTestProvider, type AwsTestCloud } from "../../test/harness/aws-cloud.ts";
+import { faultProxy } from "../../test/harness/aws-faults.ts";
 import { rejection } from "../../test/harness/rejection.ts";
 
 setDefaultTimeout(180_000);
@@ -89,6 +90,21 @@ describe("aws classic ELB listeners (moto)", () => {
     const before = listeners(await describe_());
     const missing = cert.replace(/certificate\/.*/, "certificate/00000000-0000-0000-0000-000000000000");
     expect((await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}ssl-cert`]: missing }), nodes))).message).toMatch(/Certificate/i);
+    expect(listeners(await describe_())).toEqual(before);
+  });
+
+  test("a throttled listener change (retries spent) puts the deleted listener back", async () => {
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    const before = listeners(await describe_());
+    let creates = 0;
+    const proxy = faultProxy(cloud.endpoint, (_n, body) => (body.includes("Action=CreateLoadBalancerListeners&") && creates++ < 2 ? "throttle" : "pass"));
+    try {
+      const viaProxy = awsTestProvider(cloud, { endpoint: proxy.endpoint, options: { cacheMaxAgeMs: 0, api: { maxAttempts: 2, backoffMs: 1 } } }).loadBalancer!;
+      await rejection(viaProxy.ensureLoadBalancer("kubernetes", service({ [`${P}ssl-cert`]: cert, [`${P}ssl-ports`]: "443" }), nodes));
+    } finally {
+      await proxy.stop();
+    }
+    expect(creates).toBe(3);
     expect(listeners(await describe_())).toEqual(before);
   });
 
