@@ -4,7 +4,7 @@ import * as ec2 from "@aws-sdk/client-ec2";
 import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
 import type { LoadBalancer } from "../../src/cloud/provider.ts";
 import type { Node, Service } from "../../src/kube/objects.ts";
-import { loadBalancerBed, type AwsTestCloud } from "../../test/harness/aws-cloud.ts";
+import { awsTestProvider, loadBalancerBed, type AwsTestCloud } from "../../test/harness/aws-cloud.ts";
 import { rejection } from "../../test/harness/rejection.ts";
 
 setDefaultTimeout(180_000);
@@ -62,5 +62,22 @@ describe("NLB security groups (moto)", () => {
     expect(failure.message).toMatch(/security-groups: NLB .* was created without security groups and AWS cannot add them; recreate the Service/);
     expect(await nlbGroups()).toEqual([]);
     expect(await frontendRules(sg)).toEqual([]);
+  });
+});
+
+describe("NLB managed security group (NLBSecurityGroupMode = Managed, moto)", () => {
+  test("a new NLB gets its own group with the listener ports open; a port change follows; deletion removes the group", async () => {
+    const managed = awsTestProvider(cloud, { extra: "NLBSecurityGroupMode = Managed", options: { cacheMaxAgeMs: 0 } }).loadBalancer!;
+    await managed.ensureLoadBalancer("kubernetes", service(), nodes);
+    const [own] = (await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ Filters: [{ Name: "group-name", Values: [`k8s-elb-${NAME}`] }] }))).SecurityGroups!;
+    expect(await nlbGroups()).toEqual([own!.GroupId!]);
+    expect(own!.Tags).toContainEqual({ Key: "kubernetes.io/cluster/test-cluster", Value: "owned" });
+    expect(await frontendRules(own!.GroupId!)).toEqual(["tcp:443:203.0.113.0/24:undefined"]);
+    const more = service();
+    more.spec!.ports = [...more.spec!.ports!, { name: "quic", port: 8443, nodePort: 30843 }];
+    await managed.ensureLoadBalancer("kubernetes", more, nodes);
+    expect((await frontendRules(own!.GroupId!)).sort()).toEqual(["tcp:443:203.0.113.0/24:undefined", "tcp:8443:203.0.113.0/24:undefined"]);
+    await managed.ensureLoadBalancerDeleted("kubernetes", more);
+    expect((await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ Filters: [{ Name: "group-name", Values: [`k8s-elb-${NAME}`] }] }))).SecurityGroups).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import type { Ec2Instance } from "./ec2-instance.ts";
 import { PREFIX, type LbOptions } from "./lb-annotations.ts";
 import { syncMarkedRules } from "./lb-node-rules.ts";
 import { serviceName } from "./lb-plan.ts";
-import type { SecurityGroupDeps } from "./lb-security-groups.ts";
+import { ensureOwnGroup, ownGroupName, type SecurityGroupDeps } from "./lb-security-groups.ts";
 import { fixedAddressConflict, subnetMappings, type SubnetInfo } from "./nlb-addresses.ts";
 import { syncListeners, type WantedListener } from "./nlb-listeners.ts";
 import { nlbFrontendRules, nlbNodeRules, type NlbHealthCheck, type TargetGroupSpec } from "./nlb-plan.ts";
@@ -24,6 +24,8 @@ export interface NlbDeps {
   readonly cluster: ClusterTags;
   readonly sg: SecurityGroupDeps;
   readonly manageNodeRules: boolean;
+  /** `NLBSecurityGroupMode = Managed`: new NLBs without annotated groups get their own (`k8s-elb-<name>`). */
+  readonly managedGroup: boolean;
 }
 
 export interface NlbTarget {
@@ -126,13 +128,14 @@ async function syncCrossZone(api: AwsApi, lbArn: string, enabled: boolean, signa
 }
 
 async function createNlb(deps: NlbDeps, t: NlbTarget, mappings: SubnetMapping[] | undefined, signal?: AbortSignal): Promise<V2LoadBalancer> {
+  const groups = t.options.securityGroups.length > 0 ? [...t.options.securityGroups] : deps.managedGroup ? [await ensureManagedGroup(deps, t, signal)] : [];
   const created = await deps.api.elbv2.createLoadBalancer(
     {
       Name: t.name,
       Type: "network",
       Scheme: t.options.internal ? "internal" : "internet-facing",
       ...(mappings ? { SubnetMappings: mappings } : { Subnets: [...t.subnets] }),
-      ...(t.options.securityGroups.length > 0 ? { SecurityGroups: [...t.options.securityGroups] } : {}),
+      ...(groups.length > 0 ? { SecurityGroups: groups } : {}),
       Tags: ownedTags(deps.cluster, serviceName(t.service), t.options.extraTags),
     },
     signal,
@@ -188,6 +191,19 @@ async function syncSecurityGroups(api: AwsApi, lb: V2LoadBalancer, wanted: reado
   await api.elbv2.setSecurityGroups({ LoadBalancerArn: lb.LoadBalancerArn, SecurityGroups: [...wanted] }, signal);
 }
 
+/** The NLB's managed group with the listener ports open from the source ranges (deleted with the NLB as the ELB's is). */
+async function ensureManagedGroup(deps: NlbDeps, t: NlbTarget, signal?: AbortSignal): Promise<string> {
+  const rules = nlbFrontendRules(t.name, t.groups, t.options.sourceRanges).map(({ description: _, ...r }) => r);
+  return ensureOwnGroup(deps.sg, { name: t.name, service: serviceName(t.service), vpc: t.vpc }, rules, signal);
+}
+
+/** Keeps the managed group's rules on the listener ports, when the NLB carries it. */
+async function syncManagedGroup(deps: NlbDeps, t: NlbTarget, lb: V2LoadBalancer, signal?: AbortSignal): Promise<void> {
+  const found = await deps.api.ec2.describeSecurityGroups({ Filters: [{ Name: "group-name", Values: [ownGroupName(t.name)] }, { Name: "vpc-id", Values: [t.vpc] }] }, signal);
+  const own = found.SecurityGroups?.[0]?.GroupId;
+  if (own && (lb.SecurityGroups ?? []).includes(own)) await ensureManagedGroup(deps, t, signal);
+}
+
 async function subnetCidrs(api: AwsApi, subnets: readonly string[], signal?: AbortSignal): Promise<SubnetInfo[]> {
   const found = (await api.ec2.describeSubnets({ SubnetIds: [...subnets] }, signal)).Subnets ?? [];
   return found.map((s) => ({ id: s.SubnetId ?? "", cidr: s.CidrBlock ?? "" })).filter((s) => s.id !== "" && s.cidr !== "");
@@ -201,15 +217,22 @@ async function fixedMappings(api: AwsApi, t: NlbTarget, signal?: AbortSignal): P
   return subnetMappings([...t.subnets].sort().map((id) => known.find((s) => s.id === id) ?? { id, cidr: "" }), fixed);
 }
 
+/** What cannot change on a live NLB is checked before anything is written; then its groups follow the Service. */
+async function updateExisting(deps: NlbDeps, t: NlbTarget, live: { lb: V2LoadBalancer; mappings: SubnetMapping[] | undefined }, signal?: AbortSignal): Promise<void> {
+  const { lb } = live;
+  if ((lb.Scheme === "internal") !== t.options.internal) throw new Error(`annotation ${PREFIX}internal: cannot change NLB ${t.name} from ${lb.Scheme}; recreate the Service`);
+  const conflict = fixedAddressConflict(lb, live.mappings);
+  if (conflict) throw new Error(conflict);
+  await syncSecurityGroups(deps.api, lb, t.options.securityGroups, signal);
+  if (t.options.securityGroups.length === 0 && (lb.SecurityGroups ?? []).length > 0) await syncManagedGroup(deps, t, lb, signal);
+}
+
 /** Creates or updates the NLB for `t` with `instances` as targets; resolves the NLB. */
 export async function ensureNlb(deps: NlbDeps, t: NlbTarget, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<V2LoadBalancer> {
   const existing = await describeNlb(deps.api, t.name, signal);
   const mappings = await fixedMappings(deps.api, t, signal);
-  const conflict = existing && fixedAddressConflict(existing, mappings);
-  if (conflict) throw new Error(conflict);
-  if (existing) await syncSecurityGroups(deps.api, existing, t.options.securityGroups, signal);
+  if (existing) await updateExisting(deps, t, { lb: existing, mappings }, signal);
   const lb = existing ?? (await createNlb(deps, t, mappings, signal));
-  if ((lb.Scheme === "internal") !== t.options.internal) throw new Error(`annotation ${PREFIX}internal: cannot change NLB ${t.name} from ${lb.Scheme}; recreate the Service`);
   const before = await attachedGroups(deps.api, lb.LoadBalancerArn!, signal);
   const keep = await syncGroupsAndListeners(deps, t, { lbArn: lb.LoadBalancerArn!, instances }, signal);
   for (const arn of before) if (!keep.has(arn)) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
