@@ -49,6 +49,8 @@ export interface AwsConfig {
   readonly legacyClusterTag: boolean;
   readonly disableSecurityGroupIngress: boolean;
   readonly elbSecurityGroup: string;
+  /** `NLBSecurityGroupMode = Managed`: each new NLB gets its own security group (upstream: any other value is off). */
+  readonly nlbManagedSecurityGroup: boolean;
   readonly nodeIPFamilies: readonly IpFamily[];
   readonly healthProbe: { readonly shared: boolean; readonly port: number; readonly path: string };
   readonly overrides: readonly ServiceOverride[];
@@ -74,10 +76,9 @@ const PATTERNS: Readonly<Record<string, [RegExp, string]>> = {
 /** Upstream keys this provider refuses rather than silently ignores, with the reason. */
 const UNSUPPORTED: Readonly<Record<string, string>> = {
   supportedtopologyinstancetypepattern: "topology labels (DescribeInstanceTopology) are not supported",
-  nlbsecuritygroupmode: "security groups on network load balancers are not supported",
 };
 
-const SCALAR_KEYS = [...Object.keys(PATTERNS), "disablesecuritygroupingress", "nodeipfamilies"];
+const SCALAR_KEYS = [...Object.keys(PATTERNS), "disablesecuritygroupingress", "nodeipfamilies", "nlbsecuritygroupmode"];
 
 type Problems = string[];
 
@@ -170,6 +171,7 @@ export function parseAwsConfig(text: string | undefined): { ok: true; config: Aw
     legacyClusterTag: get("kubernetesclustertag") !== "",
     disableSecurityGroupIngress: disable ?? false,
     elbSecurityGroup: get("elbsecuritygroup"),
+    nlbManagedSecurityGroup: get("nlbsecuritygroupmode") === "Managed",
     nodeIPFamilies: families(p, values.get("nodeipfamilies") ?? []),
     healthProbe: healthProbe(p, get),
     overrides: parseOverrides(p, overrides),

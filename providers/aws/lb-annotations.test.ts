@@ -95,9 +95,9 @@ describe("aws-load-balancer-* annotations", () => {
     ["target-node-labels", "role", /target-node-labels: invalid value "role"/],
     ["security-groups", "web", /security-groups: invalid value "web": not a security group ID/],
     ["type", "alb", /type: invalid value "alb"/],
-    ["ssl-cert", "arn:aws:acm:us-west-2:1:certificate/x", /ssl-cert: invalid value .*TLS listeners are not supported/],
-    ["proxy-protocol", "*", /proxy-protocol: invalid value "\*": proxy protocol is not supported/],
-    ["backend-protocol", "http", /backend-protocol: invalid value "http": only tcp/],
+    ["ssl-cert", "arn:aws:acm:us-west-2:1:certificate/x", /ssl-cert: invalid value .*expected an ACM certificate ARN/],
+    ["proxy-protocol", "true", /proxy-protocol: invalid value "true": the only supported value is "\*"/],
+    ["backend-protocol", "grpc", /backend-protocol: invalid value "grpc": expected http, https, ssl or tcp/],
   ])("%s=%p is refused with a message naming both", (name, value, message) => {
     expect(() => parseLbOptions(service({ [`${P}${name}`]: value }))).toThrow(message);
   });

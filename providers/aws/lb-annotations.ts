@@ -11,6 +11,9 @@ import type { ServiceWarning } from "../../src/cloud/provider.ts";
 import type { Service } from "../../src/kube/objects.ts";
 import { parseCIDR } from "../../src/net/ip.ts";
 import { badAnnotation as bad, PREFIX, readBool, readInt, readList, readMap, type Read } from "./lb-annotation-values.ts";
+import { readListenerOptions, unmatchedSslPorts, type ListenerOptions } from "./lb-listener-options.ts";
+import { NO_FIXED_ADDRESSES, readFixedAddresses, type FixedAddresses } from "./nlb/addresses.ts";
+import { readTargetGroupAttributes } from "./nlb/target-group-attributes.ts";
 
 export { PREFIX };
 
@@ -45,29 +48,30 @@ export interface LbOptions {
   readonly extraSecurityGroups: readonly string[];
   readonly subnets: readonly string[];
   readonly targetNodeLabels: Readonly<Record<string, string>>;
+  /** TLS, backend protocol and proxy protocol. */
+  readonly listener: ListenerOptions;
+  /** NLB: whether the backends' groups get the client, health and MTU rules (`manage-backend-security-group-rules`). */
+  readonly manageBackendRules: boolean;
+  /** NLB fixed addresses (none for classic ELBs). */
+  readonly fixedAddresses: FixedAddresses;
+  /** NLB target group attributes (empty for classic ELBs). */
+  readonly targetGroupAttributes: Readonly<Record<string, string>>;
   readonly warnings: readonly ServiceWarning[];
 }
 
 const NLB_ONLY = ["eip-allocations", "private-ipv4-addresses", "target-group-attributes", "nlb-target-type", "manage-backend-security-group-rules", "ip-address-type", "alpn-policy"];
 const ELB_ONLY = ["connection-draining-enabled", "connection-draining-timeout", "connection-idle-timeout", "access-log-enabled", "access-log-emit-interval", "access-log-s3-bucket-name", "access-log-s3-bucket-prefix"];
-const TLS = "TLS listeners are not supported by this provider";
 const REFUSED: Readonly<Record<LbKind, Readonly<Record<string, string>>>> = {
-  elb: { "ssl-cert": TLS, "ssl-ports": TLS, "ssl-negotiation-policy": TLS, "proxy-protocol": "proxy protocol is not supported by this provider" },
+  elb: {},
   nlb: {
-    "ssl-cert": TLS,
-    "ssl-ports": TLS,
-    "ssl-negotiation-policy": TLS,
-    "eip-allocations": "fixed addresses for network load balancers are not supported by this provider",
-    "private-ipv4-addresses": "fixed addresses for network load balancers are not supported by this provider",
-    "target-group-attributes": "target group attributes are not supported by this provider",
-    "security-groups": "network load balancers get no security groups from this provider",
-    "extra-security-groups": "network load balancers get no security groups from this provider",
+    "extra-security-groups": "network load balancers take their groups from security-groups only (as upstream)",
   },
 };
 const HANDLED = [
   "type", "internal", "healthcheck-protocol", "healthcheck-port", "healthcheck-path", "healthcheck-healthy-threshold",
   "healthcheck-unhealthy-threshold", "healthcheck-timeout", "healthcheck-interval", "additional-resource-tags",
   "cross-zone-load-balancing-enabled", "security-groups", "extra-security-groups", "subnets", "target-node-labels", "backend-protocol",
+  "ssl-cert", "ssl-ports", "ssl-negotiation-policy", "proxy-protocol", "alpn-policy", "target-group-attributes", "eip-allocations", "private-ipv4-addresses", "manage-backend-security-group-rules",
   ...ELB_ONLY,
 ];
 
@@ -159,11 +163,6 @@ function sourceRanges(service: Service): string[] {
   return ranges.length > 0 ? ranges : ["0.0.0.0/0"];
 }
 
-function checkBackendProtocol(read: Read): void {
-  const value = read("backend-protocol");
-  if (value !== undefined && value.toLowerCase() !== "tcp") throw bad("backend-protocol", value, "only tcp is supported by this provider");
-}
-
 function extraTags(read: Read): Record<string, string> {
   const tags = readMap(read, "additional-resource-tags", true);
   for (const [k, v] of Object.entries(tags)) {
@@ -173,13 +172,27 @@ function extraTags(read: Read): Record<string, string> {
   return tags;
 }
 
+type NlbOnly = Pick<LbOptions, "manageBackendRules" | "fixedAddresses" | "targetGroupAttributes">;
+
+function nlbOptions(read: Read, kind: LbKind, o: { internal: boolean; proxyProtocol: boolean }): NlbOnly {
+  if (kind !== "nlb") return { manageBackendRules: true, fixedAddresses: NO_FIXED_ADDRESSES, targetGroupAttributes: {} };
+  const protocol = read("healthcheck-protocol");
+  if (protocol?.toUpperCase() === "SSL") throw bad("healthcheck-protocol", protocol, "network load balancer target groups check TCP, HTTP or HTTPS");
+  return {
+    manageBackendRules: readBool(read, "manage-backend-security-group-rules") !== false,
+    fixedAddresses: readFixedAddresses(read, o.internal),
+    targetGroupAttributes: readTargetGroupAttributes(read, o.proxyProtocol),
+  };
+}
+
 /** Everything the annotations ask of this Service's ELB; throws on a bad value. */
 export function parseLbOptions(service: Service): LbOptions {
   const annotations = service.metadata.annotations ?? {};
   const read: Read = (name) => annotations[`${PREFIX}${name}`];
   const kind = kindOf(read);
   const warnings = checkRefusedAndUnknown(annotations, kind);
-  checkBackendProtocol(read);
+  const listener = readListenerOptions(read, kind === "nlb", warnings);
+  warnings.push(...unmatchedSslPorts(listener.tls, service.spec?.ports ?? []));
   const internal = readInternal(read, warnings);
   const interval = readInt(read, "access-log-emit-interval", 5, 60);
   if (interval !== undefined && interval !== 5 && interval !== 60) throw bad("access-log-emit-interval", String(interval), "expected 5 or 60 (minutes)");
@@ -203,6 +216,8 @@ export function parseLbOptions(service: Service): LbOptions {
     extraSecurityGroups,
     subnets: readList(read, "subnets"),
     targetNodeLabels: readMap(read, "target-node-labels", false),
+    listener,
+    ...nlbOptions(read, kind, { internal, proxyProtocol: listener.proxyProtocol }),
     warnings,
   };
 }

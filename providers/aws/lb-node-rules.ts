@@ -49,6 +49,8 @@ export interface MarkedRules {
   readonly vpc: string;
   readonly instances: readonly Ec2Instance[];
   readonly rules: readonly Rule[];
+  /** Rules for named groups besides the backends' (the NLB's own security group). */
+  readonly extra?: ReadonlyMap<string, readonly Rule[]>;
 }
 
 /**
@@ -63,6 +65,7 @@ export async function syncMarkedRules(deps: SecurityGroupDeps, lb: MarkedRules, 
   for (const g of groups) {
     if (!g.GroupId) continue;
     const current = rulesOf(g.IpPermissions).filter(mine);
-    await applyRules(deps, g.GroupId, ruleChanges(current, chosen.has(g.GroupId) ? desired : []), signal);
+    const wanted = [...(chosen.has(g.GroupId) ? desired : []), ...(lb.extra?.get(g.GroupId) ?? [])];
+    await applyRules(deps, g.GroupId, ruleChanges(current, wanted), signal);
   }
 }

@@ -44,7 +44,7 @@ function typeChange(name: string, from: string, to: string): Error {
 export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
   const sg = { api: deps.api, cluster: deps.cluster, warn: (m: string) => deps.logger.warn(m) };
   const elbDeps: ElbDeps = { ...deps, sg, securityGroupRetryMs: deps.securityGroupRetryMs ?? 15_000 };
-  const nlbDeps: NlbDeps = { api: deps.api, cluster: deps.cluster, sg, manageNodeRules: !deps.config.disableSecurityGroupIngress };
+  const nlbDeps: NlbDeps = { api: deps.api, cluster: deps.cluster, sg, manageNodeRules: !deps.config.disableSecurityGroupIngress, managedGroup: deps.config.nlbManagedSecurityGroup };
 
   /** Running instances behind `nodes` (upstream registers only running ones); others are left out, logged. */
   async function backends(nodes: readonly Node[], options: LbOptions, signal?: AbortSignal): Promise<Ec2Instance[]> {

@@ -12,15 +12,17 @@ import * as ec2 from "@aws-sdk/client-ec2";
 import * as elb from "@aws-sdk/client-elastic-load-balancing";
 import { controllerFactories } from "../../src/app/controllers.ts";
 import { CONTROLLER_NAMES } from "../../src/names/controllers.ts";
-import { NAMESPACES, NODES, SERVICES } from "../../src/kube/api.ts";
+import { EVENTS, NAMESPACES, NODES, SERVICES } from "../../src/kube/api.ts";
 import type { Node, Service } from "../../src/kube/objects.ts";
 import { isNotFound } from "../../src/kube/transport.ts";
 import { FINALIZER_LB_CLEANUP, LABEL_EXCLUDE_FROM_EXTERNAL_LB, TAINT_SHUTDOWN, TAINT_UNINITIALIZED } from "../../src/kube/well-known.ts";
+import { acmCertificate } from "../harness/aws-acm.ts";
 import { awsTestCloud, type AwsTestCloud, type TestInstance } from "../harness/aws-cloud.ts";
 import { startCcm, type CcmProcess } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { kubeletNode, loadBalancerService, readyCondition, uniqueName } from "../harness/fixtures.ts";
 import { eventually } from "../harness/wait.ts";
+import type { KubeEvent } from "./nodes.ts";
 
 // The first test of a run may install moto into the cache and start it; hooks default to 5 s.
 setDefaultTimeout(180_000);
@@ -153,6 +155,36 @@ describe.skipIf(!controllersAvailable)(controllersAvailable ? title : `${title} 
     expect((await cloud.elb.send(new elb.DescribeLoadBalancersCommand({ LoadBalancerNames: [name] })).catch((e: Error) => e)) as Error).toHaveProperty("name", "AccessPointNotFoundException");
     const left = await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ Filters: [{ Name: "group-name", Values: [`k8s-elb-${name}`] }] }));
     expect(left.SecurityGroups).toEqual([]);
+  }, 240_000);
+
+  test("an HTTPS ELB from an ACM certificate; a bad annotation value later is a Warning event and leaves the ELB as it was", async () => {
+    const api = await admin();
+    const instance = await cloud.launch();
+    await register(instance);
+    await initialised(instance.privateDnsName);
+    const namespace = uniqueName("aws-tls");
+    await api.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+    const cert = await acmCertificate(cloud.endpoint, "shop.example.com");
+    const P = "service.beta.kubernetes.io/aws-load-balancer-";
+    const service = loadBalancerService("shop", namespace, { ports: [{ name: "https", protocol: "TCP", port: 443, targetPort: 8443 }] });
+    service.metadata.annotations = { [`${P}ssl-cert`]: cert, [`${P}backend-protocol`]: "http" };
+    const created = await api.create<Service>(SERVICES, service, { namespace });
+    const name = lbName(created);
+    await eventually("ingress hostname", async () => (await api.get<Service>(SERVICES, "shop", { namespace })).status?.loadBalancer?.ingress?.[0]?.hostname, 60_000);
+    const describe = async (): Promise<string[]> => {
+      const d = (await cloud.elb.send(new elb.DescribeLoadBalancersCommand({ LoadBalancerNames: [name] }))).LoadBalancerDescriptions![0]!;
+      return d.ListenerDescriptions!.map(({ Listener: l }) => `${l!.Protocol}:${l!.LoadBalancerPort} ${l!.SSLCertificateId}`);
+    };
+    expect(await describe()).toEqual([`HTTPS:443 ${cert}`]);
+    await api.patch(SERVICES, "shop", { metadata: { annotations: { [`${P}proxy-protocol`]: "true" } } }, { namespace, type: "strategic" });
+    const warning = await eventually("Warning event naming the annotation", async () => {
+      const events = (await api.list<KubeEvent>(EVENTS, { namespace, fieldSelector: "involvedObject.name=shop" })).items;
+      return events.find((e) => e.type === "Warning" && (e.message ?? "").includes(`annotation ${P}proxy-protocol: invalid value "true"`));
+    }, 60_000);
+    expect(warning.message).toContain(`the only supported value is "*"`);
+    expect(await describe()).toEqual([`HTTPS:443 ${cert}`]);
+    await api.delete(SERVICES, "shop", { namespace });
+    await eventually("Service gone after its finalizer", () => api.get(SERVICES, "shop", { namespace }).then(() => false, (e: unknown) => isNotFound(e)), 60_000);
   }, 240_000);
 
   test("pod CIDRs become routes to the nodes' instances in the cluster's route table", async () => {

@@ -70,7 +70,7 @@ export async function syncBackends(deps: ElbDeps, lb: LoadBalancerDescription, b
 
 export async function ensureElb(deps: ElbDeps, r: ElbRequest, signal?: AbortSignal): Promise<LoadBalancerDescription> {
   validateService(r.service);
-  const listeners = desiredListeners(r.service);
+  const listeners = desiredListeners(r.service, r.options.listener);
   const groups = await securityGroups(deps, r, listeners.map((l) => l.LoadBalancerPort!), signal);
   const target = { name: r.name, service: r.service, options: r.options, listeners, subnets: r.subnets, securityGroups: groups.groups };
   const lb = await reconcileElb({ api: deps.api, cluster: deps.cluster, probe: deps.config.healthProbe, logger: deps.logger }, target, r.existing, signal);

@@ -1,13 +1,14 @@
 /**
  * What a Service's classic ELB should look like, and how far the actual one is from it: pure functions
- * (cloud-provider-aws `aws_loadbalancer.go` rules). Listeners are TCP, LB port → NodePort; the health
+ * (cloud-provider-aws `aws_loadbalancer.go` rules). Listeners go LB port → NodePort (see `listenerFor`); the health
  * check defaults to `TCP:<first NodePort>` (HTTP on the health-check NodePort for
  * `externalTrafficPolicy: Local`, or kube-proxy's port in the shared probe mode), thresholds 2/6, timeout
  * 5 s, interval 10 s; attributes default to no cross-zone, no draining, idle timeout 60 s, no access log.
  */
 import type { AccessLog, HealthCheck, Listener, ListenerDescription, LoadBalancerAttributes } from "@aws-sdk/client-elastic-load-balancing";
-import type { Service } from "../../../src/kube/objects.ts";
+import type { Service, ServicePort } from "../../../src/kube/objects.ts";
 import type { LbOptions } from "../lb-annotations.ts";
+import { usesTls, type BackendProtocol, type ListenerOptions } from "../lb-listener-options.ts";
 
 export interface SharedProbe {
   readonly shared: boolean;
@@ -25,10 +26,31 @@ export function validateService(service: Service): void {
   }
 }
 
-export function desiredListeners(service: Service): Listener[] {
+const NO_LISTENER_OPTIONS: ListenerOptions = { proxyProtocol: false };
+
+/** Listener protocol for a TLS port by backend protocol (upstream `backendProtocolMapping`). */
+const TLS_FRONTEND: Readonly<Record<BackendProtocol, string>> = { http: "HTTPS", https: "HTTPS", ssl: "SSL", tcp: "SSL" };
+
+/**
+ * Upstream `buildListener`: a TLS port is SSL → TCP without a backend protocol, else HTTPS or SSL by the
+ * backend protocol, carrying the certificate; any other port is TCP, or HTTP → HTTP when the backend
+ * protocol is http.
+ */
+function listenerFor(port: ServicePort, options: ListenerOptions): Listener {
+  const base = { LoadBalancerPort: port.port, InstancePort: port.nodePort! };
+  const backend = options.backendProtocol;
+  if (options.tls && usesTls(options.tls, port)) {
+    const frontend = backend ? TLS_FRONTEND[backend] : "SSL";
+    return { Protocol: frontend, ...base, InstanceProtocol: (backend ?? "tcp").toUpperCase(), SSLCertificateId: options.tls.certificate };
+  }
+  const protocol = backend === "http" ? "HTTP" : "TCP";
+  return { Protocol: protocol, ...base, InstanceProtocol: protocol };
+}
+
+export function desiredListeners(service: Service, options: ListenerOptions = NO_LISTENER_OPTIONS): Listener[] {
   const ports = (service.spec?.ports ?? []).filter((p) => (p.nodePort ?? 0) > 0);
   if (ports.length === 0) throw new Error("the Service has no port with a NodePort: an ELB needs one to forward to");
-  return ports.map((p) => ({ Protocol: "TCP", LoadBalancerPort: p.port, InstanceProtocol: "TCP", InstancePort: p.nodePort! }));
+  return ports.map((p) => listenerFor(p, options));
 }
 
 function defaultProbe(service: Service, listeners: readonly Listener[], probe: SharedProbe): { protocol: string; port: number; path: string } {
@@ -97,7 +119,8 @@ function comparableLog(log: AccessLog | undefined): unknown {
   return [log.EmitInterval, log.S3BucketName ?? "", log.S3BucketPrefix ?? ""];
 }
 
-const listenerKey = (l: Listener): string => `${l.Protocol?.toUpperCase()}:${l.LoadBalancerPort}->${l.InstanceProtocol?.toUpperCase()}:${l.InstancePort}`;
+const listenerKey = (l: Listener): string =>
+  `${l.Protocol?.toUpperCase()}:${l.LoadBalancerPort}->${l.InstanceProtocol?.toUpperCase()}:${l.InstancePort}:${l.SSLCertificateId ?? ""}`;
 
 /** LB ports to delete (gone or changed) and listeners to create (new or changed). */
 export function listenerChanges(actual: readonly ListenerDescription[], desired: readonly Listener[]): { remove: number[]; add: Listener[] } {

@@ -8,6 +8,7 @@ import type { Listener, LoadBalancerDescription } from "@aws-sdk/client-elastic-
 import type { Service } from "../../../src/kube/objects.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import { errorCode, type AwsApi } from "../api.ts";
+import { syncPolicies } from "./policies.ts";
 import { PREFIX, type LbOptions } from "../lb-annotations.ts";
 import { attributesDiffer, desiredAttributes, desiredHealthCheck, healthCheckDiffers, listenerChanges, type SharedProbe } from "./plan.ts";
 import { serviceName } from "../lb-names.ts";
@@ -57,12 +58,31 @@ async function create(deps: ReconcileDeps, t: ElbTarget, signal?: AbortSignal): 
   );
 }
 
+/**
+ * A listener that changes is deleted, then created anew (ELB listeners cannot be modified). If creating
+ * fails (a certificate AWS does not know, throttling), the deleted listeners whose ports are free again are
+ * put back before the error is returned, so a bad change leaves the ELB serving as before.
+ */
 async function syncListeners(deps: ReconcileDeps, t: ElbTarget, lb: LoadBalancerDescription, signal?: AbortSignal): Promise<void> {
   const { remove, add } = listenerChanges(lb.ListenerDescriptions ?? [], t.listeners);
   // One port per call: listener changes are rare, so the extra calls cost little, and a failure names the
   // one listener it left behind.
   for (const port of remove) await deps.api.elb.deleteLoadBalancerListeners({ LoadBalancerName: t.name, LoadBalancerPorts: [port] }, signal);
-  if (add.length > 0) await deps.api.elb.createLoadBalancerListeners({ LoadBalancerName: t.name, Listeners: add }, signal);
+  if (add.length === 0) return;
+  try {
+    await deps.api.elb.createLoadBalancerListeners({ LoadBalancerName: t.name, Listeners: add }, signal);
+  } catch (error) {
+    const removed = (lb.ListenerDescriptions ?? []).flatMap((d) => (d.Listener && remove.includes(d.Listener.LoadBalancerPort!) ? [d.Listener] : []));
+    await restoreListeners(deps, t.name, removed, signal).catch((e: unknown) => deps.logger.warn(`could not restore the listeners of ELB ${t.name}`, { error: String(e) }));
+    throw error;
+  }
+}
+
+async function restoreListeners(deps: ReconcileDeps, name: string, removed: readonly Listener[], signal?: AbortSignal): Promise<void> {
+  const now = await describeElb(deps.api, name, signal);
+  const taken = new Set((now?.ListenerDescriptions ?? []).map((d) => d.Listener?.LoadBalancerPort));
+  const back = removed.filter((l) => !taken.has(l.LoadBalancerPort));
+  if (back.length > 0) await deps.api.elb.createLoadBalancerListeners({ LoadBalancerName: name, Listeners: back }, signal);
 }
 
 /** Attach before detach: an ELB must keep at least one subnet. */
@@ -96,6 +116,8 @@ async function update(deps: ReconcileDeps, t: ElbTarget, lb: LoadBalancerDescrip
 }
 
 async function syncSettings(deps: ReconcileDeps, t: ElbTarget, lb: LoadBalancerDescription, signal?: AbortSignal): Promise<void> {
+  const state = { listeners: lb.ListenerDescriptions ?? [], backends: lb.BackendServerDescriptions ?? [] };
+  await syncPolicies(deps.api, { name: t.name, state, listeners: t.listeners, options: t.options.listener }, signal);
   const healthCheck = desiredHealthCheck(t.service, t.listeners, t.options, deps.probe);
   if (healthCheckDiffers(lb.HealthCheck, healthCheck)) await deps.api.elb.configureHealthCheck({ LoadBalancerName: t.name, HealthCheck: healthCheck }, signal);
   const attributes = desiredAttributes(t.options);

@@ -127,12 +127,23 @@ describe("aws network load balancer (moto)", () => {
     expect(ensured.warnings).toEqual([{ reason: "UnsupportedAnnotation", message: `annotation ${P}connection-idle-timeout only applies to classic ELBs; ignored for this network load balancer` }]);
   });
 
-  test("the type cannot change on a live Service; NLB-only settings it cannot honour are refused", async () => {
+  test("the type cannot change on a live Service; fixed addresses that do not fit the subnets are refused", async () => {
     await lb.ensureLoadBalancer("kubernetes", service(), nodes);
     const classic = { ...service(), metadata: { ...service().metadata, annotations: {} } };
     expect((await rejection(lb.ensureLoadBalancer("kubernetes", classic, nodes))).message).toMatch(/aws-load-balancer-type: load balancer .* is a network load balancer; it cannot become a classic ELB/);
-    expect((await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}eip-allocations`]: "eipalloc-1,eipalloc-2" }), nodes))).message).toContain(`annotation ${P}eip-allocations: invalid value "eipalloc-1,eipalloc-2"`);
+    expect((await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}eip-allocations`]: "eipalloc-1" }), nodes))).message).toContain(`annotation ${P}eip-allocations: invalid value "eipalloc-1": 1 allocations for 2 subnets`);
     expect((await rejection(lb.ensureLoadBalancer("kubernetes", service({}, { ports: [{ port: 53, nodePort: 30053 }, { port: 54, protocol: "UDP", nodePort: 30054 }] }), nodes))).message).toMatch(/mixed protocols/);
+  });
+
+  test("manage-backend-security-group-rules: false takes this NLB's rules off the backends' groups; true puts them back", async () => {
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    const managed = await nodeRules();
+    expect(managed.length).toBeGreaterThan(0);
+    await lb.ensureLoadBalancer("kubernetes", service({ [`${P}manage-backend-security-group-rules`]: "false" }), nodes);
+    expect(await nodeRules()).toEqual([]);
+    await lb.ensureLoadBalancer("kubernetes", service({ [`${P}manage-backend-security-group-rules`]: "true" }), nodes);
+    expect(await nodeRules()).toEqual(managed);
+    expect((await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}healthcheck-protocol`]: "SSL" }), nodes))).message).toMatch(/healthcheck-protocol: invalid value "SSL": network load balancer target groups check TCP, HTTP or HTTPS/);
   });
 
   test("UDP ports get UDP target groups and listeners", async () => {

@@ -18,7 +18,7 @@ describe("NLB plan", () => {
     const options = parseLbOptions(service({}, { [`${P}connection-draining-enabled`]: "true" }));
     expect(options.kind).toBe("nlb");
     expect(options.warnings.map((w) => w.message)).toEqual([`annotation ${P}connection-draining-enabled only applies to classic ELBs; ignored for this network load balancer`]);
-    expect(() => parseLbOptions(service({}, { [`${P}extra-security-groups`]: "sg-1" }))).toThrow(/extra-security-groups: invalid value "sg-1": network load balancers get no security groups/);
+    expect(() => parseLbOptions(service({}, { [`${P}extra-security-groups`]: "sg-1" }))).toThrow(/extra-security-groups: invalid value "sg-1": network load balancers take their groups from security-groups only/);
   });
 
   test("target group names: k8s-<ns[:8]>-<name[:8]>-<10 hex>, stable, changed by the NodePort", () => {

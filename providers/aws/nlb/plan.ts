@@ -7,8 +7,9 @@
  * rules the backends' security groups need, marked by description so they can be found and removed.
  */
 import { createHash } from "node:crypto";
-import type { Service } from "../../../src/kube/objects.ts";
+import type { Service, ServicePort } from "../../../src/kube/objects.ts";
 import type { LbOptions } from "../lb-annotations.ts";
+import { usesTls, type ListenerOptions } from "../lb-listener-options.ts";
 import type { Rule } from "../lb-security-groups.ts";
 
 export interface NlbHealthCheck {
@@ -22,12 +23,22 @@ export interface NlbHealthCheck {
   readonly timeout?: number;
 }
 
+export interface NlbListenerSpec {
+  readonly protocol: "TCP" | "UDP" | "TLS";
+  readonly certificate?: string;
+  readonly sslPolicy?: string;
+  readonly alpnPolicy?: string;
+}
+
 export interface TargetGroupSpec {
   readonly name: string;
   readonly servicePort: number;
   readonly nodePort: number;
-  readonly protocol: "TCP" | "UDP";
+  /** What the NLB speaks to the targets: TLS with a certificate and `backend-protocol: ssl`. */
+  readonly protocol: "TCP" | "UDP" | "TLS";
   readonly healthCheck: NlbHealthCheck;
+  readonly listener: NlbListenerSpec;
+  readonly attributes: Readonly<Record<string, string>>;
 }
 
 /** Upstream's Service checks for NLBs; throws with the reason. */
@@ -69,12 +80,26 @@ export function desiredTargetGroups(clusterID: string, service: Service, options
   const ports = (service.spec?.ports ?? []).filter((p) => (p.nodePort ?? 0) > 0);
   if (ports.length === 0) throw new Error("the Service has no port with a NodePort: a network load balancer needs one to forward to");
   return ports.map((p) => {
-    const protocol = p.protocol === "UDP" ? "UDP" : "TCP";
-    return { name: targetGroupName(clusterID, service, { nodePort: p.nodePort!, protocol }, hc), servicePort: p.port, nodePort: p.nodePort!, protocol, healthCheck: hc };
+    const listener = nlbListener(p, options.listener);
+    const protocol = listener.protocol === "TLS" && options.listener.backendProtocol !== "ssl" ? "TCP" : listener.protocol;
+    const name = targetGroupName(clusterID, service, { nodePort: p.nodePort!, protocol }, hc);
+    return { name, servicePort: p.port, nodePort: p.nodePort!, protocol, healthCheck: hc, listener, attributes: options.targetGroupAttributes };
   });
 }
 
-export const ruleDescription = (kind: "client" | "health" | "mtu", lbName: string): string => `kubernetes.io/rule/nlb/${kind}=${lbName}`;
+/** Upstream: a TCP port in `ssl-ports` with a certificate is a TLS listener, with the negotiation policy as its SslPolicy. */
+export function nlbListener(port: ServicePort, options: ListenerOptions): NlbListenerSpec {
+  if (port.protocol === "UDP") return { protocol: "UDP" };
+  if (!options.tls || !usesTls(options.tls, port)) return { protocol: "TCP" };
+  return {
+    protocol: "TLS",
+    certificate: options.tls.certificate,
+    ...(options.tls.policy ? { sslPolicy: options.tls.policy } : {}),
+    ...(options.alpnPolicy ? { alpnPolicy: options.alpnPolicy } : {}),
+  };
+}
+
+export const ruleDescription = (kind: "client" | "health" | "mtu" | "frontend", lbName: string): string => `kubernetes.io/rule/nlb/${kind}=${lbName}`;
 
 /**
  * Backend security-group rules for an NLB (it keeps client addresses): clients reach the NodePorts from
@@ -84,7 +109,7 @@ export const ruleDescription = (kind: "client" | "health" | "mtu", lbName: strin
 export function nlbNodeRules(lbName: string, groups: readonly TargetGroupSpec[], sourceRanges: readonly string[], subnetCidrs: readonly string[]): Rule[] {
   const rules: Rule[] = [];
   for (const cidr of sourceRanges) {
-    for (const g of groups) rules.push({ protocol: g.protocol.toLowerCase(), from: g.nodePort, to: g.nodePort, source: { cidr }, description: ruleDescription("client", lbName) });
+    for (const g of groups) rules.push({ protocol: g.protocol === "UDP" ? "udp" : "tcp", from: g.nodePort, to: g.nodePort, source: { cidr }, description: ruleDescription("client", lbName) });
     if (!cidr.includes(":")) rules.push({ protocol: "icmp", from: 3, to: 4, source: { cidr }, description: ruleDescription("mtu", lbName) });
   }
   for (const cidr of subnetCidrs) {
@@ -93,4 +118,14 @@ export function nlbNodeRules(lbName: string, groups: readonly TargetGroupSpec[],
     }
   }
   return rules;
+}
+
+/** Ingress on the NLB's own (first) security group: each listener port from the source ranges. */
+export function nlbFrontendRules(lbName: string, groups: readonly TargetGroupSpec[], sourceRanges: readonly string[]): Rule[] {
+  return sourceRanges.flatMap((cidr) =>
+    groups.map((g): Rule => {
+      const protocol = g.protocol === "UDP" ? "udp" : "tcp";
+      return { protocol, from: g.servicePort, to: g.servicePort, source: { cidr }, description: ruleDescription("frontend", lbName) };
+    }),
+  );
 }
