@@ -19,6 +19,7 @@ import { ControllerConfigError, type ControllerFactory } from "./context.ts";
 import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
 import { runControllers } from "./run-controllers.ts";
 import { runControllerThreads, type ThreadDeps } from "./threads/host.ts";
+import { monitorEventLoopLag } from "../metrics/event-loop-lag.ts";
 import { createMetricsHub } from "../metrics/hub.ts";
 import { FEATURE_GATES } from "../cli/feature-gates.ts";
 import { recordBuild } from "../metrics/build-info.ts";
@@ -65,7 +66,7 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
   const factory = clientFactory(deps.metrics);
   const root = factory.api(deps.connection, limiter);
   const slis = createHealthSlis();
-  const health = createHealth(slis);
+  const health = createHealth(slis, monitorEventLoopLag({ histogram: deps.metrics.eventLoopLag, signal }));
   const hub = createMetricsHub(deps.metrics);
   const server = await startServing({ config, logger, health, metrics: hub, registry: deps.metrics, slis, root, factory, hostname: deps.hostname, signal });
   const events = createEventSink({ api: root, logger: logger.withTag("events"), host: deps.hostname, onDrop: (reason) => deps.metrics.eventsDropped.inc({ reason }) });

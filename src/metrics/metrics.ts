@@ -4,6 +4,7 @@
  * from the start; `/metrics` only renders the registry.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { LAG_BUCKETS } from "./event-loop-lag.ts";
 
 const exponential = (start: number, factor: number, count: number): number[] =>
   Array.from({ length: count }, (_, i) => start * factor ** i);
@@ -43,6 +44,7 @@ export interface Metrics {
   readonly runningControllers: Gauge<"name" | "manager">;
   readonly eventsDropped: Counter<"reason">;
   readonly configurationDrift: Gauge<"provider">;
+  readonly eventLoopLag: Histogram;
 }
 
 type BuildLabel = "major" | "minor" | "git_version" | "git_commit" | "git_tree_state" | "build_date" | "go_version" | "compiler" | "platform";
@@ -92,6 +94,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     leaderSlowpath: new Counter({ name: "leader_election_slowpath_total", help: "Total number of slow path exercised in renewing leader leases. 'name' is the string used to identify the lease.", labelNames: ["name"], registers }),
     runningControllers: new Gauge({ name: "running_managed_controllers", help: "Indicates where instances of a controller are currently running", labelNames: ["name", "manager"], registers }),
     configurationDrift: new Gauge({ name: "cloudprovider_configuration_drift", help: "1 while the leader's cloud-config differs from the one the last leader ran with, so the provider refuses the address moves that difference would cause.", labelNames: ["provider"], registers }),
+    eventLoopLag: new Histogram({ name: "cloud_controller_manager_event_loop_lag_seconds", help: "How late a timer on the main thread fires (leader election, serving and the informers run there), sampled every 100 ms.", buckets: LAG_BUCKETS, registers }),
     eventsDropped: new Counter({ name: "cloud_controller_manager_events_dropped_total", help: "Events not sent to the API server, by reason (spam filter, full buffer, API error).", labelNames: ["reason"], registers }),
   };
 }
