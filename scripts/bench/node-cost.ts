@@ -4,8 +4,9 @@
  * the manager's CPU time from its start until it has gone quiet (its events included), divided by N.
  * Small and quick enough to compare two commits on a busy machine; repeat and take the lower figures.
  *
- *   bun scripts/bench/node-cost.ts [--nodes 1000] [--threads 0] [--runs 3] [--binary <compiled manager>] [--lag]
+ *   bun scripts/bench/node-cost.ts [--nodes 1000] [--threads 0] [--runs 3] [--binary <compiled manager>] [--lag] [--profile]
  *
+ * --profile runs the manager under Bun's CPU and heap profilers (Markdown profiles in each run's directory).
  * --lag also serves /metrics without authorisation on a local port, scrapes it every 2 s and reports the
  * p99 of the main thread's event-loop lag (`cloud_controller_manager_event_loop_lag_seconds`) over the run;
  * the scrapes cost the manager a little CPU, so compare CPU figures only between runs with the same option.
@@ -73,7 +74,8 @@ async function main(): Promise<void> {
   // Only our manager runs here: no Go reference is built or started.
   const binaryAt = argv.indexOf("--binary");
   const ours = binaryAt >= 0 ? (argv[binaryAt + 1] ?? "") : await build();
-  const ctx = { bin: { ours, go: "" }, workDir, log };
+  const ctx = { bin: { ours, go: "" }, workDir, log, profile: argv.includes("--profile") };
+  log(`runs and profiles under ${workDir}`);
   const lag = argv.includes("--lag");
   for (let run = 1; run <= runs; run++) {
     const port = freePort();
