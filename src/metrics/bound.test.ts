@@ -39,4 +39,11 @@ describe("bound metrics", () => {
     const merged = AggregatorRegistry.aggregate(await Promise.all(registries.map((r) => r.getMetricsAsJSON())));
     expect(await merged.metrics()).toContain('requests_total{code="200"} 6');
   });
+
+  test("snapshots are plain data a thread can post (structured clone)", async () => {
+    const registry = new Registry();
+    new LabelledHistogram({ name: "h_seconds", help: "h", labelNames: ["verb"], buckets: BUCKETS, registers: [registry] }).bind({ verb: "GET" }).observe(0.2);
+    const snapshot = await registry.getMetricsAsJSON();
+    expect(structuredClone(snapshot)).toEqual(snapshot);
+  });
 });

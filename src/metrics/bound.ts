@@ -50,7 +50,9 @@ abstract class BoundMetric<L extends string, C> {
   }
 
   protected snapshot<V extends MetricValue<string>>(type: "counter" | "histogram", values: V[]): Promise<MetricObjectWithValues<V>> {
-    return Promise.resolve({ name: this.name, help: this.help, type: type as never, aggregator: this.aggregator, collect: () => undefined, values });
+    // Plain data only, as prom-client's own get(): controller threads post it to the main thread.
+    const snapshot = { name: this.name, help: this.help, type, aggregator: this.aggregator, values };
+    return Promise.resolve(snapshot as unknown as MetricObjectWithValues<V>);
   }
 
   reset(): void {
