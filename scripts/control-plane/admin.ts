@@ -21,6 +21,13 @@ const KINDS: Readonly<Record<string, Resource>> = {
   Pod: { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true },
   DaemonSet: { group: "apps", version: "v1", plural: "daemonsets", kind: "DaemonSet", namespaced: true },
   Deployment: { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true },
+  CustomResourceDefinition: {
+    group: "apiextensions.k8s.io",
+    version: "v1",
+    plural: "customresourcedefinitions",
+    kind: "CustomResourceDefinition",
+    namespaced: false,
+  },
 };
 
 export function resourceFor(kind: string): Resource {

@@ -40,15 +40,14 @@ export function normalizeMaster(master: string): string | undefined {
   const schemed = /^[a-z][a-z0-9+.-]*:\/\//i.test(master);
   if (!schemed && /[/\s]/.test(master.replace(/\/+$/, ""))) return undefined;
   const withScheme = schemed ? master : `https://${master}`;
-  let url: URL;
-  try {
-    url = new URL(withScheme);
-  } catch {
-    return undefined;
-  }
-  const plain = url.search === "" && url.hash === "" && url.username === "" && url.password === "";
-  if ((url.protocol !== "https:" && url.protocol !== "http:") || url.hostname === "" || !plain) return undefined;
-  return withScheme.replace(/\/+$/, "");
+  return isPlainServerUrl(withScheme) ? withScheme.replace(/\/+$/, "") : undefined;
+}
+
+/** An http(s) URL with a host and nothing client-go would not send: no query, fragment or credentials. */
+function isPlainServerUrl(text: string): boolean {
+  const url = URL.parse(text);
+  if (url === null || (url.protocol !== "https:" && url.protocol !== "http:") || url.hostname === "") return false;
+  return url.search === "" && url.hash === "" && url.username === "" && url.password === "";
 }
 
 export function loadKubeConfig(source: ConnectionSource): KubeConfig {

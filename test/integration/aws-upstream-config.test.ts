@@ -60,6 +60,8 @@ describe("aws provider from an upstream cloud-config with RoleARN and private en
   let cloud: AwsTestCloud;
   let ccm: CcmProcess;
   const admin = async () => (await controlPlane()).admin;
+  /** Nodes this file registers: moto hands the role's account the same private addresses as other accounts. */
+  const registered: string[] = [];
 
   beforeAll(async () => {
     cloud = await awsTestCloud(uniqueName("xacct"), ACCOUNT);
@@ -84,6 +86,12 @@ describe("aws provider from an upstream cloud-config with RoleARN and private en
 
   afterAll(async () => {
     await ccm?.stop();
+    const api = await admin();
+    for (const name of registered) {
+      await api.delete(NODES, name).catch((e: unknown) => {
+        if (!isNotFound(e)) throw e;
+      });
+    }
   });
 
   test("the start-up line shows the role's account: its instance, its route table, both load-balancer APIs", async () => {
@@ -96,6 +104,7 @@ describe("aws provider from an upstream cloud-config with RoleARN and private en
     const api = await admin();
     const instance = await cloud.launch({ zone: "us-west-2b" });
     await api.create(NODES, kubeletNode(instance.privateDnsName, { nodeIP: instance.privateIp }));
+    registered.push(instance.privateDnsName);
     await api.patch(NODES, instance.privateDnsName, { status: { conditions: [readyCondition(true)] } }, { type: "strategic", subresource: "status" });
     const node = await eventually("node initialised", async () => {
       const n = await api.get<Node>(NODES, instance.privateDnsName);
