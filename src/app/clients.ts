@@ -7,7 +7,7 @@
 import { SERVICE_ACCOUNTS, createKubeApi, type KubeApi } from "../kube/api.ts";
 import { withBearerToken, type Connection } from "../kube/connection.ts";
 import type { TokenBucket } from "../kube/token-bucket.ts";
-import { createTransport, isAlreadyExists, isNotFound } from "../kube/transport.ts";
+import { createTransport, isAlreadyExists, isNotFound, type RequestMetrics, type RequestObserver } from "../kube/transport.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { CLIENT_IDENTITIES, type ControllerIdentity } from "../names/controllers.ts";
@@ -19,28 +19,49 @@ export interface ClientFactory {
   api(connection: Connection, limiter: TokenBucket, agent?: string): KubeApi;
 }
 
+/** One value per key, made on first use (label series bound once per verb and code). */
+function memo<V>(make: (key: string) => V): (key: string) => V {
+  const made = new Map<string, V>();
+  return (key) => {
+    let value = made.get(key);
+    if (value === undefined) made.set(key, (value = make(key)));
+    return value;
+  };
+}
+
+/** The transport's observations as `rest_client_*` series of one host, each bound on first use. */
+function requestMetrics(metrics: Metrics, host: string): { observe: RequestObserver; metrics: RequestMetrics } {
+  const byVerb = memo((verb) => ({
+    latency: metrics.restLatency.bind({ verb, host }),
+    limiter: metrics.restRateLimiter.bind({ verb, host }),
+    requestSize: metrics.restRequestSize.bind({ verb, host }),
+    responseSize: metrics.restResponseSize.bind({ verb, host }),
+    requests: memo((code) => metrics.restRequests.bind({ code, method: verb, host })),
+    retries: memo((code) => metrics.restRetries.bind({ code, method: verb, host })),
+  }));
+  return {
+    observe: (method, code, seconds) => {
+      const verb = byVerb(method);
+      verb.requests(code).inc();
+      verb.latency.observe(seconds);
+    },
+    metrics: {
+      rateLimited: (verb, seconds) => byVerb(verb).limiter.observe(seconds),
+      sizes: (verb, requestBytes, responseBytes) => {
+        const series = byVerb(verb);
+        series.requestSize.observe(requestBytes);
+        series.responseSize.observe(responseBytes);
+      },
+      retried: (method, code) => byVerb(method).retries(code).inc(),
+    },
+  };
+}
+
 export function clientFactory(metrics: Metrics): ClientFactory {
   return {
     api(connection, limiter, agent = userAgent()) {
-      const host = new URL(connection.server).host;
-      const transport = createTransport({
-        connection,
-        limiter,
-        userAgent: agent,
-        observe: (method, code, seconds) => {
-          metrics.restRequests.inc({ code, method, host });
-          metrics.restLatency.observe({ verb: method, host }, seconds);
-        },
-        metrics: {
-          rateLimited: (verb, seconds) => metrics.restRateLimiter.observe({ verb, host }, seconds),
-          sizes: (verb, requestBytes, responseBytes) => {
-            metrics.restRequestSize.observe({ verb, host }, requestBytes);
-            metrics.restResponseSize.observe({ verb, host }, responseBytes);
-          },
-          retried: (method, code) => metrics.restRetries.inc({ code, method, host }),
-        },
-      });
-      return createKubeApi(transport);
+      const observed = requestMetrics(metrics, new URL(connection.server).host);
+      return createKubeApi(createTransport({ connection, limiter, userAgent: agent, ...observed }));
     },
   };
 }

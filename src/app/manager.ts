@@ -8,6 +8,7 @@ import type { Config } from "../config/config.ts";
 import { ControllerConfigError } from "../controllers/context.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
+import { monitorEventLoopLag } from "../metrics/event-loop-lag.ts";
 import { createMetricsHub } from "../metrics/hub.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { FEATURE_GATES } from "../config/feature-gates.ts";
@@ -48,7 +49,7 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
   const { config, logger, provider, events, root, factory } = deps;
   announce(config, logger, deps.metrics, deps.version);
   const slis = createHealthSlis();
-  const health = createHealth(slis);
+  const health = createHealth(slis, monitorEventLoopLag({ histogram: deps.metrics.eventLoopLag, signal }));
   const hub = createMetricsHub(deps.metrics);
   const serving = { config, logger, health, metrics: hub, registry: deps.metrics, slis, root, factory, hostname: deps.hostname, signal };
   const server = await startServing(serving);

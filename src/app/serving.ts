@@ -8,6 +8,7 @@ import type { KubeApi } from "../kube/api.ts";
 import { resolveConnection } from "../kube/connection.ts";
 import { TokenBucket } from "../kube/token-bucket.ts";
 import type { Logger } from "../log/logger.ts";
+import type { LagMonitor } from "../metrics/event-loop-lag.ts";
 import type { MetricsHub } from "../metrics/hub.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { HealthSlis } from "../metrics/slis.ts";
@@ -24,10 +25,11 @@ const AUTH_QPS = 200;
 const AUTH_BURST = 400;
 
 /**
- * `/healthz` as upstream (ping, leaderElection, one check per controller); `/livez` only what a restart
- * would fix; `/readyz` also waits for the caches (`informer-sync*`), so a fresh leader is not "ready" early.
+ * `/healthz` as upstream (ping, leaderElection, one check per controller) and the main thread's
+ * `event-loop-lag`; `/livez` only what a restart would fix (not lag: a restart would not make the work
+ * lighter); `/readyz` also waits for the caches (`informer-sync*`), so a fresh leader is not "ready" early.
  */
-export function createHealth(slis: HealthSlis): HealthRegistry {
+export function createHealth(slis: HealthSlis, lag?: LagMonitor): HealthRegistry {
   const readinessOnly = (name: string): boolean => name.startsWith("informer-sync");
   const health = createHealthRegistry(
     {
@@ -38,6 +40,7 @@ export function createHealth(slis: HealthSlis): HealthRegistry {
     (type, name, healthy) => slis.record(type, name, healthy),
   );
   health.add("ping", () => undefined);
+  if (lag) health.add("event-loop-lag", () => lag.check());
   return health;
 }
 

@@ -18,6 +18,7 @@ import { EVENTS, type KubeApi } from "./api.ts";
 import type { KubeObject, ObjectReference } from "./objects.ts";
 import { isNotFound } from "./transport.ts";
 import { KeyedLock } from "../util/concurrency.ts";
+import { Fifo } from "../util/fifo.ts";
 import { errorMessage } from "./worker.ts";
 
 export type EventType = "Normal" | "Warning";
@@ -104,7 +105,7 @@ function eventName(ref: ObjectReference, at: number): string {
 
 export function createEventSink(options: EventSinkOptions): EventSink {
   const clock = options.clock ?? realClock;
-  const pending: Pending[] = [];
+  const pending = new Fifo<Pending>();
   const seen = new Map<string, Seen>();
   const allowed = spamFilter();
   const drop = options.onDrop ?? ((): void => undefined);
@@ -205,7 +206,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
         signal.removeEventListener("abort", onAbort);
       }
       await drain(clock.now() + FINAL_FLUSH_MS);
-      for (const _ of pending.splice(0)) drop("full");
+      for (const _ of pending.drain()) drop("full");
     },
   };
 }

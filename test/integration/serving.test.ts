@@ -63,6 +63,8 @@ describe("secure serving", () => {
     const verbose = await (await get(port, "/healthz?verbose")).text();
     expect(verbose).toContain("[+]leaderElection ok");
     expect(verbose).toContain("[+]cloud-node-controller ok");
+    expect(verbose).toContain("[+]event-loop-lag ok");
+    expect(await (await get(port, "/livez?verbose")).text()).not.toContain("event-loop-lag");
 
     expect((await get(port, "/metrics")).status).toBe(401);
     expect((await get(port, "/metrics", "not-a-valid-token")).status).toBe(401);
@@ -77,6 +79,7 @@ describe("secure serving", () => {
     expect(body).toContain('running_managed_controllers{name="cloud-node",manager="cloud-controller-manager"} 1');
     expect(body).toMatch(/rest_client_requests_total\{code="200",method="GET",host="127\.0\.0\.1:\d+"\} \d+/);
     expect(body).toContain("workqueue_adds_total");
+    expect(body).toMatch(/cloud_controller_manager_event_loop_lag_seconds_count [1-9]\d*/);
     expect(await ccm.stop()).toBe(0);
   }, 90_000);
 
