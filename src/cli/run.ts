@@ -10,6 +10,7 @@ import type { ProviderContext, CloudProvider } from "../cloud/provider.ts";
 import type { ControllerFactory } from "../app/context.ts";
 import { resolveConnection, type Connection } from "../kube/connection.ts";
 import { createLogger } from "../log/logger.ts";
+import { createLogSink } from "../log/sink.ts";
 import { createMetrics } from "../metrics/metrics.ts";
 import { runManager } from "../app/manager.ts";
 import { providerContext } from "../app/provider-context.ts";
@@ -69,7 +70,8 @@ export async function runManagerCommand(argv: readonly string[], io: Io, builtin
   const prepared = prepare(argv, builtins);
   if (!prepared.ok) return reject(io, prepared.errors);
   const { config } = prepared;
-  const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write: io.stderr });
+  const sink = createLogSink({ ...config.logOutput, stdout: io.stdout, stderr: io.stderr });
+  const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write: (line, error) => sink.write(line, error) });
   const metrics = createMetrics({ defaultMetrics: true });
   const provider = prepared.createProvider(providerContext({ config, logger, metrics }));
   const problems = startupProblems(config, provider);
@@ -79,10 +81,12 @@ export async function runManagerCommand(argv: readonly string[], io: Io, builtin
     await provider.close?.();
     return reject(io, problems);
   }
-  return runManager(
-    { config, logger, connection, provider, factories: builtins.controllers, metrics, clock: realClock, identity: `${io.hostname}_${randomUUID()}`, hostname: io.hostname, argv, workerUrl: io.workerUrl, version: reportedVersion },
-    io.signal,
-  );
+  const deps = { config, logger, connection, provider, factories: builtins.controllers, metrics, clock: realClock, identity: `${io.hostname}_${randomUUID()}`, hostname: io.hostname, argv, workerUrl: io.workerUrl, version: reportedVersion };
+  try {
+    return await runManager(deps, io.signal);
+  } finally {
+    sink.flush();
+  }
 }
 
 function reject(io: Io, errors: readonly string[]): number {

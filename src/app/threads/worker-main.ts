@@ -11,6 +11,7 @@ import { createEventSink } from "../../kube/events.ts";
 import { TokenBucket } from "../../kube/token-bucket.ts";
 import { errorMessage } from "../../kube/worker.ts";
 import { createLogger } from "../../log/logger.ts";
+import { createLogSink } from "../../log/sink.ts";
 import { createMetrics } from "../../metrics/metrics.ts";
 import { createHealthRegistry } from "../../serving/health.ts";
 import { realClock } from "../../util/clock.ts";
@@ -32,7 +33,8 @@ async function threadDeps(start: Extract<ToWorker, { type: "start" }>, builtins:
   const prepared = prepare(start.argv, builtins);
   if (!prepared.ok) throw new ControllerConfigError(prepared.errors.join("; "));
   const { config } = prepared;
-  const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat }).withTag(`thread-${start.thread}`);
+  const sink = createLogSink({ ...config.logOutput, stdout: (t) => void process.stdout.write(t), stderr: (t) => void process.stderr.write(t) });
+  const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write: (line, error) => sink.write(line, error) }).withTag(`thread-${start.thread}`);
   const metrics = createMetrics();
   scope.onMessage((m) => {
     if (m.type === "metrics") void metrics.registry.getMetricsAsJSON().then((snapshot) => scope.postMessage({ type: "metrics", id: m.id, metrics: snapshot }));
