@@ -97,4 +97,22 @@ describe("start-up rejects bad input with status 2, one line per problem, before
     expect(out).toMatch(/--kube-api-qps float\s+QPS to use while talking with kubernetes apiserver\. \(default 20\)/);
     expect(out).toContain("Accepted for compatibility: pod CIDRs are allocated by kube-controller-manager.");
   });
+
+  test("--log-text-split-stream (with LoggingAlphaOptions): info lines on stdout, nothing on stderr until an error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ccm-split-"));
+    const kubeconfig = join(dir, "kubeconfig");
+    writeFileSync(kubeconfig, "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n");
+    let out = "";
+    let err = "";
+    const stop = new AbortController();
+    const io = { env: {}, stdout: (t: string) => void (out += t), stderr: (t: string) => void (err += t), signal: stop.signal, hostname: "test", workerUrl: "" };
+    const argv = ["--cloud-provider=fake", `--kubeconfig=${kubeconfig}`, "--configure-cloud-routes=false", "--secure-port=0", "--feature-gates=LoggingAlphaOptions=true", "--log-text-split-stream"];
+    const exited = runCli(argv, io, builtins(), subCommands());
+    for (let i = 0; i < 100 && !out.includes("secure serving is disabled"); i++) await Bun.sleep(50);
+    stop.abort();
+    await exited;
+    expect(out).toMatch(/^I\d{4} [\d:.]+ main\] cloud-controller-manager v/);
+    expect(out).toContain("secure serving is disabled (--secure-port=0)");
+    expect(err).not.toMatch(/^I/m);
+  });
 });
