@@ -132,4 +132,20 @@ describe("loadConfig: upstream defaults and both flag forms", () => {
     const plain = loadConfig(base, providers);
     expect(plain.ok && plain.config.logOutput).toEqual({ splitStream: false, infoBufferBytes: 0, flushFrequencyMs: 5000 });
   });
+
+  test("an upstream manifest's serving, webhook and logging flags all parse", () => {
+    const upstream = [
+      "--webhook-disable-http2-serving=true", "--webhook-tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+      "--webhook-tls-curve-preferences=CurveP256", "--webhook-tls-min-version=VersionTLS12", "--webhook-tls-sni-cert-key=w.crt,w.key:hooks.local",
+      "--feature-gates=LoggingAlphaOptions=true", "--log-text-split-stream=true", "--log-json-split-stream=true",
+      "--log-text-info-buffer-size=64Ki", "--log-json-info-buffer-size=1M", "--tls-min-version=VersionTLS10",
+      "--client-ca-file=/etc/kubernetes/pki/ca.crt", "--requestheader-client-ca-file=/etc/kubernetes/pki/front-proxy-ca.crt",
+      "--requestheader-allowed-names=front-proxy-client", "--authentication-skip-lookup=false",
+    ];
+    const r = loadConfig([...base, ...upstream], providers);
+    expect(r.ok ? [] : r.errors).toEqual([]);
+    if (!r.ok) return;
+    expect(r.config.serving.clientAuth).toMatchObject({ clientCAFile: "/etc/kubernetes/pki/ca.crt", requestHeaderAllowedNames: ["front-proxy-client"] });
+    expect(r.config.logOutput).toEqual({ splitStream: true, infoBufferBytes: 65_536, flushFrequencyMs: 5000 });
+  });
 });
