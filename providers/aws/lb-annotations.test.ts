@@ -62,7 +62,9 @@ describe("aws-load-balancer-* annotations", () => {
     ["false", false, false],
     ["", false, false],
     ["true", true, false],
-    ["False", true, false],
+    ["False", true, true],
+    ["0", true, true],
+    ["TRUE", true, false],
     ["0.0.0.0/0", true, true],
     ["yes", true, true],
     ["maybe", true, true],
@@ -71,7 +73,7 @@ describe("aws-load-balancer-* annotations", () => {
     expect(options.internal).toBe(internal);
     const warnings = options.warnings.filter((w) => w.reason === "InvalidAnnotation");
     expect(warnings.length > 0).toBe(warned);
-    if (warned) expect(warnings[0]!.message).toContain(`${P}internal: ${JSON.stringify(value)} is not a boolean; read as true`);
+    if (warned) expect(warnings[0]!.message).toMatch(new RegExp(`internal: ${JSON.stringify(value)} is not (a boolean|"false"); read as true`));
   });
 
   test("spec.loadBalancerSourceRanges wins over the annotation", () => {

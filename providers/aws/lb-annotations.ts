@@ -9,6 +9,7 @@
 import { ImplementedElsewhereError } from "../../src/cloud/errors.ts";
 import type { ServiceWarning } from "../../src/cloud/provider.ts";
 import type { Service } from "../../src/kube/objects.ts";
+import { parseBool } from "../../src/config/values.ts";
 import { parseCIDR } from "../../src/net/ip.ts";
 import { badAnnotation as bad, PREFIX, readBool, readInt, readList, readMap, type Read } from "./lb-annotation-values.ts";
 import { readListenerOptions, unmatchedSslPorts, type ListenerOptions } from "./lb-listener-options.ts";
@@ -88,17 +89,18 @@ function warning(key: string, why: string): ServiceWarning {
   return { reason: "UnsupportedAnnotation", message: `annotation ${key} ${why}` };
 }
 
-const GO_BOOLS = ["1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"];
-
 /**
  * Upstream's meaning: internal unless empty or exactly "false", so "maybe" (or "False") still asks for
- * an internal scheme; a value that is not a boolean gets a Warning event saying how it was read.
+ * an internal scheme; a value that is not a boolean, or a false not spelled "false", gets a Warning event
+ * saying how it was read.
  */
 function readInternal(read: Read, warnings: ServiceWarning[]): boolean {
   const value = read("internal");
   const internal = value !== undefined && value !== "" && value !== "false";
-  if (value !== undefined && value !== "" && !GO_BOOLS.includes(value)) {
-    warnings.push({ reason: "InvalidAnnotation", message: `annotation ${PREFIX}internal: ${JSON.stringify(value)} is not a boolean; read as ${internal} (internal unless empty or "false"), as upstream` });
+  const parsed = value === undefined ? undefined : parseBool(value);
+  if (internal && parsed !== true) {
+    const what = parsed === false ? "is not \"false\"" : "is not a boolean";
+    warnings.push({ reason: "InvalidAnnotation", message: `annotation ${PREFIX}internal: ${JSON.stringify(value)} ${what}; read as true (internal unless empty or "false"), as upstream` });
   }
   return internal;
 }

@@ -16,7 +16,7 @@ import { createAuthorizer } from "../serving/auth.ts";
 import { createHealthRegistry, type HealthRegistry } from "../serving/health.ts";
 import { watchClientAuth } from "../serving/authn-sources.ts";
 import { startSecureServer, type SecureServer } from "../serving/server.ts";
-import { resolveTls, type TlsSettings } from "../serving/tls-options.ts";
+import { resolveTls, type TlsSettings } from "../config/tls-options.ts";
 import type { ClientFactory } from "./clients.ts";
 import { configz } from "./configz.ts";
 

@@ -9,6 +9,7 @@ import type { Config } from "../config/config.ts";
 import { prepare } from "../config/prepare.ts";
 import { resolveConnection, type Connection } from "../kube/connection.ts";
 import { createLogger } from "../log/logger.ts";
+import { createLogSink } from "../log/sink.ts";
 import { realClock } from "../util/clock.ts";
 
 export type { Builtins } from "../app/process.ts";
@@ -48,7 +49,9 @@ export async function runManagerCommand(
   const prepared = prepare(argv, builtins.providers);
   if (!prepared.ok) return reject(io, prepared.errors);
   const { config, providerConfig } = prepared;
-  const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write: io.stderr });
+  const sink = createLogSink({ ...config.logOutput, stdout: io.stdout, stderr: io.stderr });
+  const write = (line: string, error: boolean): void => sink.write(line, error);
+  const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write });
   const built = await buildProcess({
     config,
     providerConfig,
@@ -59,12 +62,19 @@ export async function runManagerCommand(
     host: io.hostname,
     defaultMetrics: true,
   });
-  if (!built.ok) return reject(io, built.errors);
+  if (!built.ok) {
+    sink.flush();
+    return reject(io, built.errors);
+  }
   const identity = `${io.hostname}_${randomUUID()}`;
-  return runManager(
-    { ...built.deps, identity, hostname: io.hostname, workerUrl: io.workerUrl, version: reportedVersion },
-    io.signal,
-  );
+  try {
+    return await runManager(
+      { ...built.deps, identity, hostname: io.hostname, workerUrl: io.workerUrl, version: reportedVersion },
+      io.signal,
+    );
+  } finally {
+    sink.flush();
+  }
 }
 
 function reject(io: Io, errors: readonly string[]): number {

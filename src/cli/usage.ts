@@ -1,7 +1,7 @@
 /**
  * Help text and the README's flags reference, both rendered from the flag table so they cannot drift.
  */
-import { FLAGS, type FlagGroup, type FlagSpec } from "../config/flags.ts";
+import { FLAGS, type FlagGroup, type FlagSpec, type FlagType } from "../config/flags.ts";
 
 const GROUP_ORDER: readonly FlagGroup[] = [
   "Cloud provider",
@@ -22,9 +22,12 @@ function byGroup(): Map<FlagGroup, FlagSpec[]> {
   return groups;
 }
 
+/** pflag's value names where ours differ from the flag type. */
+const VALUE_NAMES: Partial<Record<FlagType, string>> = { enum: "string", repeated: "namedCertKey" };
+
 function signature(spec: FlagSpec): string {
   const short = spec.short ? `-${spec.short}, ` : "    ";
-  const value = spec.type === "bool" ? "" : ` ${spec.type === "enum" ? "string" : spec.type}`;
+  const value = spec.type === "bool" ? "" : ` ${VALUE_NAMES[spec.type] ?? spec.type}`;
   return `${short}--${spec.name}${value}`;
 }
 

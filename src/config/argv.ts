@@ -1,6 +1,7 @@
 /**
  * Strict pflag-style argument parsing against the flag table: `--flag=value`, `--flag value`, bare
- * booleans and `--flag=false`, `-v N` / `-v=N` / `-vN`, repeated list flags append. Every problem is
+ * booleans and `--flag=false`, `-v N` / `-v=N` / `-vN`, repeated list flags append (comma-joined), repeated
+ * `repeated` flags keep each occurrence (newline-joined: their values hold commas). Every problem is
  * collected so the caller can report them all at once.
  */
 import type { FlagSpec } from "./flags.ts";
@@ -87,5 +88,6 @@ function takeValue(spec: FlagSpec, next: string | undefined): string | undefined
 
 function store(values: Map<string, string>, spec: FlagSpec, value: string): void {
   const previous = values.get(spec.name);
-  values.set(spec.name, spec.type === "list" && previous !== undefined ? `${previous},${value}` : value);
+  const joiner = spec.type === "list" ? "," : spec.type === "repeated" ? "\n" : undefined;
+  values.set(spec.name, joiner !== undefined && previous !== undefined ? `${previous}${joiner}${value}` : value);
 }

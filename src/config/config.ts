@@ -6,6 +6,13 @@
 import type { ControllerName } from "../names/controllers.ts";
 import type { CIDR } from "../net/ip.ts";
 
+export interface LogOutputConfig {
+  readonly splitStream: boolean;
+  /** Bytes of info lines held back (split stream only); 0 writes each line at once. */
+  readonly infoBufferBytes: number;
+  readonly flushFrequencyMs: number;
+}
+
 export interface LeaderElectionConfig {
   readonly enabled: boolean;
   readonly leaseDurationMs: number;
@@ -81,6 +88,8 @@ export interface Config {
   readonly serving: ServingConfig;
   readonly verbosity: number;
   readonly loggingFormat: "text" | "json";
+  /** Where log lines go: one stream, or split by severity with info lines optionally buffered. */
+  readonly logOutput: LogOutputConfig;
   readonly loadBalancerClass: string;
   readonly loadBalancerResyncPeriodMs: number;
   readonly nodeDeletionConfirmation: boolean;

@@ -1,6 +1,6 @@
 /** A typed view over the parsed flag text: every failed conversion appends one error line naming the flag. */
 import { FLAGS, type FlagSpec } from "./flags.ts";
-import { parseBool, parseDuration, parseInteger, parseNumber, splitList } from "./values.ts";
+import { parseBool, parseByteQuantity, parseDuration, parseInteger, parseNumber, splitList } from "./values.ts";
 
 export class FlagReader {
   readonly errors: string[] = [];
@@ -52,6 +52,20 @@ export class FlagReader {
 
   list(name: string): string[] {
     return splitList(this.text(name));
+  }
+
+  /** Each occurrence of a `repeated` flag. */
+  occurrences(name: string): string[] {
+    return this.text(name)
+      .split("\n")
+      .filter((v) => v !== "");
+  }
+
+  /** A byte quantity such as 512, 1K, 2Ki or 5Mi. */
+  bytes(name: string): number {
+    const value = parseByteQuantity(this.text(name));
+    if (value === undefined) this.fail(name, "must be a byte quantity such as 512, 1K, 2Ki or 5Mi");
+    return value ?? 0;
   }
 
   choice<T extends string>(name: string): T {

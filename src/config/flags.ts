@@ -6,7 +6,8 @@
  * `status: "compat"` marks flags that parse for drop-in compatibility but change nothing; `--help` says so
  * and the manager warns once at start when one is set.
  */
-export type FlagType = "string" | "bool" | "int" | "float" | "duration" | "list" | "enum";
+/** `repeated`: each occurrence is one value (upstream's `namedCertKey`, whose values contain commas). */
+export type FlagType = "string" | "bool" | "int" | "float" | "duration" | "list" | "enum" | "repeated";
 
 export type FlagGroup =
   | "Cloud provider"
@@ -94,10 +95,10 @@ const servingFlags = group("Secure serving", [
   ["cert-dir", "string", "", "The directory for the self-signed certificate when --tls-cert-file is not given (in memory when empty)."],
   ["tls-cert-file", "string", "", "File containing the default x509 certificate for HTTPS."],
   ["tls-private-key-file", "string", "", "File containing the default x509 private key matching --tls-cert-file."],
-  ["tls-min-version", "enum", "", "Minimum TLS version supported.", { options: ["", "VersionTLS12", "VersionTLS13"] }],
-  ["tls-cipher-suites", "list", "", "Accepted for compatibility: the runtime's default cipher suites are used.", compat],
-  ["tls-curve-preferences", "list", "", "Accepted for compatibility: the runtime's default curves are used.", compat],
-  ["tls-sni-cert-key", "list", "", "Accepted for compatibility: SNI certificates are not supported.", compat],
+  ["tls-min-version", "string", "", "Minimum TLS version supported: VersionTLS10, VersionTLS11, VersionTLS12 (default), VersionTLS13."],
+  ["tls-cipher-suites", "list", "", "Comma-separated cipher suites for TLS 1.2 and below (Go names); TLS 1.3 suites are always on. Default: the runtime's. A suite the runtime cannot offer is an error."],
+  ["tls-curve-preferences", "list", "", "Comma-separated key-exchange curves in preference order (CurveP256, CurveP384, CurveP521, X25519, X25519MLKEM768 or their IDs). Default: the runtime's."],
+  ["tls-sni-cert-key", "repeated", "", "A certificate/key pair served to clients asking for one of its names: certfile,keyfile or certfile,keyfile:name,*.wildcard. Repeatable."],
   ["http2-max-streams-per-connection", "int", "0", "Accepted for compatibility.", compat],
   ["disable-http2-serving", "bool", "false", "Accepted for compatibility: the endpoints are served over HTTP/1.1.", compat],
   ["permit-port-sharing", "bool", "false", "If true, SO_REUSEPORT is used when binding the port."],
@@ -107,15 +108,15 @@ const servingFlags = group("Secure serving", [
 const authnFlags = group("Authentication", [
   ["authentication-kubeconfig", "string", "", "Kubeconfig pointing at the API server that answers TokenReviews (default: the manager's own connection)."],
   ["authentication-token-webhook-cache-ttl", "duration", "10s", "The duration to cache responses from the token authenticator."],
-  ["authentication-skip-lookup", "bool", "false", "Accepted for compatibility: the client CA is taken from --client-ca-file only.", compat],
-  ["authentication-tolerate-lookup-failure", "bool", "false", "Accepted for compatibility.", compat],
-  ["client-ca-file", "string", "", "Accepted for compatibility: client certificates are not checked; clients authenticate with bearer tokens (TokenReview).", compat],
-  ["requestheader-client-ca-file", "string", "", "Accepted for compatibility: front-proxy authentication is not supported.", compat],
-  ["requestheader-username-headers", "list", "x-remote-user", "Accepted for compatibility.", compat],
-  ["requestheader-uid-headers", "list", "", "Accepted for compatibility.", compat],
-  ["requestheader-group-headers", "list", "x-remote-group", "Accepted for compatibility.", compat],
-  ["requestheader-extra-headers-prefix", "list", "x-remote-extra-", "Accepted for compatibility.", compat],
-  ["requestheader-allowed-names", "list", "", "Accepted for compatibility.", compat],
+  ["authentication-skip-lookup", "bool", "false", "If false, the client and request-header CAs missing from the flags are read from the kube-system/extension-apiserver-authentication ConfigMap."],
+  ["authentication-tolerate-lookup-failure", "bool", "false", "If true, a failed lookup of the extension-apiserver-authentication ConfigMap is not fatal (only bearer tokens are then authenticated)."],
+  ["client-ca-file", "string", "", "Client certificates signed by one of these CAs are authenticated as their common name (user) and organizations (groups)."],
+  ["requestheader-client-ca-file", "string", "", "Root certificates for the front proxy's client certificate; requests it signs may name the user in --requestheader-username-headers."],
+  ["requestheader-username-headers", "list", "x-remote-user", "Request headers to inspect for the username; the first one set wins."],
+  ["requestheader-uid-headers", "list", "", "Request headers to inspect for the user's UID."],
+  ["requestheader-group-headers", "list", "x-remote-group", "Request headers to inspect for groups."],
+  ["requestheader-extra-headers-prefix", "list", "x-remote-extra-", "Request header prefixes to inspect for extra user information."],
+  ["requestheader-allowed-names", "list", "", "Client certificate common names allowed to pass a user in the request headers; empty allows any the request-header CA signed."],
 ]);
 
 const authzFlags = group("Authorization", [
@@ -132,13 +133,22 @@ const webhookFlags = group("Webhook serving", [
   ["webhook-cert-dir", "string", "", "Accepted for compatibility.", compat],
   ["webhook-tls-cert-file", "string", "", "Accepted for compatibility.", compat],
   ["webhook-tls-private-key-file", "string", "", "Accepted for compatibility.", compat],
+  ["webhook-tls-min-version", "string", "", "Accepted for compatibility (checked like --tls-min-version).", compat],
+  ["webhook-tls-cipher-suites", "list", "", "Accepted for compatibility (checked like --tls-cipher-suites).", compat],
+  ["webhook-tls-curve-preferences", "list", "", "Accepted for compatibility (checked like --tls-curve-preferences).", compat],
+  ["webhook-tls-sni-cert-key", "repeated", "", "Accepted for compatibility (checked like --tls-sni-cert-key). Repeatable.", compat],
+  ["webhook-disable-http2-serving", "bool", "false", "Accepted for compatibility.", compat],
 ]);
 
 const loggingFlags = group("Logging", [
   ["v", "int", "0", "Number for the log level verbosity (4 and up: debug, 6 and up: trace).", { short: "v" }],
   ["logging-format", "enum", "text", "Sets the log format.", { options: ["text", "json"] }],
   ["vmodule", "string", "", "Accepted for compatibility: per-file verbosity is not supported.", compat],
-  ["log-flush-frequency", "duration", "5s", "Accepted for compatibility: logs are written unbuffered.", compat],
+  ["log-flush-frequency", "duration", "5s", "Maximum number of seconds between log flushes (buffered info lines, see --log-*-info-buffer-size)."],
+  ["log-text-split-stream", "bool", "false", "[Alpha] In text format, write error messages to stderr and info messages to stdout. Needs the LoggingAlphaOptions feature gate."],
+  ["log-text-info-buffer-size", "string", "0", "[Alpha] In text format with split output streams, buffer up to this many bytes of info messages (512, 1K, 2Ki, 3M, 5Mi…; 0: none). Needs the LoggingAlphaOptions feature gate."],
+  ["log-json-split-stream", "bool", "false", "[Alpha] In JSON format, write error messages to stderr and info messages to stdout. Needs the LoggingAlphaOptions feature gate."],
+  ["log-json-info-buffer-size", "string", "0", "[Alpha] In JSON format with split output streams, buffer up to this many bytes of info messages (512, 1K, 2Ki, 3M, 5Mi…; 0: none). Needs the LoggingAlphaOptions feature gate."],
 ]);
 
 const beyondFlags = group("Beyond upstream", [

@@ -3,13 +3,16 @@
  * the value) so an operator fixes everything in one go. Nothing here touches the process.
  */
 import { selectControllers, type ControllerName } from "../names/controllers.ts";
-import { parseCIDR, parseIP, type CIDR } from "../net/ip.ts";
+import { normalizeMaster } from "../kube/connection.ts";
+import { parseCIDR, type CIDR } from "../net/ip.ts";
 import { deepFreeze } from "../util/freeze.ts";
 import { parseArgv } from "./argv.ts";
-import type { ClientAuthFlags, Config, LeaderElectionConfig, ServingConfig } from "./config.ts";
+import type { Config, LeaderElectionConfig } from "./config.ts";
 import { resolveFeatureGates } from "./feature-gates.ts";
 import { FlagReader } from "./flag-reader.ts";
 import { FLAGS } from "./flags.ts";
+import { readLogOutput } from "./logging.ts";
+import { readServing } from "./serving.ts";
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
 
@@ -25,10 +28,12 @@ export function loadConfig(argv: readonly string[], knownProviders: readonly str
 }
 
 function readConfig(r: FlagReader, knownProviders: readonly string[]): Config {
+  const featureGates = readFeatureGates(r);
+  const loggingFormat = r.choice<"text" | "json">("logging-format");
   return {
     ...readCloud(r, knownProviders),
     kubeconfig: r.text("kubeconfig"),
-    master: r.text("master"),
+    master: readMaster(r),
     controllers: readControllers(r),
     kubeApiQps: r.number("kube-api-qps"),
     kubeApiBurst: r.int("kube-api-burst", 0),
@@ -37,9 +42,10 @@ function readConfig(r: FlagReader, knownProviders: readonly string[]): Config {
     ...readControllerTuning(r),
     serving: readServing(r),
     verbosity: r.int("v", 0),
-    loggingFormat: r.choice<"text" | "json">("logging-format"),
+    loggingFormat,
+    logOutput: readLogOutput(r, loggingFormat, featureGates),
     ...readBeyondUpstream(r),
-    featureGates: readFeatureGates(r),
+    featureGates,
     compatFlagsSet: FLAGS.filter((s) => s.status === "compat" && r.isSet(s.name)).map((s) => s.name),
   };
 }
@@ -76,6 +82,13 @@ function readClusterCidrs(r: FlagReader): CIDR[] {
     else r.fail("cluster-cidr", `${JSON.stringify(text)} is not a valid CIDR`);
   }
   return cidrs;
+}
+
+/** `--master` as client-go reads it (normalised), so a malformed one is bad input, not a failed first request. */
+function readMaster(r: FlagReader): string {
+  const master = normalizeMaster(r.text("master"));
+  if (master === undefined) r.fail("master", "must be an http(s) URL such as https://10.0.0.1:6443, or host[:port]");
+  return master ?? "";
 }
 
 function readControllers(r: FlagReader): readonly ControllerName[] {
@@ -115,64 +128,6 @@ function readControllerTuning(r: FlagReader): TuningSettings {
     concurrentNodeStatusUpdates: statusUpdates === 0 ? concurrentNodeSyncs : statusUpdates,
     concurrentServiceSyncs: r.int("concurrent-service-syncs", 1),
   };
-}
-
-function readServing(r: FlagReader): ServingConfig {
-  const bindAddress = r.text("bind-address");
-  if (!parseIP(bindAddress)) r.fail("bind-address", "must be an IP address");
-  const securePort = r.int("secure-port", 0);
-  if (securePort > 65535) r.fail("secure-port", "must be at most 65535");
-  const serving = {
-    bindAddress,
-    securePort,
-    certDir: r.text("cert-dir"),
-    tlsCertFile: r.text("tls-cert-file"),
-    tlsPrivateKeyFile: r.text("tls-private-key-file"),
-    tlsMinVersion: r.choice<string>("tls-min-version"),
-    tlsCipherSuites: r.list("tls-cipher-suites"),
-    tlsCurvePreferences: r.list("tls-curve-preferences"),
-    sniCertKeys: [],
-    permitPortSharing: r.bool("permit-port-sharing"),
-    clientAuth: readClientAuth(r),
-    authenticationKubeconfig: r.text("authentication-kubeconfig"),
-    authenticationCacheTtlMs: r.duration("authentication-token-webhook-cache-ttl"),
-    authorizationKubeconfig: r.text("authorization-kubeconfig"),
-    alwaysAllowPaths: r.list("authorization-always-allow-paths"),
-    authorizedTtlMs: r.duration("authorization-webhook-cache-authorized-ttl"),
-    unauthorizedTtlMs: r.duration("authorization-webhook-cache-unauthorized-ttl"),
-  };
-  if ((serving.tlsCertFile === "") !== (serving.tlsPrivateKeyFile === "")) {
-    r.fail("tls-cert-file", "--tls-cert-file and --tls-private-key-file must be given together");
-  }
-  readCompatServing(r);
-  return serving;
-}
-
-function readClientAuth(r: FlagReader): ClientAuthFlags {
-  return {
-    clientCAFile: r.text("client-ca-file"),
-    requestHeaderClientCAFile: r.text("requestheader-client-ca-file"),
-    requestHeaderAllowedNames: r.list("requestheader-allowed-names"),
-    requestHeaderUsernameHeaders: r.list("requestheader-username-headers"),
-    requestHeaderUIDHeaders: r.list("requestheader-uid-headers"),
-    requestHeaderGroupHeaders: r.list("requestheader-group-headers"),
-    requestHeaderExtraHeadersPrefix: r.list("requestheader-extra-headers-prefix"),
-    skipLookup: r.bool("authentication-skip-lookup"),
-    tolerateLookupFailure: r.bool("authentication-tolerate-lookup-failure"),
-  };
-}
-
-/** Compatibility flags still get their syntax checked, so a typo is not silently accepted. */
-function readCompatServing(r: FlagReader): void {
-  r.int("http2-max-streams-per-connection", 0);
-  r.bool("disable-http2-serving");
-  r.bool("permit-address-sharing");
-  r.int("webhook-secure-port", 0);
-  r.duration("min-resync-period");
-  r.duration("log-flush-frequency");
-  r.bool("profiling");
-  r.bool("contention-profiling");
-  r.bool("enable-leader-migration");
 }
 
 function readFeatureGates(r: FlagReader): Readonly<Record<string, boolean>> {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatDuration, parseBool, parseDuration } from "./values.ts";
+import { formatDuration, parseBool, parseByteQuantity, parseDuration } from "./values.ts";
 
 describe("parseDuration follows Go's time.ParseDuration", () => {
   const cases: [string, number | undefined][] = [
@@ -15,5 +15,11 @@ describe("parseDuration follows Go's time.ParseDuration", () => {
 describe("parseBool follows strconv.ParseBool", () => {
   test.each([["true", true], ["1", true], ["T", true], ["False", false], ["0", false], ["yes", undefined], ["", undefined]] as const)("%p", (text, want) => {
     expect(parseBool(text)).toBe(want as boolean);
+  });
+});
+
+describe("parseByteQuantity reads upstream's byte quantities", () => {
+  test.each([["0", 0], ["512", 512], ["1K", 1000], ["1k", 1000], ["2Ki", 2048], ["3M", 3_000_000], ["5Mi", 5 * 2 ** 20], ["1.5Ki", 1536], ["1.5", undefined], ["-1", undefined], ["1KB", undefined], ["", undefined]] as const)("%p", (text, want) => {
+    expect(parseByteQuantity(text)).toBe(want as number);
   });
 });

@@ -72,3 +72,25 @@ export function splitList(text: string): string[] {
     .map((s) => s.trim())
     .filter((s) => s !== "");
 }
+
+const QUANTITY_SUFFIX: Readonly<Record<string, number>> = {
+  "": 1,
+  k: 1e3,
+  K: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+};
+
+/** A byte count as upstream's quantity flags write it ("512", "1K", "2Ki", "5Mi"); whole bytes only. */
+export function parseByteQuantity(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)([kKMGT]i?)?$/.exec(text.trim());
+  const factor = m ? QUANTITY_SUFFIX[m[2] ?? ""] : undefined;
+  if (!m || factor === undefined) return undefined;
+  const bytes = Number(m[1]) * factor;
+  return Number.isSafeInteger(bytes) ? bytes : undefined;
+}

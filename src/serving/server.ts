@@ -17,7 +17,7 @@ import type { Verdict } from "./auth.ts";
 import type { PeerRequest } from "./client-auth.ts";
 import type { HealthRegistry } from "./health.ts";
 import { loadServingCert } from "./tls.ts";
-import { sniMatches, type SniCertKey, type TlsSettings } from "./tls-options.ts";
+import { sniMatches, type SniCertKey, type TlsSettings } from "../config/tls-options.ts";
 
 export interface SecureServerDeps {
   readonly config: ServingConfig;

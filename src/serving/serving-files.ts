@@ -7,7 +7,7 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parseBundle } from "./client-auth.ts";
-import type { SniCertKey } from "./tls-options.ts";
+import type { SniCertKey } from "../config/tls-options.ts";
 
 export interface ServingFiles {
   readonly tlsCertFile: string;

@@ -8,6 +8,7 @@ import { ControllerConfigError } from "../../controllers/context.ts";
 import { resolveConnection } from "../../kube/connection.ts";
 import { errorMessage } from "../../kube/worker.ts";
 import { createLogger } from "../../log/logger.ts";
+import { createLogSink } from "../../log/sink.ts";
 import { createHealthRegistry } from "../../serving/health.ts";
 import { deepFreeze } from "../../util/freeze.ts";
 import { realClock } from "../../util/clock.ts";
@@ -26,7 +27,13 @@ const STATUS_EVERY_MS = 1000;
 async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerScope): Promise<LeaderDeps> {
   const config = deepFreeze(start.config);
   const host = `thread-${start.thread}`;
-  const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat }).withTag(host);
+  const sink = createLogSink({
+    ...config.logOutput,
+    stdout: (t) => void process.stdout.write(t),
+    stderr: (t) => void process.stderr.write(t),
+  });
+  const write = (line: string, error: boolean): void => sink.write(line, error);
+  const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write }).withTag(host);
   const built = await buildProcess({
     config,
     providerConfig: deepFreeze(start.providerConfig),

@@ -5,7 +5,7 @@
  * not configurable: naming them is accepted.
  */
 import { createSecureContext } from "node:tls";
-import type { SniCertKey } from "../config/config.ts";
+import type { SniCertKey } from "./config.ts";
 
 export interface TlsFlags {
   readonly minVersion: string;
