@@ -1,9 +1,10 @@
 /**
- * The whole suite, as `npm test` runs it: the typecheck, the lint and the import layering first (they
- * fail the run, with one line each naming the check), then every test. Arguments go to `bun test` and narrow the run to those
- * paths or names; a narrowed run skips the static checks (`npm run typecheck`, `lint` and `layering` run them).
+ * The whole suite, as `npm test` runs it: the typecheck, the lint, the import layering and the formatting
+ * first (they fail the run, with one line each naming the check), then every test. Arguments go to
+ * `bun test` and narrow the run to those paths or names; a narrowed run skips the static checks
+ * (`npm run typecheck`, `lint`, `layering` and `format:check` run them).
  *
- *   npm test                      typecheck, lint, layering, every test
+ *   npm test                      typecheck, lint, layering, formatting, every test
  *   npm test -- src/kube          only the tests under src/kube
  *   npm run test:unit             tests under src/ and providers/, no kube-apiserver built up front
  */
@@ -20,6 +21,7 @@ const STATIC_CHECKS: readonly Check[] = [
   { name: "typecheck", command: ["npx", "tsc", "--noEmit", "-p", "."] },
   { name: "lint", command: ["npx", "eslint", "."] },
   { name: "layering", command: [execPath, "scripts/layering.ts"] },
+  { name: "format:check", command: ["npx", "prettier", "--check", "--log-level", "warn", "."] },
 ];
 
 async function run(command: string[]): Promise<number> {

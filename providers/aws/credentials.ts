@@ -17,7 +17,9 @@ interface HeaderArgs {
 type Next = (args: HeaderArgs) => Promise<unknown>;
 
 /** A client plugin adding fixed headers to each request, before signing so they are signed too. */
-function headersPlugin(headers: Readonly<Record<string, string>>): { applyToStack: (stack: { add: (m: unknown, o: unknown) => void }) => void } {
+function headersPlugin(headers: Readonly<Record<string, string>>): {
+  applyToStack: (stack: { add: (m: unknown, o: unknown) => void }) => void;
+} {
   const middleware = (next: Next) => (args: HeaderArgs) => {
     const request = args.request;
     if (request.headers) Object.assign(request.headers, headers);
@@ -41,9 +43,16 @@ export interface AssumeRoleClient {
 }
 
 /** The caller's credentials unchanged, or an AssumeRole provider built on them. */
-export function roleCredentials(role: AssumeRole | undefined, caller: Credentials | undefined, sts: AssumeRoleClient): Credentials | undefined {
+export function roleCredentials(
+  role: AssumeRole | undefined,
+  caller: Credentials | undefined,
+  sts: AssumeRoleClient,
+): Credentials | undefined {
   if (!role) return caller;
-  const plugins = role.sourceARN === "" ? [] : [headersPlugin({ "x-amz-source-arn": role.sourceARN, "x-amz-source-account": accountOf(role.sourceARN) })];
+  const plugins =
+    role.sourceARN === ""
+      ? []
+      : [headersPlugin({ "x-amz-source-arn": role.sourceARN, "x-amz-source-account": accountOf(role.sourceARN) })];
   const region = sts.signingRegion ?? sts.region;
   return fromTemporaryCredentials({
     params: { RoleArn: role.roleARN, RoleSessionName: `cloud-controller-manager-${Date.now()}` },
@@ -51,7 +60,10 @@ export function roleCredentials(role: AssumeRole | undefined, caller: Credential
     clientConfig: {
       ...(region ? { region } : {}),
       ...(sts.endpoint ? { endpoint: sts.endpoint } : {}),
-      requestHandler: { requestTimeout: sts.requestTimeoutMs, connectionTimeout: Math.min(sts.requestTimeoutMs, 10_000) },
+      requestHandler: {
+        requestTimeout: sts.requestTimeoutMs,
+        connectionTimeout: Math.min(sts.requestTimeoutMs, 10_000),
+      },
     },
     clientPlugins: plugins as never[],
   });

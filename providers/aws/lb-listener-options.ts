@@ -26,7 +26,8 @@ export interface ListenerOptions {
   readonly alpnPolicy?: string;
 }
 
-const CERTIFICATE = /^arn:aws[a-z-]*:(acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+|iam::\d{12}:server-certificate\/\S+)$/;
+const CERTIFICATE =
+  /^arn:aws[a-z-]*:(acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+|iam::\d{12}:server-certificate\/\S+)$/;
 const POLICY = /^(ELBSecurityPolicy|ELBSample)-[A-Za-z0-9-]+$/;
 const BACKEND_PROTOCOLS: readonly string[] = ["http", "https", "ssl", "tcp"];
 export const ALPN_POLICIES: readonly string[] = ["HTTP1Only", "HTTP2Only", "HTTP2Optional", "HTTP2Preferred", "None"];
@@ -61,11 +62,19 @@ function tlsOptions(read: Read, warnings: ServiceWarning[]): TlsOptions | undefi
   const certificate = certificateOf(read, warnings);
   if (certificate === undefined) return undefined;
   if (!CERTIFICATE.test(certificate)) {
-    throw bad("ssl-cert", certificate, "expected an ACM certificate ARN (arn:aws:acm:<region>:<account>:certificate/<id>) or an IAM server certificate ARN");
+    throw bad(
+      "ssl-cert",
+      certificate,
+      "expected an ACM certificate ARN (arn:aws:acm:<region>:<account>:certificate/<id>) or an IAM server certificate ARN",
+    );
   }
   const policy = read("ssl-negotiation-policy")?.trim();
   if (policy !== undefined && !POLICY.test(policy)) {
-    throw bad("ssl-negotiation-policy", policy, "expected the name of a predefined security policy, such as ELBSecurityPolicy-TLS-1-2-2017-01");
+    throw bad(
+      "ssl-negotiation-policy",
+      policy,
+      "expected the name of a predefined security policy, such as ELBSecurityPolicy-TLS-1-2-2017-01",
+    );
   }
   return { certificate, ports: sslPorts(read), ...(policy ? { policy } : {}) };
 }
@@ -97,7 +106,12 @@ export function readListenerOptions(read: Read, nlb: boolean, warnings: ServiceW
   const tls = tlsOptions(read, warnings);
   const backend = backendProtocol(read);
   if (nlb && (backend === "http" || backend === "https")) {
-    warnings.push(ignored("backend-protocol", `${backend} has no effect on a network load balancer (TCP, or TLS with ssl); ignored`));
+    warnings.push(
+      ignored(
+        "backend-protocol",
+        `${backend} has no effect on a network load balancer (TCP, or TLS with ssl); ignored`,
+      ),
+    );
   }
   return {
     ...(tls ? { tls } : {}),
@@ -115,11 +129,19 @@ export function usesTls(tls: TlsOptions | undefined, port: { readonly port: numb
 }
 
 /** A warning for `ssl-ports` entries that name no port of the Service (upstream ignores them silently). */
-export function unmatchedSslPorts(tls: TlsOptions | undefined, ports: readonly { readonly port: number; readonly name?: string }[]): ServiceWarning[] {
+export function unmatchedSslPorts(
+  tls: TlsOptions | undefined,
+  ports: readonly { readonly port: number; readonly name?: string }[],
+): ServiceWarning[] {
   if (!tls?.ports) return [];
   const numbers = tls.ports.numbers.filter((n) => !ports.some((p) => p.port === n)).map(String);
   const names = tls.ports.names.filter((n) => !ports.some((p) => (p.name ?? "").toLowerCase() === n));
   const unmatched = [...numbers, ...names];
   if (unmatched.length === 0) return [];
-  return [{ reason: "InvalidAnnotation", message: `annotation ${PREFIX}ssl-ports: ${unmatched.join(", ")} match no port of the Service; ignored` }];
+  return [
+    {
+      reason: "InvalidAnnotation",
+      message: `annotation ${PREFIX}ssl-ports: ${unmatched.join(", ")} match no port of the Service; ignored`,
+    },
+  ];
 }

@@ -4,7 +4,8 @@
  * the manager's CPU time from its start until it has gone quiet (its events included), divided by N.
  * Small and quick enough to compare two commits on a busy machine; repeat and take the lower figures.
  *
- *   bun scripts/bench/node-cost.ts [--nodes 1000] [--threads 0] [--runs 3] [--binary <compiled manager>] [--lag] [--profile]
+ *   bun scripts/bench/node-cost.ts [--nodes 1000] [--threads 0] [--runs 3] [--binary <compiled manager>] [--lag]
+ * [--profile]
  *
  * --profile runs the manager under Bun's CPU and heap profilers (Markdown profiles in each run's directory).
  * --lag also serves /metrics without authorisation on a local port, scrapes it every 2 s and reports the
@@ -23,7 +24,9 @@ const LAG_METRIC = "cloud_controller_manager_event_loop_lag_seconds_bucket";
 
 /** The p99 of a scraped cumulative histogram: the first bucket bound holding 99 % of the samples. */
 export function histogramP99(text: string, metric: string): number | undefined {
-  const buckets = [...text.matchAll(new RegExp(`^${metric}\\{le="([^"]+)"\\} (\\d+)`, "gm"))].map((m) => [Number(m[1]), Number(m[2])] as const);
+  const buckets = [...text.matchAll(new RegExp(`^${metric}\\{le="([^"]+)"\\} (\\d+)`, "gm"))].map(
+    (m) => [Number(m[1]), Number(m[2])] as const,
+  );
   const total = buckets.at(-1)?.[1] ?? 0;
   if (total === 0) return undefined;
   return buckets.find(([, count]) => count >= total * 0.99)?.[0];
@@ -36,7 +39,9 @@ function scrapeLag(port: number): { stop(): Promise<string> } {
   const loop = (async (): Promise<void> => {
     while (running) {
       await Bun.sleep(2000);
-      const answer = await fetch(`https://127.0.0.1:${port}/metrics`, { tls: { rejectUnauthorized: false } } as RequestInit).catch(() => undefined);
+      const answer = await fetch(`https://127.0.0.1:${port}/metrics`, {
+        tls: { rejectUnauthorized: false },
+      } as RequestInit).catch(() => undefined);
       if (answer?.ok) last = await answer.text();
     }
   })();
@@ -79,14 +84,22 @@ async function main(): Promise<void> {
   const lag = argv.includes("--lag");
   for (let run = 1; run <= runs; run++) {
     const port = freePort();
-    const extraArgs = lag ? [`--secure-port=${port}`, "--bind-address=127.0.0.1", "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics"] : [];
+    const extraArgs = lag
+      ? [
+          `--secure-port=${port}`,
+          "--bind-address=127.0.0.1",
+          "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
+        ]
+      : [];
     const scraper = lag ? scrapeLag(port) : undefined;
     const r = await runNodeInit(ctx, { nodes, limits: "tuned", latencyMs: 0 }, "ours", { threads, extraArgs });
     const p99 = scraper ? histogramP99(await scraper.stop(), LAG_METRIC) : undefined;
     const perNodeUs = (r.cpuSeconds / nodes) * 1e6;
-    console.log(`run ${run}: ${nodes} nodes, threads ${threads}: ${r.seconds.toFixed(1)} s, ${r.cpuSeconds.toFixed(2)} CPU s, ` +
-      `${perNodeUs.toFixed(0)} µs CPU per node, peak RSS ${r.peakRssMiB.toFixed(0)} MiB, ${r.requestsPerNode.toFixed(2)} requests per node` +
-      (lag ? `, main-thread lag p99 ${p99 === undefined ? "not scraped" : `≤ ${p99 * 1000} ms`}` : ""));
+    console.log(
+      `run ${run}: ${nodes} nodes, threads ${threads}: ${r.seconds.toFixed(1)} s, ${r.cpuSeconds.toFixed(2)} CPU s, ` +
+        `${perNodeUs.toFixed(0)} µs CPU per node, peak RSS ${r.peakRssMiB.toFixed(0)} MiB, ${r.requestsPerNode.toFixed(2)} requests per node` +
+        (lag ? `, main-thread lag p99 ${p99 === undefined ? "not scraped" : `≤ ${p99 * 1000} ms`}` : ""),
+    );
   }
 }
 

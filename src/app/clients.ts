@@ -7,7 +7,13 @@
 import { SERVICE_ACCOUNTS, createKubeApi, type KubeApi } from "../kube/api.ts";
 import { withBearerToken, type Connection } from "../kube/connection.ts";
 import type { TokenBucket } from "../kube/token-bucket.ts";
-import { createTransport, isAlreadyExists, isNotFound, type RequestMetrics, type RequestObserver } from "../kube/transport.ts";
+import {
+  createTransport,
+  isAlreadyExists,
+  isNotFound,
+  type RequestMetrics,
+  type RequestObserver,
+} from "../kube/transport.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { CLIENT_IDENTITIES, type ControllerIdentity } from "../names/controllers.ts";
@@ -81,7 +87,11 @@ function rotatingToken(root: KubeApi, namespace: string, name: string, clock: Cl
   const request = async (): Promise<string> => {
     const answer = await root.create<TokenRequestStatus>(
       SERVICE_ACCOUNTS,
-      { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: TOKEN_SECONDS } } as TokenRequestStatus,
+      {
+        apiVersion: "authentication.k8s.io/v1",
+        kind: "TokenRequest",
+        spec: { expirationSeconds: TOKEN_SECONDS },
+      } as TokenRequestStatus,
       { namespace, subresource: `${encodeURIComponent(name)}/token` },
     );
     const token = answer.status?.token;
@@ -102,9 +112,15 @@ async function ensureServiceAccount(root: KubeApi, namespace: string, name: stri
     await root.get(SERVICE_ACCOUNTS, name, { namespace });
   } catch (error) {
     if (!isNotFound(error)) throw error;
-    await root.create(SERVICE_ACCOUNTS, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace } }, { namespace }).catch((e: unknown) => {
-      if (!isAlreadyExists(e)) throw e;
-    });
+    await root
+      .create(
+        SERVICE_ACCOUNTS,
+        { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace } },
+        { namespace },
+      )
+      .catch((e: unknown) => {
+        if (!isAlreadyExists(e)) throw e;
+      });
   }
 }
 

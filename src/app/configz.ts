@@ -14,7 +14,12 @@ function generic(c: Config): Record<string, unknown> {
   return {
     Port: 0,
     Address: c.serving.bindAddress,
-    ClientConnection: { Kubeconfig: c.kubeconfig, ContentType: "application/json", QPS: c.kubeApiQps, Burst: c.kubeApiBurst },
+    ClientConnection: {
+      Kubeconfig: c.kubeconfig,
+      ContentType: "application/json",
+      QPS: c.kubeApiQps,
+      Burst: c.kubeApiBurst,
+    },
     ControllerStartInterval: d(c.controllerStartIntervalMs),
     LeaderElection: {
       LeaderElect: le.enabled,
@@ -46,8 +51,14 @@ export function configz(c: Config): { contentType: string; body: string } {
       ConfigureCloudRoutes: c.configureCloudRoutes,
     },
     ServiceController: { ConcurrentServiceSyncs: c.concurrentServiceSyncs },
-    NodeController: { ConcurrentNodeSyncs: c.concurrentNodeSyncs, ConcurrentNodeStatusUpdates: c.concurrentNodeStatusUpdates },
+    NodeController: {
+      ConcurrentNodeSyncs: c.concurrentNodeSyncs,
+      ConcurrentNodeStatusUpdates: c.concurrentNodeStatusUpdates,
+    },
     NodeStatusUpdateFrequency: d(c.nodeStatusUpdateFrequencyMs),
   };
-  return { contentType: "application/json", body: JSON.stringify({ "cloudcontrollermanager.config.k8s.io": configuration }) };
+  return {
+    contentType: "application/json",
+    body: JSON.stringify({ "cloudcontrollermanager.config.k8s.io": configuration }),
+  };
 }

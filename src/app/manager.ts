@@ -41,8 +41,11 @@ export type ManagerExit = 0 | 1 | 2;
 function announce(config: Config, logger: Logger, metrics: Metrics, version: string | undefined): void {
   const info = { ...buildInfo(), ...(version ? { version } : {}) };
   recordBuild(metrics, info, FEATURE_GATES, config.featureGates);
-  logger.info(`cloud-controller-manager ${info.version} (commit ${info.commit}), cloud provider ${JSON.stringify(config.cloudProvider)}`);
-  for (const flag of config.compatFlagsSet) logger.warn(`flag --${flag} is accepted for compatibility only and has no effect`);
+  logger.info(
+    `cloud-controller-manager ${info.version} (commit ${info.commit}), cloud provider ${JSON.stringify(config.cloudProvider)}`,
+  );
+  for (const flag of config.compatFlagsSet)
+    logger.warn(`flag --${flag} is accepted for compatibility only and has no effect`);
 }
 
 export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promise<ManagerExit> {
@@ -51,7 +54,18 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
   const slis = createHealthSlis();
   const health = createHealth(slis, monitorEventLoopLag({ histogram: deps.metrics.eventLoopLag, signal }));
   const hub = createMetricsHub(deps.metrics);
-  const serving = { config, logger, health, metrics: hub, registry: deps.metrics, slis, root, factory, hostname: deps.hostname, signal };
+  const serving = {
+    config,
+    logger,
+    health,
+    metrics: hub,
+    registry: deps.metrics,
+    slis,
+    root,
+    factory,
+    hostname: deps.hostname,
+    signal,
+  };
   const server = await startServing(serving);
   const eventsStop = new AbortController();
   const eventsDone = events.run(eventsStop.signal);
@@ -108,7 +122,9 @@ async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Pr
   deps.health.add("leaderElection", () => elector.check());
   if (!(await elector.acquire(signal))) return 0;
   const leading = new AbortController();
-  const renewal = elector.renew(AbortSignal.any([signal, leading.signal])).catch((error: unknown) => leading.abort(error));
+  const renewal = elector
+    .renew(AbortSignal.any([signal, leading.signal]))
+    .catch((error: unknown) => leading.abort(error));
   const exit = await exitAfter(runAll(deps, AbortSignal.any([signal, leading.signal])), deps.logger);
   if (leading.signal.reason instanceof LeadershipLostError) {
     deps.logger.error(`${errorMessage(leading.signal.reason)}; exiting so the supervisor restarts this process`);
@@ -117,6 +133,9 @@ async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Pr
   leading.abort();
   await renewal;
   if (le.releaseOnShutdown) await elector.release();
-  else deps.logger.info(`keeping lease ${le.resourceNamespace}/${le.resourceName} until it expires (--leader-elect-release-on-shutdown=false)`);
+  else
+    deps.logger.info(
+      `keeping lease ${le.resourceNamespace}/${le.resourceName} until it expires (--leader-elect-release-on-shutdown=false)`,
+    );
   return exit;
 }

@@ -32,7 +32,13 @@ export async function runControllers(deps: LeaderDeps, signal: AbortSignal): Pro
   const informers = createSharedInformers({ api: deps.root, logger, clock: deps.clock });
   deps.health.add("informer-sync", () => (informers.synced ? undefined : "caches not synced yet"));
   if (deps.provider.initialize) {
-    await deps.provider.initialize({ signal, nodes: informers.nodes(), services: informers.services(), waitForSync: (s) => informers.waitForSync(s), kube: deps.root });
+    await deps.provider.initialize({
+      signal,
+      nodes: informers.nodes(),
+      services: informers.services(),
+      waitForSync: (s) => informers.waitForSync(s),
+      kube: deps.root,
+    });
   }
   const controllers = await buildControllers(deps, sharedContext(deps, informers), await deps.clients(), signal);
   const informerStop = new AbortController();
@@ -44,11 +50,18 @@ export async function runControllers(deps: LeaderDeps, signal: AbortSignal): Pro
   void informers.waitForSync(stop).then((synced) => synced && logger.info(`caches synced: ${informers.describe()}`));
   await stopped(stop);
   logger.info("shutting down: controllers stop taking work and finish what is in flight");
-  const finished = await Promise.race([Promise.all(runs).then(() => true), deps.clock.sleep(config.shutdownGracePeriodMs).then(() => false)]);
-  if (!finished) logger.warn(`in-flight work did not finish within --shutdown-grace-period=${config.shutdownGracePeriodMs} ms; stopping anyway`);
+  const finished = await Promise.race([
+    Promise.all(runs).then(() => true),
+    deps.clock.sleep(config.shutdownGracePeriodMs).then(() => false),
+  ]);
+  if (!finished)
+    logger.warn(
+      `in-flight work did not finish within --shutdown-grace-period=${config.shutdownGracePeriodMs} ms; stopping anyway`,
+    );
   informerStop.abort();
   await informersDone;
-  if (crash.signal.aborted) throw new ControllerCrashedError(errorMessage(crash.signal.reason), { cause: crash.signal.reason });
+  if (crash.signal.aborted)
+    throw new ControllerCrashedError(errorMessage(crash.signal.reason), { cause: crash.signal.reason });
 }
 
 function sharedContext(deps: LeaderDeps, informers: SharedInformers): SharedContext {
@@ -66,12 +79,27 @@ function sharedContext(deps: LeaderDeps, informers: SharedInformers): SharedCont
 }
 
 /** Each controller's logger, client and event recorder, named from the table. */
-function contextFor(deps: LeaderDeps, shared: SharedContext, clients: ControllerClients, name: ControllerName): ControllerContext {
+function contextFor(
+  deps: LeaderDeps,
+  shared: SharedContext,
+  clients: ControllerClients,
+  name: ControllerName,
+): ControllerContext {
   const names = CONTROLLERS[name];
-  return { ...shared, logger: deps.logger.withTag(name), api: clients.apiFor(names.identity), recorder: deps.events.recorder(names.component) };
+  return {
+    ...shared,
+    logger: deps.logger.withTag(name),
+    api: clients.apiFor(names.identity),
+    recorder: deps.events.recorder(names.component),
+  };
 }
 
-async function buildControllers(deps: LeaderDeps, shared: SharedContext, clients: ControllerClients, signal: AbortSignal): Promise<Controller[]> {
+async function buildControllers(
+  deps: LeaderDeps,
+  shared: SharedContext,
+  clients: ControllerClients,
+  signal: AbortSignal,
+): Promise<Controller[]> {
   const built: Controller[] = [];
   for (const name of CONTROLLER_NAMES.filter((n) => deps.only?.has(n) ?? true)) {
     if (!deps.config.controllers.includes(name)) {
@@ -82,12 +110,18 @@ async function buildControllers(deps: LeaderDeps, shared: SharedContext, clients
     const result = factory ? factory(contextFor(deps, shared, clients, name)) : { skip: "not available in this build" };
     if ("skip" in result) deps.logger.warn(`skipping "${name}": ${result.skip}`);
     else built.push(result);
-    if (deps.config.controllerStartIntervalMs > 0) await deps.clock.sleep(deps.config.controllerStartIntervalMs, signal).catch(() => undefined);
+    if (deps.config.controllerStartIntervalMs > 0)
+      await deps.clock.sleep(deps.config.controllerStartIntervalMs, signal).catch(() => undefined);
   }
   return built;
 }
 
-async function runOne(deps: LeaderDeps, controller: Controller, signal: AbortSignal, onCrash: (error: unknown) => void): Promise<void> {
+async function runOne(
+  deps: LeaderDeps,
+  controller: Controller,
+  signal: AbortSignal,
+  onCrash: (error: unknown) => void,
+): Promise<void> {
   const labels = { name: CONTROLLERS[controller.name].metric, manager: "cloud-controller-manager" };
   let failure: string | undefined;
   deps.health.add(controller.name, () => failure);

@@ -44,14 +44,23 @@ export function createHealth(slis: HealthSlis, lag?: LagMonitor): HealthRegistry
   return health;
 }
 
-async function reviewClient(path: string, fallback: KubeApi, factory: ClientFactory, limiter: TokenBucket): Promise<KubeApi> {
+async function reviewClient(
+  path: string,
+  fallback: KubeApi,
+  factory: ClientFactory,
+  limiter: TokenBucket,
+): Promise<KubeApi> {
   if (path === "") return fallback;
   return factory.api(await resolveConnection({ kubeconfig: path, master: "" }), limiter);
 }
 
 /** The TLS and client-certificate flags in the serving layer's terms. */
 function tlsOf(s: Config["serving"]): TlsSettings {
-  const resolved = resolveTls({ minVersion: s.tlsMinVersion, cipherSuites: s.tlsCipherSuites, curvePreferences: s.tlsCurvePreferences });
+  const resolved = resolveTls({
+    minVersion: s.tlsMinVersion,
+    cipherSuites: s.tlsCipherSuites,
+    curvePreferences: s.tlsCurvePreferences,
+  });
   if (!resolved.ok) throw new Error(resolved.errors.join("; "));
   return resolved.settings;
 }
@@ -87,7 +96,10 @@ export async function startServing(o: {
     deniedTtlMs: s.unauthorizedTtlMs,
     logger,
     observe: (review, code, seconds) => {
-      const [count, latency] = review === "authn" ? [o.registry.delegatedAuthnRequests, o.registry.delegatedAuthnLatency] : [o.registry.delegatedAuthzRequests, o.registry.delegatedAuthzLatency];
+      const [count, latency] =
+        review === "authn"
+          ? [o.registry.delegatedAuthnRequests, o.registry.delegatedAuthnLatency]
+          : [o.registry.delegatedAuthzRequests, o.registry.delegatedAuthzLatency];
       count.inc({ code });
       latency.observe({ code }, seconds);
     },

@@ -9,10 +9,17 @@ import { validateClusterCidrs } from "../controllers/node-route-controller/predi
 import { servingFileProblems } from "../serving/serving-files.ts";
 
 export function startupProblems(config: Config, provider: CloudProvider): string[] {
-  const routesOn = config.controllers.includes("node-route-controller") && config.configureCloudRoutes && provider.routes !== undefined;
+  const routesOn =
+    config.controllers.includes("node-route-controller") &&
+    config.configureCloudRoutes &&
+    provider.routes !== undefined;
   const cidrProblem = routesOn ? validateClusterCidrs(config.clusterCidrs) : undefined;
   const s = config.serving;
   // Checked even with --secure-port=0: a wrong path should not wait for the day the port is turned on.
-  const files = servingFileProblems({ ...s, clientCAFile: s.clientAuth.clientCAFile, requestHeaderClientCAFile: s.clientAuth.requestHeaderClientCAFile });
+  const files = servingFileProblems({
+    ...s,
+    clientCAFile: s.clientAuth.clientCAFile,
+    requestHeaderClientCAFile: s.clientAuth.requestHeaderClientCAFile,
+  });
   return [...(cidrProblem ? [cidrProblem] : []), ...files];
 }

@@ -34,7 +34,12 @@ function signature(spec: FlagSpec): string {
 /** pflag's style: strings quoted, other values bare, false booleans and empty values omitted. */
 function defaultText(spec: FlagSpec): string {
   if (spec.default === "" || (spec.type === "bool" && spec.default === "false")) return "";
-  const quoted = spec.type === "string" || spec.type === "enum" ? JSON.stringify(spec.default) : spec.type === "list" ? `[${spec.default}]` : spec.default;
+  const quoted =
+    spec.type === "string" || spec.type === "enum"
+      ? JSON.stringify(spec.default)
+      : spec.type === "list"
+        ? `[${spec.default}]`
+        : spec.default;
   return ` (default ${quoted})`;
 }
 
@@ -63,7 +68,13 @@ export function renderManagerHelp(name = "cloud-controller-manager"): string {
       lines.push(head.length < 44 ? `  ${head.padEnd(44)}${text}` : `  ${head}\n  ${"".padEnd(44)}${text}`);
     }
   }
-  lines.push("", "Global flags:", "", `  -h, --help${"".padEnd(34)}help for ${name}`, `      --version${"".padEnd(31)}Print version information and quit`);
+  lines.push(
+    "",
+    "Global flags:",
+    "",
+    `  -h, --help${"".padEnd(34)}help for ${name}`,
+    `      --version${"".padEnd(31)}Print version information and quit`,
+  );
   return `${lines.join("\n")}\n`;
 }
 

@@ -27,6 +27,8 @@ describe("--version", () => {
   });
 
   test("raw: upstream's version.Info layout", () => {
-    expect(rawVersion(build)).toMatch(/^version\.Info\{Major:"1", Minor:"36", GitVersion:"v1\.36\.3-ccm\.1", GitCommit:"abc", .*Platform:"linux\/\w+"\}$/);
+    expect(rawVersion(build)).toMatch(
+      /^version\.Info\{Major:"1", Minor:"36", GitVersion:"v1\.36\.3-ccm\.1", GitCommit:"abc", .*Platform:"linux\/\w+"\}$/,
+    );
   });
 });

@@ -26,9 +26,16 @@ export function versionRequest(argv: readonly string[], build: BuildInfo): Versi
   if (bool !== undefined) return bool ? { kind: "print" } : { kind: "none" };
   const wanted = CORE.exec(value);
   const own = CORE.exec(build.version);
-  if (!wanted) return { kind: "error", message: `invalid argument ${JSON.stringify(value)} for "--version" flag: not true, false, raw or a version vX.Y.Z` };
+  if (!wanted)
+    return {
+      kind: "error",
+      message: `invalid argument ${JSON.stringify(value)} for "--version" flag: not true, false, raw or a version vX.Y.Z`,
+    };
   if (own && wanted.slice(1, 4).join(".") !== own.slice(1, 4).join(".")) {
-    return { kind: "error", message: `invalid argument ${JSON.stringify(value)} for "--version" flag: version ${JSON.stringify(value)} must match major/minor/patch of default version ${JSON.stringify(build.version)}` };
+    return {
+      kind: "error",
+      message: `invalid argument ${JSON.stringify(value)} for "--version" flag: version ${JSON.stringify(value)} must match major/minor/patch of default version ${JSON.stringify(build.version)}`,
+    };
   }
   return { kind: "report", version: value };
 }

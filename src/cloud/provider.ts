@@ -110,7 +110,10 @@ export interface InstancesV2 {
 export interface InstancesBatch {
   /** The most nodes one call may carry. */
   readonly maxBatchSize: number;
-  instanceMetadataBatch(nodes: readonly Node[], signal?: AbortSignal): Promise<readonly Answer<InstanceMetadata | undefined>[]>;
+  instanceMetadataBatch(
+    nodes: readonly Node[],
+    signal?: AbortSignal,
+  ): Promise<readonly Answer<InstanceMetadata | undefined>[]>;
   instanceStateBatch(nodes: readonly Node[], signal?: AbortSignal): Promise<readonly Answer<InstanceState>[]>;
 }
 
@@ -136,7 +139,11 @@ export interface LoadBalancer {
    * The LB for this Service, if this controller created one (`exists: false` otherwise). Consulted only
    * before deletion and after a failed `updateLoadBalancer`.
    */
-  getLoadBalancer(clusterName: string, service: Service, signal?: AbortSignal): Promise<{ status: LoadBalancerStatus; exists: boolean }>;
+  getLoadBalancer(
+    clusterName: string,
+    service: Service,
+    signal?: AbortSignal,
+  ): Promise<{ status: LoadBalancerStatus; exists: boolean }>;
   /** The cloud name of the Service's LB; provider-internal, never called by the controller. */
   getLoadBalancerName(clusterName: string, service: Service): string;
   /**
@@ -144,9 +151,19 @@ export interface LoadBalancer {
    * another controller owns this kind of LB, `RetryError` to be called again after a fixed delay, and a
    * plain error (its message reaches the Service's Warning event) for bad annotations.
    */
-  ensureLoadBalancer(clusterName: string, service: Service, nodes: readonly Node[], signal?: AbortSignal): Promise<EnsuredLoadBalancer>;
+  ensureLoadBalancer(
+    clusterName: string,
+    service: Service,
+    nodes: readonly Node[],
+    signal?: AbortSignal,
+  ): Promise<EnsuredLoadBalancer>;
   /** Point the existing LB at `nodes` (backends only). Same error rules as `ensureLoadBalancer`. */
-  updateLoadBalancer(clusterName: string, service: Service, nodes: readonly Node[], signal?: AbortSignal): Promise<void>;
+  updateLoadBalancer(
+    clusterName: string,
+    service: Service,
+    nodes: readonly Node[],
+    signal?: AbortSignal,
+  ): Promise<void>;
   /**
    * Delete the LB and everything created for it; resolve when it is gone, also when it never existed.
    * Must not throw `ImplementedElsewhereError`.

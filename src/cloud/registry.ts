@@ -42,7 +42,8 @@ export interface ProviderRegistry {
 export function createRegistry(factories: readonly ProviderFactory<never>[]): ProviderRegistry {
   const byName = new Map<string, ProviderFactory<never>>();
   for (const factory of factories) {
-    if (byName.has(factory.name)) throw new Error(`cloud provider ${JSON.stringify(factory.name)} was registered twice`);
+    if (byName.has(factory.name))
+      throw new Error(`cloud provider ${JSON.stringify(factory.name)} was registered twice`);
     byName.set(factory.name, factory);
   }
   const factory = (name: string): ProviderFactory | undefined => byName.get(name);
@@ -52,7 +53,11 @@ export function createRegistry(factories: readonly ProviderFactory<never>[]): Pr
       const found = factory(name);
       if (!found) return { ok: false, errors: [`unknown cloud provider ${JSON.stringify(name)}`] };
       const parsed = found.parseConfig(configText, configPath);
-      if (!parsed.ok) return { ok: false, errors: parsed.errors.map((e) => `invalid --cloud-config ${JSON.stringify(configPath)}: ${e}`) };
+      if (!parsed.ok)
+        return {
+          ok: false,
+          errors: parsed.errors.map((e) => `invalid --cloud-config ${JSON.stringify(configPath)}: ${e}`),
+        };
       return { ok: true, config: deepFreeze({ provider: name, settings: parsed.config }) };
     },
     create(config, context) {
@@ -62,11 +67,21 @@ export function createRegistry(factories: readonly ProviderFactory<never>[]): Pr
     },
     rbacRules(name) {
       return [...byName.values()]
-        .filter((f) => (name === undefined || f.name === name) && (f.rbacRules?.length ?? 0) + (f.namespacedRbacRules?.length ?? 0) > 0)
-        .map((f) => ({ provider: f.name, rules: [...(f.rbacRules ?? [])], namespacedRules: [...(f.namespacedRbacRules ?? [])] }));
+        .filter(
+          (f) =>
+            (name === undefined || f.name === name) &&
+            (f.rbacRules?.length ?? 0) + (f.namespacedRbacRules?.length ?? 0) > 0,
+        )
+        .map((f) => ({
+          provider: f.name,
+          rules: [...(f.rbacRules ?? [])],
+          namespacedRules: [...(f.namespacedRbacRules ?? [])],
+        }));
     },
     customResources(name) {
-      return [...byName.values()].filter((f) => name === undefined || f.name === name).flatMap((f) => [...(f.customResourceDefinitions ?? [])]);
+      return [...byName.values()]
+        .filter((f) => name === undefined || f.name === name)
+        .flatMap((f) => [...(f.customResourceDefinitions ?? [])]);
     },
   };
 }

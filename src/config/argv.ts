@@ -20,7 +20,13 @@ interface Token {
 }
 
 export function parseArgv(argv: readonly string[], specs: readonly FlagSpec[]): ParsedArgv {
-  const state = { byName: new Map(specs.map((s) => [s.name, s])), byShort: shortNames(specs), values: new Map<string, string>(), positionals: [] as string[], errors: [] as string[] };
+  const state = {
+    byName: new Map(specs.map((s) => [s.name, s])),
+    byShort: shortNames(specs),
+    values: new Map<string, string>(),
+    positionals: [] as string[],
+    errors: [] as string[],
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
     if (arg === "--") {
@@ -79,7 +85,11 @@ function longToken(body: string): Token {
 function shortToken(arg: string, byShort: ReadonlyMap<string, FlagSpec>): Token {
   const short = arg.slice(1, 2);
   const rest = arg.slice(2);
-  return { name: byShort.get(short)?.name ?? short, inline: rest === "" ? undefined : rest.replace(/^=/, ""), display: `-${short}` };
+  return {
+    name: byShort.get(short)?.name ?? short,
+    inline: rest === "" ? undefined : rest.replace(/^=/, ""),
+    display: `-${short}`,
+  };
 }
 
 function takeValue(spec: FlagSpec, next: string | undefined): string | undefined {

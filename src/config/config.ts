@@ -51,7 +51,9 @@ export interface SniCertKey {
   readonly names: readonly string[];
 }
 
-/** Where the secure port's client CA and request-header settings come from (`--client-ca-file`, `--requestheader-*`). */
+/**
+ * Where the secure port's client CA and request-header settings come from (`--client-ca-file`, `--requestheader-*`).
+ */
 export interface ClientAuthFlags {
   readonly clientCAFile: string;
   readonly requestHeaderClientCAFile: string;

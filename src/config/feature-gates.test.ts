@@ -15,7 +15,9 @@ describe("feature gates", () => {
     const r = resolveFeatureGates(["NoSuchGate=true", "WatchList=maybe"]);
     expect(r.ok).toBe(false);
     const errors = r.ok ? [] : r.errors;
-    expect(errors[0]).toMatch(/^unrecognized feature gate: NoSuchGate \(known: APIResponseCompression, .*CloudControllerManagerWebhook, /);
+    expect(errors[0]).toMatch(
+      /^unrecognized feature gate: NoSuchGate \(known: APIResponseCompression, .*CloudControllerManagerWebhook, /,
+    );
     expect(errors[1]).toBe('"WatchList=maybe" is not Name=true|false');
   });
 });

@@ -56,19 +56,25 @@ export const FEATURE_GATES: readonly FeatureGate[] = [
  * Each gate's value for `--feature-gates` pairs (`Name=true|false`, comma-separated), with upstream's
  * `AllAlpha` / `AllBeta` shorthands for the gates not named; or one error per bad pair.
  */
-export function resolveFeatureGates(pairs: readonly string[]): { ok: true; enabled: ReadonlyMap<string, boolean> } | { ok: false; errors: string[] } {
+export function resolveFeatureGates(
+  pairs: readonly string[],
+): { ok: true; enabled: ReadonlyMap<string, boolean> } | { ok: false; errors: string[] } {
   const errors: string[] = [];
   const explicit = new Map<string, boolean>();
   for (const pair of pairs) {
     const match = /^([A-Za-z0-9]+)=(.*)$/.exec(pair);
     const value = match?.[2]?.toLowerCase();
     const gate = FEATURE_GATES.find((g) => g.name === match?.[1]);
-    if (!match || (value !== "true" && value !== "false")) errors.push(`${JSON.stringify(pair)} is not Name=true|false`);
-    else if (!gate) errors.push(`unrecognized feature gate: ${match[1]} (known: ${FEATURE_GATES.map((g) => g.name).join(", ")})`);
+    if (!match || (value !== "true" && value !== "false"))
+      errors.push(`${JSON.stringify(pair)} is not Name=true|false`);
+    else if (!gate)
+      errors.push(`unrecognized feature gate: ${match[1]} (known: ${FEATURE_GATES.map((g) => g.name).join(", ")})`);
     else explicit.set(gate.name, value === "true");
   }
   if (errors.length > 0) return { ok: false, errors };
   const all = (stage: FeatureStage): boolean => explicit.get(stage === "ALPHA" ? "AllAlpha" : "AllBeta") === true;
-  const enabled = new Map(FEATURE_GATES.map((g) => [g.name, explicit.get(g.name) ?? (all(g.stage) || g.enabledByDefault)]));
+  const enabled = new Map(
+    FEATURE_GATES.map((g) => [g.name, explicit.get(g.name) ?? (all(g.stage) || g.enabledByDefault)]),
+  );
   return { ok: true, enabled };
 }

@@ -50,7 +50,17 @@ function readConfig(r: FlagReader, knownProviders: readonly string[]): Config {
   };
 }
 
-type CloudSettings = Pick<Config, "cloudProvider" | "cloudConfig" | "clusterName" | "clusterCidrs" | "configureCloudRoutes" | "useServiceAccountCredentials" | "routeReconciliationPeriodMs" | "nodeMonitorPeriodMs">;
+type CloudSettings = Pick<
+  Config,
+  | "cloudProvider"
+  | "cloudConfig"
+  | "clusterName"
+  | "clusterCidrs"
+  | "configureCloudRoutes"
+  | "useServiceAccountCredentials"
+  | "routeReconciliationPeriodMs"
+  | "nodeMonitorPeriodMs"
+>;
 
 function readCloud(r: FlagReader, knownProviders: readonly string[]): CloudSettings {
   const cloudProvider = r.text("cloud-provider");
@@ -117,7 +127,10 @@ function readLeaderElection(r: FlagReader): LeaderElectionConfig {
   return le;
 }
 
-type TuningSettings = Pick<Config, "nodeStatusUpdateFrequencyMs" | "concurrentNodeSyncs" | "concurrentNodeStatusUpdates" | "concurrentServiceSyncs">;
+type TuningSettings = Pick<
+  Config,
+  "nodeStatusUpdateFrequencyMs" | "concurrentNodeSyncs" | "concurrentNodeStatusUpdates" | "concurrentServiceSyncs"
+>;
 
 function readControllerTuning(r: FlagReader): TuningSettings {
   const concurrentNodeSyncs = r.int("concurrent-node-syncs", 1);
@@ -137,7 +150,16 @@ function readFeatureGates(r: FlagReader): Readonly<Record<string, boolean>> {
   return {};
 }
 
-type BeyondSettings = Pick<Config, "loadBalancerClass" | "loadBalancerResyncPeriodMs" | "nodeDeletionConfirmation" | "cloudBatchWindowMs" | "cloudBatchSize" | "shutdownGracePeriodMs" | "controllerThreads">;
+type BeyondSettings = Pick<
+  Config,
+  | "loadBalancerClass"
+  | "loadBalancerResyncPeriodMs"
+  | "nodeDeletionConfirmation"
+  | "cloudBatchWindowMs"
+  | "cloudBatchSize"
+  | "shutdownGracePeriodMs"
+  | "controllerThreads"
+>;
 
 function readBeyondUpstream(r: FlagReader): BeyondSettings {
   return {

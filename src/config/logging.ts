@@ -18,7 +18,11 @@ function formatOptions(r: FlagReader, format: "text" | "json", alpha: boolean): 
   return { split, buffer };
 }
 
-export function readLogOutput(r: FlagReader, format: "text" | "json", gates: Readonly<Record<string, boolean>>): LogOutputConfig {
+export function readLogOutput(
+  r: FlagReader,
+  format: "text" | "json",
+  gates: Readonly<Record<string, boolean>>,
+): LogOutputConfig {
   const alpha = gates[ALPHA_GATE] === true;
   const text = formatOptions(r, "text", alpha);
   const json = formatOptions(r, "json", alpha);

@@ -43,7 +43,11 @@ export function readServing(r: FlagReader): ServingConfig {
 
 /** `--tls-*` or `--webhook-tls-*`: the values, each error naming its own flag. */
 function readTls(r: FlagReader, prefix: "tls-" | "webhook-tls-"): TlsFlags & { sniCertKeys: SniCertKey[] } {
-  const flags = { minVersion: r.text(`${prefix}min-version`), cipherSuites: r.list(`${prefix}cipher-suites`), curvePreferences: r.list(`${prefix}curve-preferences`) };
+  const flags = {
+    minVersion: r.text(`${prefix}min-version`),
+    cipherSuites: r.list(`${prefix}cipher-suites`),
+    curvePreferences: r.list(`${prefix}curve-preferences`),
+  };
   const resolved = resolveTls(flags, `--${prefix}`);
   if (!resolved.ok) r.errors.push(...resolved.errors);
   const sniCertKeys: SniCertKey[] = [];

@@ -90,8 +90,12 @@ function ciphers(errors: string[], names: readonly string[], flag: string): stri
   const out: string[] = [];
   for (const name of names) {
     const openssl = SUITES[name];
-    if (openssl === undefined) errors.push(`${flag}: unknown cipher suite ${JSON.stringify(name)} (Go names such as TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)`);
-    else if (openssl !== "" && !accepted({ ciphers: openssl })) errors.push(`${flag}: ${name} is not supported by this runtime's TLS library`);
+    if (openssl === undefined)
+      errors.push(
+        `${flag}: unknown cipher suite ${JSON.stringify(name)} (Go names such as TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256)`,
+      );
+    else if (openssl !== "" && !accepted({ ciphers: openssl }))
+      errors.push(`${flag}: ${name} is not supported by this runtime's TLS library`);
     else if (openssl !== "") out.push(openssl);
   }
   return out.length > 0 ? out.join(":") : undefined;
@@ -101,18 +105,28 @@ function curves(errors: string[], names: readonly string[], flag: string): strin
   const out: string[] = [];
   for (const name of names) {
     const group = CURVES[name];
-    if (group === undefined) errors.push(`${flag}: unknown curve ${JSON.stringify(name)} (CurveP256, CurveP384, CurveP521, X25519, X25519MLKEM768 or their IDs)`);
-    else if (!accepted({ ecdhCurve: group })) errors.push(`${flag}: ${name} is not supported by this runtime's TLS library`);
+    if (group === undefined)
+      errors.push(
+        `${flag}: unknown curve ${JSON.stringify(name)} (CurveP256, CurveP384, CurveP521, X25519, X25519MLKEM768 or their IDs)`,
+      );
+    else if (!accepted({ ecdhCurve: group }))
+      errors.push(`${flag}: ${name} is not supported by this runtime's TLS library`);
     else out.push(group);
   }
   return out.length > 0 ? out.join(":") : undefined;
 }
 
 /** The settings, or one error per value that cannot take effect; `prefix` names the flags (`--webhook-tls-`). */
-export function resolveTls(flags: TlsFlags, prefix = "--tls-"): { ok: true; settings: TlsSettings } | { ok: false; errors: string[] } {
+export function resolveTls(
+  flags: TlsFlags,
+  prefix = "--tls-",
+): { ok: true; settings: TlsSettings } | { ok: false; errors: string[] } {
   const errors: string[] = [];
   const minVersion = VERSIONS[flags.minVersion];
-  if (!minVersion) errors.push(`${prefix}min-version: ${JSON.stringify(flags.minVersion)} is not one of VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13`);
+  if (!minVersion)
+    errors.push(
+      `${prefix}min-version: ${JSON.stringify(flags.minVersion)} is not one of VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13`,
+    );
   const settings = {
     minVersion: minVersion ?? "TLSv1.2",
     ciphers: ciphers(errors, flags.cipherSuites, `${prefix}cipher-suites`),
@@ -126,8 +140,16 @@ export type { SniCertKey };
 export function parseSniCertKey(value: string, flag = "--tls-sni-cert-key"): SniCertKey | string {
   const colon = value.indexOf(":");
   const files = (colon < 0 ? value : value.slice(0, colon)).split(",").map((f) => f.trim());
-  const names = colon < 0 ? [] : value.slice(colon + 1).split(",").map((n) => n.trim()).filter((n) => n !== "");
-  if (files.length !== 2 || files.some((f) => f === "")) return `${flag}: ${JSON.stringify(value)} is not certfile,keyfile or certfile,keyfile:name,…`;
+  const names =
+    colon < 0
+      ? []
+      : value
+          .slice(colon + 1)
+          .split(",")
+          .map((n) => n.trim())
+          .filter((n) => n !== "");
+  if (files.length !== 2 || files.some((f) => f === ""))
+    return `${flag}: ${JSON.stringify(value)} is not certfile,keyfile or certfile,keyfile:name,…`;
   return { certFile: files[0]!, keyFile: files[1]!, names };
 }
 

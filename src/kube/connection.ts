@@ -53,7 +53,8 @@ function isPlainServerUrl(text: string): boolean {
 export function loadKubeConfig(source: ConnectionSource): KubeConfig {
   const kc = new KubeConfig();
   if (source.kubeconfig !== "") kc.loadFromFile(source.kubeconfig);
-  else if (source.master !== "") kc.loadFromClusterAndUser({ name: "master", server: source.master, skipTLSVerify: false }, { name: "anonymous" });
+  else if (source.master !== "")
+    kc.loadFromClusterAndUser({ name: "master", server: source.master, skipTLSVerify: false }, { name: "anonymous" });
   else kc.loadFromCluster();
   return kc;
 }
@@ -62,7 +63,10 @@ export async function resolveConnection(source: ConnectionSource): Promise<Conne
   const kc = loadKubeConfig(source);
   const cluster = kc.getCurrentCluster();
   const server = source.master !== "" ? source.master : cluster?.server;
-  if (!server) throw new Error(`no API server address: the kubeconfig ${JSON.stringify(source.kubeconfig)} names no cluster server and --master is empty`);
+  if (!server)
+    throw new Error(
+      `no API server address: the kubeconfig ${JSON.stringify(source.kubeconfig)} names no cluster server and --master is empty`,
+    );
   const opts: RequestOptions = {};
   await kc.applyToHTTPSOptions(opts);
   const tls: TlsMaterial = {

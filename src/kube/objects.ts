@@ -167,5 +167,7 @@ export function objectKey(obj: KubeObject): string {
 
 export function splitKey(key: string): { namespace: string | undefined; name: string } {
   const slash = key.indexOf("/");
-  return slash < 0 ? { namespace: undefined, name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+  return slash < 0
+    ? { namespace: undefined, name: key }
+    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }

@@ -19,15 +19,30 @@ describe("transport", () => {
   afterAll(() => server.stop(true));
 
   test("at most maxInFlight requests on the wire; the others wait and all complete", async () => {
-    const connection = { server: `http://127.0.0.1:${server.port}`, tls: { rejectUnauthorized: false }, authorization: () => Promise.resolve(undefined) };
-    const transport = createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "test", maxInFlight: 3 });
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => transport.json<{ path: string }>({ method: "GET", path: `/r/${i}` })));
+    const connection = {
+      server: `http://127.0.0.1:${server.port}`,
+      tls: { rejectUnauthorized: false },
+      authorization: () => Promise.resolve(undefined),
+    };
+    const transport = createTransport({
+      connection,
+      limiter: TokenBucket.create(0, 0),
+      userAgent: "test",
+      maxInFlight: 3,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => transport.json<{ path: string }>({ method: "GET", path: `/r/${i}` })),
+    );
     expect(answers.map((a) => a.path)).toEqual(Array.from({ length: 12 }, (_, i) => `/r/${i}`));
     expect(peak).toBe(3);
   });
 
   test("a background request waits until no other request holds a reservation on the rate limit", async () => {
-    const connection = { server: `http://127.0.0.1:${server.port}`, tls: { rejectUnauthorized: false }, authorization: () => Promise.resolve(undefined) };
+    const connection = {
+      server: `http://127.0.0.1:${server.port}`,
+      tls: { rejectUnauthorized: false },
+      authorization: () => Promise.resolve(undefined),
+    };
     const transport = createTransport({ connection, limiter: TokenBucket.create(20, 1), userAgent: "test" });
     const done: string[] = [];
     const send = (path: string, background?: boolean): Promise<void> =>
@@ -48,9 +63,16 @@ describe("transport retries and observations", () => {
     fetch: () => answers.shift() ?? Response.json({ ok: true }),
   });
   afterAll(() => server.stop(true));
-  const connection = { server: `http://127.0.0.1:${server.port}`, tls: { rejectUnauthorized: false }, authorization: () => Promise.resolve(undefined) };
+  const connection = {
+    server: `http://127.0.0.1:${server.port}`,
+    tls: { rejectUnauthorized: false },
+    authorization: () => Promise.resolve(undefined),
+  };
   const tooMany = (retryAfter?: string): Response =>
-    Response.json({ kind: "Status", reason: "TooManyRequests", message: "slow down" }, { status: 429, headers: retryAfter === undefined ? {} : { "Retry-After": retryAfter } });
+    Response.json(
+      { kind: "Status", reason: "TooManyRequests", message: "slow down" },
+      { status: 429, headers: retryAfter === undefined ? {} : { "Retry-After": retryAfter } },
+    );
 
   test("a 429 with Retry-After is sent again (each retry counted); sizes and token waits are observed", async () => {
     const seen: string[] = [];
@@ -66,7 +88,12 @@ describe("transport retries and observations", () => {
   });
 
   test("without Retry-After, or past maxRetries, the error reaches the caller", async () => {
-    const transport = createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "test", maxRetries: 1 });
+    const transport = createTransport({
+      connection,
+      limiter: TokenBucket.create(0, 0),
+      userAgent: "test",
+      maxRetries: 1,
+    });
     answers.push(tooMany());
     await expect(transport.json({ method: "GET", path: "/x" })).rejects.toHaveProperty("status", 429);
     answers.push(tooMany("0"), tooMany("0"));
@@ -97,8 +124,17 @@ describe("transport timeouts and URLs", () => {
     },
   });
   afterAll(() => server.stop(true));
-  const connection = { server: `http://127.0.0.1:${server.port}`, tls: { rejectUnauthorized: false }, authorization: () => Promise.resolve(undefined) };
-  const transport = createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "test", maxRetries: 0 });
+  const connection = {
+    server: `http://127.0.0.1:${server.port}`,
+    tls: { rejectUnauthorized: false },
+    authorization: () => Promise.resolve(undefined),
+  };
+  const transport = createTransport({
+    connection,
+    limiter: TokenBucket.create(0, 0),
+    userAgent: "test",
+    maxRetries: 0,
+  });
 
   test.each(["/slow-headers", "/slow-body"])("one timer covers the whole exchange: %s", async (path) => {
     const error = await transport.json({ method: "GET", path, timeoutMs: 200 }).catch((e: unknown) => e);
@@ -108,7 +144,9 @@ describe("transport timeouts and URLs", () => {
 
   test("the caller's signal aborts the request, and is not reported as the server unreachable", async () => {
     const caller = new AbortController();
-    const pending = transport.json({ method: "GET", path: "/slow-headers", signal: caller.signal }).catch((e: unknown) => e);
+    const pending = transport
+      .json({ method: "GET", path: "/slow-headers", signal: caller.signal })
+      .catch((e: unknown) => e);
     setTimeout(() => caller.abort(new Error("shutting down")), 50);
     const error = await pending;
     expect(error).not.toBeInstanceOf(KubeUnreachableError);

@@ -4,7 +4,8 @@
  * observation per request for the `rest_client_*` metrics. At most `maxInFlight` non-watch requests are
  * on the wire at once (others wait, in order): HTTP/1.1 opens one connection per request in flight, and
  * a burst of a thousand concurrent syncs would otherwise hold a few hundred TLS connections (memory and
- * handshakes on both ends) where client-go multiplexes one HTTP/2 connection. API errors become `KubeApiError` carrying the
+ * handshakes on both ends) where client-go multiplexes one HTTP/2 connection. API errors become `KubeApiError` carrying
+ * the
  * `Status` reason; network failures become `KubeUnreachableError` naming the server.
  */
 import type { Connection } from "./connection.ts";
@@ -81,9 +82,11 @@ export class KubeUnreachableError extends Error {
 }
 
 export const isNotFound = (e: unknown): boolean => e instanceof KubeApiError && e.status === 404;
-export const isConflict = (e: unknown): boolean => e instanceof KubeApiError && e.status === 409 && e.reason === "Conflict";
+export const isConflict = (e: unknown): boolean =>
+  e instanceof KubeApiError && e.status === 409 && e.reason === "Conflict";
 export const isAlreadyExists = (e: unknown): boolean => e instanceof KubeApiError && e.reason === "AlreadyExists";
-export const isGone = (e: unknown): boolean => e instanceof KubeApiError && (e.status === 410 || e.reason === "Expired" || e.reason === "Gone");
+export const isGone = (e: unknown): boolean =>
+  e instanceof KubeApiError && (e.status === 410 || e.reason === "Expired" || e.reason === "Gone");
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_IN_FLIGHT = 64;
@@ -107,12 +110,24 @@ export function createTransport(options: TransportOptions): Transport {
   const wire = new Semaphore(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
 
   /** Sends the request and observes it; an error answer becomes a KubeApiError (its body read here). */
-  async function respond(request: Request, body: string | undefined, signal: AbortSignal | undefined, expired: () => boolean): Promise<Response> {
+  async function respond(
+    request: Request,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+    expired: () => boolean,
+  ): Promise<Response> {
     const started = performance.now();
     const url = buildUrl(connection.server, request.path, request.query);
     let response: Response;
     try {
-      response = await fetch(url, { method: request.method, headers: await headers(request), body, signal, tls: connection.tls, keepalive: true } as RequestInit);
+      response = await fetch(url, {
+        method: request.method,
+        headers: await headers(request),
+        body,
+        signal,
+        tls: connection.tls,
+        keepalive: true,
+      } as RequestInit);
     } catch (error) {
       observe(request.method, "<error>", (performance.now() - started) / 1000);
       throw unreachable(connection.server, request, error, expired());
@@ -177,7 +192,8 @@ export function createTransport(options: TransportOptions): Transport {
       await token(request);
       // A watch has no timeout of its own (the server ends it after timeoutSeconds): the caller's signal only.
       const response = await respond(request, undefined, request.signal, () => false);
-      if (!response.body) throw new KubeUnreachableError(`empty watch response from ${connection.server}${request.path}`);
+      if (!response.body)
+        throw new KubeUnreachableError(`empty watch response from ${connection.server}${request.path}`);
       return response.body;
     },
   };
@@ -245,7 +261,10 @@ function encode(body: unknown): string | undefined {
 function unreachable(server: string, request: Request, error: unknown, expired: boolean): Error {
   if (request.signal?.aborted) return error instanceof Error ? error : new Error(String(error));
   const reason = expired ? `no answer within ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` : errorText(error);
-  return new KubeUnreachableError(`cannot reach the API server at ${server} (${request.method} ${request.path}): ${reason}`, { cause: error });
+  return new KubeUnreachableError(
+    `cannot reach the API server at ${server} (${request.method} ${request.path}): ${reason}`,
+    { cause: error },
+  );
 }
 
 function errorText(error: unknown): string {
@@ -272,5 +291,10 @@ async function apiError(response: Response): Promise<KubeApiError> {
     status = { message: text.slice(0, 500) };
   }
   const retryAfter = Number(response.headers.get("Retry-After") ?? status.details?.retryAfterSeconds ?? Number.NaN);
-  return new KubeApiError(response.status, status.reason ?? response.statusText, status.message ?? `HTTP ${response.status}`, Number.isNaN(retryAfter) ? undefined : retryAfter);
+  return new KubeApiError(
+    response.status,
+    status.reason ?? response.statusText,
+    status.message ?? `HTTP ${response.status}`,
+    Number.isNaN(retryAfter) ? undefined : retryAfter,
+  );
 }

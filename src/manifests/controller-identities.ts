@@ -57,7 +57,10 @@ export const BOOTSTRAP_NAMESPACE = "kube-system";
 export const bootstrapRole = (identity: ControllerIdentity): string => `system:controller:${identity}`;
 
 /** ClusterRoleBindings for the per-controller ServiceAccounts; none in kube-system (already bound there). */
-export function controllerIdentityBindings(namespace: string, labels: Readonly<Record<string, string>>): Record<string, unknown>[] {
+export function controllerIdentityBindings(
+  namespace: string,
+  labels: Readonly<Record<string, string>>,
+): Record<string, unknown>[] {
   if (namespace === BOOTSTRAP_NAMESPACE) return [];
   return CONTROLLER_IDENTITIES.map(({ name }) => ({
     apiVersion: "rbac.authorization.k8s.io/v1",

@@ -42,7 +42,12 @@ export function clusterRules(): PolicyRule[] {
 export function namespaceRules(options: RbacOptions): PolicyRule[] {
   return [
     { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
-    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [options.leaseName], verbs: ["get", "list", "watch", "update", "patch"] },
+    {
+      apiGroups: ["coordination.k8s.io"],
+      resources: ["leases"],
+      resourceNames: [options.leaseName],
+      verbs: ["get", "list", "watch", "update", "patch"],
+    },
     { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get", "create"] },
     { apiGroups: [""], resources: ["serviceaccounts/token"], verbs: ["create"] },
   ];
@@ -59,11 +64,27 @@ export function rbacManifests(options: RbacOptions): Manifest[] {
   const named = { name: CCM_ROLE, labels: LABELS };
   const inNamespace = { ...named, namespace: options.namespace };
   return [
-    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: CCM_SERVICE_ACCOUNT, namespace: options.namespace, labels: LABELS } },
+    {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: CCM_SERVICE_ACCOUNT, namespace: options.namespace, labels: LABELS },
+    },
     { apiVersion: rbac, kind: "ClusterRole", metadata: named, rules: clusterRules() },
-    { apiVersion: rbac, kind: "ClusterRoleBinding", metadata: named, roleRef: roleRef("ClusterRole"), subjects: subjects(options.namespace) },
+    {
+      apiVersion: rbac,
+      kind: "ClusterRoleBinding",
+      metadata: named,
+      roleRef: roleRef("ClusterRole"),
+      subjects: subjects(options.namespace),
+    },
     { apiVersion: rbac, kind: "Role", metadata: inNamespace, rules: namespaceRules(options) },
-    { apiVersion: rbac, kind: "RoleBinding", metadata: inNamespace, roleRef: roleRef("Role"), subjects: subjects(options.namespace) },
+    {
+      apiVersion: rbac,
+      kind: "RoleBinding",
+      metadata: inNamespace,
+      roleRef: roleRef("Role"),
+      subjects: subjects(options.namespace),
+    },
     authenticationReaderBinding(options.namespace),
     ...(controllerIdentityBindings(options.namespace, LABELS) as Manifest[]),
     ...(options.providerRules ?? []).flatMap((p) => providerRoles(p, options.namespace)),
@@ -90,13 +111,25 @@ function providerRoles(p: ProviderRules, namespace: string): Manifest[] {
   const roleRef = (kind: string): unknown => ({ apiGroup: "rbac.authorization.k8s.io", kind, name: named.name });
   const cluster: Manifest[] = [
     { apiVersion: rbac, kind: "ClusterRole", metadata: named, rules: [...p.rules] },
-    { apiVersion: rbac, kind: "ClusterRoleBinding", metadata: named, roleRef: roleRef("ClusterRole"), subjects: subjects(namespace) },
+    {
+      apiVersion: rbac,
+      kind: "ClusterRoleBinding",
+      metadata: named,
+      roleRef: roleRef("ClusterRole"),
+      subjects: subjects(namespace),
+    },
   ];
   if ((p.namespacedRules ?? []).length === 0) return cluster;
   const inNamespace = { ...named, namespace };
   return [
     ...cluster,
     { apiVersion: rbac, kind: "Role", metadata: inNamespace, rules: [...(p.namespacedRules ?? [])] },
-    { apiVersion: rbac, kind: "RoleBinding", metadata: inNamespace, roleRef: roleRef("Role"), subjects: subjects(namespace) },
+    {
+      apiVersion: rbac,
+      kind: "RoleBinding",
+      metadata: inNamespace,
+      roleRef: roleRef("Role"),
+      subjects: subjects(namespace),
+    },
   ];
 }

@@ -49,7 +49,10 @@ abstract class BoundMetric<L extends string, C> {
     return this.#series.values();
   }
 
-  protected snapshot<V extends MetricValue<string>>(type: "counter" | "histogram", values: V[]): Promise<MetricObjectWithValues<V>> {
+  protected snapshot<V extends MetricValue<string>>(
+    type: "counter" | "histogram",
+    values: V[],
+  ): Promise<MetricObjectWithValues<V>> {
     // Plain data only, as prom-client's own get(): controller threads post it to the main thread.
     const snapshot = { name: this.name, help: this.help, type, aggregator: this.aggregator, values };
     return Promise.resolve(snapshot as unknown as MetricObjectWithValues<V>);
@@ -70,7 +73,10 @@ export class LabelledCounter<L extends string> extends BoundMetric<L, { value: n
   }
 
   get(): Promise<MetricObjectWithValues<MetricValue<L>>> {
-    return this.snapshot(this.type, [...this.entries()].map(({ labels, cell }) => ({ labels, value: cell.value })));
+    return this.snapshot(
+      this.type,
+      [...this.entries()].map(({ labels, cell }) => ({ labels, value: cell.value })),
+    );
   }
 }
 

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { Histogram, Registry } from "prom-client";
 import { LAG_BUCKETS, monitorEventLoopLag } from "./event-loop-lag.ts";
 
-const histogram = (): Histogram => new Histogram({ name: "lag_seconds", help: "lag", buckets: LAG_BUCKETS, registers: [new Registry()] });
+const histogram = (): Histogram =>
+  new Histogram({ name: "lag_seconds", help: "lag", buckets: LAG_BUCKETS, registers: [new Registry()] });
 
 describe("event-loop lag", () => {
   test.each([
@@ -10,7 +11,11 @@ describe("event-loop lag", () => {
     { name: "all under the limit", samples: [0.001, 0.002, 0.5], healthy: true },
     { name: "p99 over the limit", samples: [0.001, 1.5], healthy: false },
     { name: "one stall in a hundred", samples: Array.from({ length: 200 }, () => 0.001).concat([3]), healthy: true },
-    { name: "stalls older than the window", samples: Array.from({ length: 20 }, () => 2).concat(Array.from({ length: 200 }, () => 0.001)), healthy: true },
+    {
+      name: "stalls older than the window",
+      samples: Array.from({ length: 20 }, () => 2).concat(Array.from({ length: 200 }, () => 0.001)),
+      healthy: true,
+    },
   ])("p99 of the last 100 samples against 1 s: $name", ({ samples, healthy }) => {
     const lag = monitorEventLoopLag({ histogram: histogram(), intervalMs: 0, windowSize: 100, limitSeconds: 1 });
     for (const s of samples) lag.record(s);

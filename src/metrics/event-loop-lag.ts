@@ -68,7 +68,9 @@ export function monitorEventLoopLag(o: LagMonitorOptions): LagMonitor {
   return {
     check() {
       const recent = p99();
-      return recent > limit ? `event loop lag p99 ${recent.toFixed(2)} s over the last ${filled} samples exceeds ${limit} s` : undefined;
+      return recent > limit
+        ? `event loop lag p99 ${recent.toFixed(2)} s over the last ${filled} samples exceeds ${limit} s`
+        : undefined;
     },
     p99,
     record,

@@ -67,7 +67,11 @@ function usableForClientAuth(leaf: X509Certificate): boolean {
 }
 
 /** Whether the chain (leaf first, intermediates as sent) leads to one of `roots`, all certificates current. */
-export function chainsTo(chain: readonly X509Certificate[], roots: readonly X509Certificate[], now = new Date()): boolean {
+export function chainsTo(
+  chain: readonly X509Certificate[],
+  roots: readonly X509Certificate[],
+  now = new Date(),
+): boolean {
   let cert = chain[0];
   if (!cert || roots.length === 0 || !usableForClientAuth(cert)) return false;
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
@@ -113,7 +117,9 @@ function fromRequestHeader(o: RequestHeaderAuth, peer: PeerRequest): CertVerdict
   if (!chainsTo(peer.chain, o.ca)) return undefined;
   const name = subjectValues(peer.chain[0]!, "CN")[0] ?? "";
   if (o.allowedNames.length > 0 && !o.allowedNames.includes(name)) {
-    return { error: `request-header client certificate ${JSON.stringify(name)} is not in --requestheader-allowed-names` };
+    return {
+      error: `request-header client certificate ${JSON.stringify(name)} is not in --requestheader-allowed-names`,
+    };
   }
   const username = firstHeader(peer.headers, o.usernameHeaders);
   if (username === undefined) return undefined;

@@ -63,7 +63,11 @@ export class Semaphore {
  * Calls `work` for every item with at most `limit` calls in flight, and resolves once all have settled.
  * `work` reports its own failures; a rejection here is a bug and is rethrown after the rest finish.
  */
-export async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const errors: unknown[] = [];
   const lane = async (): Promise<void> => {

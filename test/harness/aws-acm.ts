@@ -1,5 +1,6 @@
 /**
- * Certificates from moto's ACM for TLS listener tests, and a recorder of the requests sent. The project has no ACM client (the provider never
+ * Certificates from moto's ACM for TLS listener tests, and a recorder of the requests sent. The project has no ACM
+ * client (the provider never
  * calls ACM), so this speaks ACM's JSON protocol directly; moto reads the region from the credential scope
  * and does not check signatures.
  */
@@ -42,14 +43,20 @@ export async function tlsBed(domain: string): Promise<TlsBed> {
  * The form bodies of every AWS request `run` makes through a provider whose calls pass a recording proxy
  * in front of moto: for checking what the SDK sends where moto's answers cannot show it.
  */
-export async function requestsOf(cloud: AwsTestCloud, run: (lb: LoadBalancer) => Promise<void>, options: AwsProviderOptions = {}): Promise<string[]> {
+export async function requestsOf(
+  cloud: AwsTestCloud,
+  run: (lb: LoadBalancer) => Promise<void>,
+  options: AwsProviderOptions = {},
+): Promise<string[]> {
   const bodies: string[] = [];
   const proxy = faultProxy(cloud.endpoint, (_n, body) => {
     bodies.push(body);
     return "pass";
   });
   try {
-    await run(awsTestProvider(cloud, { endpoint: proxy.endpoint, options: { cacheMaxAgeMs: 0, ...options } }).loadBalancer!);
+    await run(
+      awsTestProvider(cloud, { endpoint: proxy.endpoint, options: { cacheMaxAgeMs: 0, ...options } }).loadBalancer!,
+    );
   } finally {
     await proxy.stop();
   }

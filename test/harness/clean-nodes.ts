@@ -15,5 +15,8 @@ export async function expectNoNodeProblems(clusterCidr: string): Promise<void> {
   const loaded = loadConfig(["--cloud-provider=fake", `--cluster-cidr=${clusterCidr}`], ["fake"]);
   if (!loaded.ok) throw new Error(loaded.errors.join("; "));
   const outside = clusterCidrFindings(nodes, loaded.config, true).filter((f) => f.status === "fail");
-  expect({ unregistered: nodes.filter(registeredWithoutExternal).map((n) => n.metadata.name), outside }).toEqual({ unregistered: [], outside: [] });
+  expect({ unregistered: nodes.filter(registeredWithoutExternal).map((n) => n.metadata.name), outside }).toEqual({
+    unregistered: [],
+    outside: [],
+  });
 }

@@ -24,11 +24,25 @@ describe("controller threads", () => {
     const lease = uniqueName("threads");
     await grantLease(lease);
     const port = await freePort();
-    const serving = [`--secure-port=${port}`, "--bind-address=127.0.0.1", "--authorization-always-allow-paths=/healthz,/metrics"];
+    const serving = [
+      `--secure-port=${port}`,
+      "--bind-address=127.0.0.1",
+      "--authorization-always-allow-paths=/healthz,/metrics",
+    ];
     const ccm = startCcm({
-      args: ["--cloud-provider=fake", `--cloud-config=${cloud.configFile}`, `--kubeconfig=${cp.kubeconfigs.ccm}`, ...serving, "--cluster-cidr=10.244.0.0/16", `--leader-elect-resource-name=${lease}`, "--controller-threads=2"],
+      args: [
+        "--cloud-provider=fake",
+        `--cloud-config=${cloud.configFile}`,
+        `--kubeconfig=${cp.kubeconfigs.ccm}`,
+        ...serving,
+        "--cluster-cidr=10.244.0.0/16",
+        `--leader-elect-resource-name=${lease}`,
+        "--controller-threads=2",
+      ],
     });
-    await ccm.waitForLine(/running 2 controller thread\(s\): \[cloud-node-controller, cloud-node-lifecycle-controller\] \[service-lb-controller, node-route-controller\]/);
+    await ccm.waitForLine(
+      /running 2 controller thread\(s\): \[cloud-node-controller, cloud-node-lifecycle-controller\] \[service-lb-controller, node-route-controller\]/,
+    );
     await cp.admin.create(SERVICES, loadBalancerService("web", namespace));
     const svc = await eventually("an ingress address from the service thread", async () => {
       const s = await cp.admin.get<Service>(SERVICES, "web", { namespace });
@@ -37,7 +51,9 @@ describe("controller threads", () => {
     expect(svc.status?.loadBalancer?.ingress?.[0]?.ip).toMatch(/^203\.0\.113\./);
     expect(ccm.output()).toMatch(/thread-1\] started 2 controller\(s\): node-route-controller, service-lb-controller/);
     // /metrics merges the threads' registries: each thread's snapshot must survive the trip between threads.
-    const metrics = await fetch(`https://127.0.0.1:${port}/metrics`, { tls: { rejectUnauthorized: false } } as RequestInit);
+    const metrics = await fetch(`https://127.0.0.1:${port}/metrics`, {
+      tls: { rejectUnauthorized: false },
+    } as RequestInit);
     expect(metrics.status).toBe(200);
     const body = await metrics.text();
     expect(body).toContain('workqueue_adds_total{name="service"}');
@@ -54,7 +70,15 @@ describe("controller threads", () => {
       const cloud = startFakeCloud();
       writeFileSync(cloud.configFile, JSON.stringify({ endpoint: cloud.endpoint, faults: { crashAfter: "1s" } }));
       const ccm = startCcm({
-        args: ["--cloud-provider=fake", `--cloud-config=${cloud.configFile}`, `--kubeconfig=${cp.kubeconfigs.ccm}`, "--secure-port=0", "--leader-elect=false", "--configure-cloud-routes=false", `--controller-threads=${threads}`],
+        args: [
+          "--cloud-provider=fake",
+          `--cloud-config=${cloud.configFile}`,
+          `--kubeconfig=${cp.kubeconfigs.ccm}`,
+          "--secure-port=0",
+          "--leader-elect=false",
+          "--configure-cloud-routes=false",
+          `--controller-threads=${threads}`,
+        ],
       });
       const code = await Promise.race([ccm.proc.exited, Bun.sleep(30_000).then(() => "still running")]);
       expect(code).not.toBe("still running");

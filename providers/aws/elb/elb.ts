@@ -46,34 +46,71 @@ export interface ElbRequest extends ElbPlacement {
   readonly instances: readonly Ec2Instance[];
 }
 
-async function securityGroups(deps: ElbDeps, r: ElbRequest, ports: readonly number[], signal?: AbortSignal): Promise<Groups> {
+async function securityGroups(
+  deps: ElbDeps,
+  r: ElbRequest,
+  ports: readonly number[],
+  signal?: AbortSignal,
+): Promise<Groups> {
   const { service, options } = r;
   if (options.securityGroups.length > 0) return { groups: [...options.securityGroups, ...options.extraSecurityGroups] };
-  if (deps.config.elbSecurityGroup !== "") return { groups: [deps.config.elbSecurityGroup, ...options.extraSecurityGroups] };
+  if (deps.config.elbSecurityGroup !== "")
+    return { groups: [deps.config.elbSecurityGroup, ...options.extraSecurityGroups] };
   const lb = { name: r.name, service: serviceName(service), vpc: r.vpc };
   const own = await ensureOwnGroup(deps.sg, lb, desiredLbRules(ports, options.sourceRanges), signal);
   return { groups: [own, ...options.extraSecurityGroups], own };
 }
 
 /** Node rules and instance registration: all that follows the node set. */
-export async function syncBackends(deps: ElbDeps, lb: LoadBalancerDescription, backends: { groups: Groups; instances: readonly Ec2Instance[] }, signal?: AbortSignal): Promise<void> {
+export async function syncBackends(
+  deps: ElbDeps,
+  lb: LoadBalancerDescription,
+  backends: { groups: Groups; instances: readonly Ec2Instance[] },
+  signal?: AbortSignal,
+): Promise<void> {
   const { groups, instances } = backends;
   const name = lb.LoadBalancerName!;
-  if (!deps.config.disableSecurityGroupIngress && groups.groups[0]) await syncNodeRules(deps.sg, { group: groups.groups[0], revokeStale: groups.own !== undefined }, instances, signal);
+  if (!deps.config.disableSecurityGroupIngress && groups.groups[0])
+    await syncNodeRules(deps.sg, { group: groups.groups[0], revokeStale: groups.own !== undefined }, instances, signal);
   const have = new Set((lb.Instances ?? []).map((i) => i.InstanceId!));
   const want = new Set(instances.map((i) => i.id));
   const add = [...want].filter((id) => !have.has(id));
   const remove = [...have].filter((id) => !want.has(id));
-  if (add.length > 0) await deps.api.elb.registerInstances({ LoadBalancerName: name, Instances: add.map((InstanceId) => ({ InstanceId })) }, signal);
-  if (remove.length > 0) await deps.api.elb.deregisterInstances({ LoadBalancerName: name, Instances: remove.map((InstanceId) => ({ InstanceId })) }, signal);
+  if (add.length > 0)
+    await deps.api.elb.registerInstances(
+      { LoadBalancerName: name, Instances: add.map((InstanceId) => ({ InstanceId })) },
+      signal,
+    );
+  if (remove.length > 0)
+    await deps.api.elb.deregisterInstances(
+      { LoadBalancerName: name, Instances: remove.map((InstanceId) => ({ InstanceId })) },
+      signal,
+    );
 }
 
 export async function ensureElb(deps: ElbDeps, r: ElbRequest, signal?: AbortSignal): Promise<LoadBalancerDescription> {
   validateService(r.service);
   const listeners = desiredListeners(r.service, r.options.listener);
-  const groups = await securityGroups(deps, r, listeners.map((l) => l.LoadBalancerPort!), signal);
-  const target = { name: r.name, service: r.service, options: r.options, listeners, subnets: r.subnets, securityGroups: groups.groups };
-  const lb = await reconcileElb({ api: deps.api, cluster: deps.cluster, probe: deps.config.healthProbe, logger: deps.logger }, target, r.existing, signal);
+  const groups = await securityGroups(
+    deps,
+    r,
+    listeners.map((l) => l.LoadBalancerPort!),
+    signal,
+  );
+  const target = {
+    name: r.name,
+    service: r.service,
+    options: r.options,
+    listeners,
+    subnets: r.subnets,
+    securityGroups: groups.groups,
+  };
+  const lb = await reconcileElb(
+    { api: deps.api, cluster: deps.cluster, probe: deps.config.healthProbe, logger: deps.logger },
+    target,
+    r.existing,
+    signal,
+  );
   await syncBackends(deps, lb, { groups, instances: r.instances }, signal);
   return lb;
 }
@@ -93,6 +130,10 @@ export async function deleteElb(deps: ElbDeps, name: string, exists: boolean, si
     if (deleted) deps.logger.info(`deleted security group ${deleted} of load balancer ${name}`);
   } catch (error) {
     if (errorCode(error) !== "DependencyViolation") throw error;
-    throw new RetryError(`security group of load balancer ${name} is still in use (the ELB's network interfaces linger after deletion); retrying`, deps.securityGroupRetryMs, { cause: error });
+    throw new RetryError(
+      `security group of load balancer ${name} is still in use (the ELB's network interfaces linger after deletion); retrying`,
+      deps.securityGroupRetryMs,
+      { cause: error },
+    );
   }
 }

@@ -5,7 +5,13 @@
  * `externalTrafficPolicy: Local`, or kube-proxy's port in the shared probe mode), thresholds 2/6, timeout
  * 5 s, interval 10 s; attributes default to no cross-zone, no draining, idle timeout 60 s, no access log.
  */
-import type { AccessLog, HealthCheck, Listener, ListenerDescription, LoadBalancerAttributes } from "@aws-sdk/client-elastic-load-balancing";
+import type {
+  AccessLog,
+  HealthCheck,
+  Listener,
+  ListenerDescription,
+  LoadBalancerAttributes,
+} from "@aws-sdk/client-elastic-load-balancing";
 import type { Service, ServicePort } from "../../../src/kube/objects.ts";
 import type { LbOptions } from "../lb-annotations.ts";
 import { usesTls, type BackendProtocol, type ListenerOptions } from "../lb-listener-options.ts";
@@ -20,16 +26,23 @@ export interface SharedProbe {
 export function validateService(service: Service): void {
   const spec = service.spec ?? {};
   if (spec.loadBalancerIP) throw new Error("spec.loadBalancerIP cannot be honoured by AWS load balancers; remove it");
-  if (spec.sessionAffinity && spec.sessionAffinity !== "None") throw new Error(`spec.sessionAffinity ${spec.sessionAffinity} is not supported by classic ELBs (only None)`);
+  if (spec.sessionAffinity && spec.sessionAffinity !== "None")
+    throw new Error(`spec.sessionAffinity ${spec.sessionAffinity} is not supported by classic ELBs (only None)`);
   for (const port of spec.ports ?? []) {
-    if ((port.protocol ?? "TCP") !== "TCP") throw new Error(`port ${port.port}/${port.protocol}: classic ELBs only support TCP`);
+    if ((port.protocol ?? "TCP") !== "TCP")
+      throw new Error(`port ${port.port}/${port.protocol}: classic ELBs only support TCP`);
   }
 }
 
 const NO_LISTENER_OPTIONS: ListenerOptions = { proxyProtocol: false };
 
 /** Listener protocol for a TLS port by backend protocol (upstream `backendProtocolMapping`). */
-const TLS_FRONTEND: Readonly<Record<BackendProtocol, string>> = { http: "HTTPS", https: "HTTPS", ssl: "SSL", tcp: "SSL" };
+const TLS_FRONTEND: Readonly<Record<BackendProtocol, string>> = {
+  http: "HTTPS",
+  https: "HTTPS",
+  ssl: "SSL",
+  tcp: "SSL",
+};
 
 /**
  * Upstream `buildListener`: a TLS port is SSL → TCP without a backend protocol, else HTTPS or SSL by the
@@ -41,7 +54,12 @@ function listenerFor(port: ServicePort, options: ListenerOptions): Listener {
   const backend = options.backendProtocol;
   if (options.tls && usesTls(options.tls, port)) {
     const frontend = backend ? TLS_FRONTEND[backend] : "SSL";
-    return { Protocol: frontend, ...base, InstanceProtocol: (backend ?? "tcp").toUpperCase(), SSLCertificateId: options.tls.certificate };
+    return {
+      Protocol: frontend,
+      ...base,
+      InstanceProtocol: (backend ?? "tcp").toUpperCase(),
+      SSLCertificateId: options.tls.certificate,
+    };
   }
   const protocol = backend === "http" ? "HTTP" : "TCP";
   return { Protocol: protocol, ...base, InstanceProtocol: protocol };
@@ -53,9 +71,14 @@ export function desiredListeners(service: Service, options: ListenerOptions = NO
   return ports.map((p) => listenerFor(p, options));
 }
 
-function defaultProbe(service: Service, listeners: readonly Listener[], probe: SharedProbe): { protocol: string; port: number; path: string } {
+function defaultProbe(
+  service: Service,
+  listeners: readonly Listener[],
+  probe: SharedProbe,
+): { protocol: string; port: number; path: string } {
   const spec = service.spec ?? {};
-  if (spec.externalTrafficPolicy === "Local" && (spec.healthCheckNodePort ?? 0) > 0) return { protocol: "HTTP", port: spec.healthCheckNodePort!, path: "/healthz" };
+  if (spec.externalTrafficPolicy === "Local" && (spec.healthCheckNodePort ?? 0) > 0)
+    return { protocol: "HTTP", port: spec.healthCheckNodePort!, path: "/healthz" };
   if (probe.shared) return { protocol: "HTTP", port: probe.port, path: probe.path };
   return { protocol: "TCP", port: listeners[0]?.InstancePort ?? 0, path: "" };
 }
@@ -67,20 +90,32 @@ function probePort(port: string | undefined, fallback: number, trafficPort: numb
   return port === "traffic-port" ? trafficPort : Number(port);
 }
 
-export function desiredHealthCheck(service: Service, listeners: readonly Listener[], options: LbOptions, probe: SharedProbe): HealthCheck {
+export function desiredHealthCheck(
+  service: Service,
+  listeners: readonly Listener[],
+  options: LbOptions,
+  probe: SharedProbe,
+): HealthCheck {
   const base = defaultProbe(service, listeners, probe);
   const hc = options.healthCheck;
   const protocol = hc.protocol ?? base.protocol;
   const port = probePort(hc.port, base.port, listeners[0]?.InstancePort ?? base.port);
   const path = protocol === "HTTP" || protocol === "HTTPS" ? (hc.path ?? (base.path || "/")) : "";
-  const tuning = { HealthyThreshold: hc.healthyThreshold, UnhealthyThreshold: hc.unhealthyThreshold, Timeout: hc.timeout, Interval: hc.interval };
+  const tuning = {
+    HealthyThreshold: hc.healthyThreshold,
+    UnhealthyThreshold: hc.unhealthyThreshold,
+    Timeout: hc.timeout,
+    Interval: hc.interval,
+  };
   const given = Object.fromEntries(Object.entries(tuning).filter(([, v]) => v !== undefined));
   return { Target: `${protocol}:${port}${path}`, ...HEALTH_CHECK_DEFAULTS, ...given };
 }
 
 export function healthCheckDiffers(actual: HealthCheck | undefined, desired: HealthCheck): boolean {
   if (!actual) return true;
-  return (["Target", "HealthyThreshold", "UnhealthyThreshold", "Timeout", "Interval"] as const).some((k) => actual[k] !== desired[k]);
+  return (["Target", "HealthyThreshold", "UnhealthyThreshold", "Timeout", "Interval"] as const).some(
+    (k) => actual[k] !== desired[k],
+  );
 }
 
 export function desiredAttributes(options: LbOptions): LoadBalancerAttributes {
@@ -91,7 +126,12 @@ export function desiredAttributes(options: LbOptions): LoadBalancerAttributes {
     ConnectionDraining: { Enabled: draining, ...(draining ? { Timeout: options.drainingTimeout ?? 300 } : {}) },
     ConnectionSettings: { IdleTimeout: options.idleTimeout ?? 60 },
     AccessLog: log.enabled
-      ? { Enabled: true, EmitInterval: log.interval ?? 60, S3BucketName: log.bucket ?? "", S3BucketPrefix: log.prefix ?? "" }
+      ? {
+          Enabled: true,
+          EmitInterval: log.interval ?? 60,
+          S3BucketName: log.bucket ?? "",
+          S3BucketPrefix: log.prefix ?? "",
+        }
       : { Enabled: false },
   };
 }
@@ -123,7 +163,10 @@ const listenerKey = (l: Listener): string =>
   `${l.Protocol?.toUpperCase()}:${l.LoadBalancerPort}->${l.InstanceProtocol?.toUpperCase()}:${l.InstancePort}:${l.SSLCertificateId ?? ""}`;
 
 /** LB ports to delete (gone or changed) and listeners to create (new or changed). */
-export function listenerChanges(actual: readonly ListenerDescription[], desired: readonly Listener[]): { remove: number[]; add: Listener[] } {
+export function listenerChanges(
+  actual: readonly ListenerDescription[],
+  desired: readonly Listener[],
+): { remove: number[]; add: Listener[] } {
   const have = actual.flatMap((d) => (d.Listener ? [d.Listener] : []));
   const want = new Set(desired.map(listenerKey));
   const keep = new Set(have.filter((l) => want.has(listenerKey(l))).map(listenerKey));

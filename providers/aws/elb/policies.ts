@@ -4,7 +4,12 @@
  * `k8s-proxyprotocol-enabled` (ProxyProtocolPolicyType) on every backend port. Unlike upstream, removing
  * an annotation takes its policy off the listeners and backends again, so the ELB follows the Service.
  */
-import type { BackendServerDescription, ListenerDescription, Listener, PolicyAttribute } from "@aws-sdk/client-elastic-load-balancing";
+import type {
+  BackendServerDescription,
+  ListenerDescription,
+  Listener,
+  PolicyAttribute,
+} from "@aws-sdk/client-elastic-load-balancing";
 import type { AwsApi } from "../api.ts";
 import type { ListenerOptions } from "../lb-listener-options.ts";
 
@@ -33,7 +38,8 @@ export interface ElbPolicyState {
 }
 
 const TLS_PROTOCOLS = new Set(["SSL", "HTTPS"]);
-const sameSet = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
+const sameSet = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x) => b.includes(x));
 
 function wantedListenerPolicies(current: readonly string[], policy: string | undefined): string[] {
   const others = current.filter((n) => !n.startsWith(SSL_POLICY_PREFIX));
@@ -44,10 +50,18 @@ function policiesToCreate(state: ElbPolicyState, options: ListenerOptions): Poli
   const create: PolicySpec[] = [];
   const ssl = options.tls?.policy;
   if (ssl && !state.defined.includes(sslPolicyName(ssl))) {
-    create.push({ name: sslPolicyName(ssl), type: "SSLNegotiationPolicyType", attributes: [{ AttributeName: "Reference-Security-Policy", AttributeValue: ssl }] });
+    create.push({
+      name: sslPolicyName(ssl),
+      type: "SSLNegotiationPolicyType",
+      attributes: [{ AttributeName: "Reference-Security-Policy", AttributeValue: ssl }],
+    });
   }
   if (options.proxyProtocol && !state.defined.includes(PROXY_PROTOCOL_POLICY)) {
-    create.push({ name: PROXY_PROTOCOL_POLICY, type: "ProxyProtocolPolicyType", attributes: [{ AttributeName: "ProxyProtocol", AttributeValue: "true" }] });
+    create.push({
+      name: PROXY_PROTOCOL_POLICY,
+      type: "ProxyProtocolPolicyType",
+      attributes: [{ AttributeName: "ProxyProtocol", AttributeValue: "true" }],
+    });
   }
   return create;
 }
@@ -76,11 +90,19 @@ function backendPlan(state: ElbPolicyState, ports: readonly number[], proxyProto
 }
 
 /** What to create and set so the ELB's policies match `options` for the `desired` listeners. */
-export function planPolicies(state: ElbPolicyState, desired: readonly Listener[], options: ListenerOptions): PolicyPlan {
+export function planPolicies(
+  state: ElbPolicyState,
+  desired: readonly Listener[],
+  options: ListenerOptions,
+): PolicyPlan {
   return {
     create: policiesToCreate(state, options),
     listeners: listenerPlan(state, options.tls?.policy),
-    backends: backendPlan(state, desired.map((l) => l.InstancePort!), options.proxyProtocol),
+    backends: backendPlan(
+      state,
+      desired.map((l) => l.InstancePort!),
+      options.proxyProtocol,
+    ),
   };
 }
 
@@ -99,12 +121,21 @@ export async function syncPolicies(api: AwsApi, t: PolicyTarget, signal?: AbortS
   const defined = (described.PolicyDescriptions ?? []).map((p) => p.PolicyName ?? "");
   const plan = planPolicies({ ...state, defined }, t.listeners, t.options);
   for (const p of plan.create) {
-    await api.elb.createLoadBalancerPolicy({ LoadBalancerName: name, PolicyName: p.name, PolicyTypeName: p.type, PolicyAttributes: [...p.attributes] }, signal);
+    await api.elb.createLoadBalancerPolicy(
+      { LoadBalancerName: name, PolicyName: p.name, PolicyTypeName: p.type, PolicyAttributes: [...p.attributes] },
+      signal,
+    );
   }
   for (const [port, names] of plan.listeners) {
-    await api.elb.setLoadBalancerPoliciesOfListener({ LoadBalancerName: name, LoadBalancerPort: port, PolicyNames: [...names] }, signal);
+    await api.elb.setLoadBalancerPoliciesOfListener(
+      { LoadBalancerName: name, LoadBalancerPort: port, PolicyNames: [...names] },
+      signal,
+    );
   }
   for (const [port, names] of plan.backends) {
-    await api.elb.setLoadBalancerPoliciesForBackendServer({ LoadBalancerName: name, InstancePort: port, PolicyNames: [...names] }, signal);
+    await api.elb.setLoadBalancerPoliciesForBackendServer(
+      { LoadBalancerName: name, InstancePort: port, PolicyNames: [...names] },
+      signal,
+    );
   }
 }

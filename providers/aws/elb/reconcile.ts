@@ -10,7 +10,14 @@ import type { Logger } from "../../../src/log/logger.ts";
 import { errorCode, type AwsApi } from "../api.ts";
 import { syncPolicies } from "./policies.ts";
 import { PREFIX, type LbOptions } from "../lb-annotations.ts";
-import { attributesDiffer, desiredAttributes, desiredHealthCheck, healthCheckDiffers, listenerChanges, type SharedProbe } from "./plan.ts";
+import {
+  attributesDiffer,
+  desiredAttributes,
+  desiredHealthCheck,
+  healthCheckDiffers,
+  listenerChanges,
+  type SharedProbe,
+} from "./plan.ts";
 import { serviceName } from "../lb-names.ts";
 import { ownedTags, tagMap, type ClusterTags } from "../tags.ts";
 
@@ -32,7 +39,11 @@ export interface ElbTarget {
 
 const NOT_FOUND = new Set(["AccessPointNotFoundException", "LoadBalancerNotFound"]);
 
-export async function describeElb(api: AwsApi, name: string, signal?: AbortSignal): Promise<LoadBalancerDescription | undefined> {
+export async function describeElb(
+  api: AwsApi,
+  name: string,
+  signal?: AbortSignal,
+): Promise<LoadBalancerDescription | undefined> {
   try {
     return (await api.elb.describeLoadBalancers({ LoadBalancerNames: [name] }, signal)).LoadBalancerDescriptions?.[0];
   } catch (error) {
@@ -44,7 +55,10 @@ export async function describeElb(api: AwsApi, name: string, signal?: AbortSigna
 const difference = (a: readonly string[], b: readonly string[]): string[] => a.filter((x) => !b.includes(x));
 
 async function create(deps: ReconcileDeps, t: ElbTarget, signal?: AbortSignal): Promise<void> {
-  deps.logger.info(`creating ELB ${t.name} for ${serviceName(t.service)}`, { subnets: t.subnets.join(","), securityGroups: t.securityGroups.join(",") });
+  deps.logger.info(`creating ELB ${t.name} for ${serviceName(t.service)}`, {
+    subnets: t.subnets.join(","),
+    securityGroups: t.securityGroups.join(","),
+  });
   await deps.api.elb.createLoadBalancer(
     {
       LoadBalancerName: t.name,
@@ -63,72 +77,121 @@ async function create(deps: ReconcileDeps, t: ElbTarget, signal?: AbortSignal): 
  * fails (a certificate AWS does not know, throttling), the deleted listeners whose ports are free again are
  * put back before the error is returned, so a bad change leaves the ELB serving as before.
  */
-async function syncListeners(deps: ReconcileDeps, t: ElbTarget, lb: LoadBalancerDescription, signal?: AbortSignal): Promise<void> {
+async function syncListeners(
+  deps: ReconcileDeps,
+  t: ElbTarget,
+  lb: LoadBalancerDescription,
+  signal?: AbortSignal,
+): Promise<void> {
   const { remove, add } = listenerChanges(lb.ListenerDescriptions ?? [], t.listeners);
   // One port per call: listener changes are rare, so the extra calls cost little, and a failure names the
   // one listener it left behind.
-  for (const port of remove) await deps.api.elb.deleteLoadBalancerListeners({ LoadBalancerName: t.name, LoadBalancerPorts: [port] }, signal);
+  for (const port of remove)
+    await deps.api.elb.deleteLoadBalancerListeners({ LoadBalancerName: t.name, LoadBalancerPorts: [port] }, signal);
   if (add.length === 0) return;
   try {
     await deps.api.elb.createLoadBalancerListeners({ LoadBalancerName: t.name, Listeners: add }, signal);
   } catch (error) {
-    const removed = (lb.ListenerDescriptions ?? []).flatMap((d) => (d.Listener && remove.includes(d.Listener.LoadBalancerPort!) ? [d.Listener] : []));
-    await restoreListeners(deps, t.name, removed, signal).catch((e: unknown) => deps.logger.warn(`could not restore the listeners of ELB ${t.name}`, { error: String(e) }));
+    const removed = (lb.ListenerDescriptions ?? []).flatMap((d) =>
+      d.Listener && remove.includes(d.Listener.LoadBalancerPort!) ? [d.Listener] : [],
+    );
+    await restoreListeners(deps, t.name, removed, signal).catch((e: unknown) =>
+      deps.logger.warn(`could not restore the listeners of ELB ${t.name}`, { error: String(e) }),
+    );
     throw error;
   }
 }
 
-async function restoreListeners(deps: ReconcileDeps, name: string, removed: readonly Listener[], signal?: AbortSignal): Promise<void> {
+async function restoreListeners(
+  deps: ReconcileDeps,
+  name: string,
+  removed: readonly Listener[],
+  signal?: AbortSignal,
+): Promise<void> {
   const now = await describeElb(deps.api, name, signal);
   const taken = new Set((now?.ListenerDescriptions ?? []).map((d) => d.Listener?.LoadBalancerPort));
   const back = removed.filter((l) => !taken.has(l.LoadBalancerPort));
-  if (back.length > 0) await deps.api.elb.createLoadBalancerListeners({ LoadBalancerName: name, Listeners: back }, signal);
+  if (back.length > 0)
+    await deps.api.elb.createLoadBalancerListeners({ LoadBalancerName: name, Listeners: back }, signal);
 }
 
 /** Attach before detach: an ELB must keep at least one subnet. */
-async function syncSubnets(deps: ReconcileDeps, t: ElbTarget, lb: LoadBalancerDescription, signal?: AbortSignal): Promise<void> {
+async function syncSubnets(
+  deps: ReconcileDeps,
+  t: ElbTarget,
+  lb: LoadBalancerDescription,
+  signal?: AbortSignal,
+): Promise<void> {
   const have = lb.Subnets ?? [];
   const attach = difference(t.subnets, have);
   const detach = difference(have, t.subnets);
-  if (attach.length > 0) await deps.api.elb.attachLoadBalancerToSubnets({ LoadBalancerName: t.name, Subnets: attach }, signal);
-  if (detach.length > 0) await deps.api.elb.detachLoadBalancerFromSubnets({ LoadBalancerName: t.name, Subnets: detach }, signal);
+  if (attach.length > 0)
+    await deps.api.elb.attachLoadBalancerToSubnets({ LoadBalancerName: t.name, Subnets: attach }, signal);
+  if (detach.length > 0)
+    await deps.api.elb.detachLoadBalancerFromSubnets({ LoadBalancerName: t.name, Subnets: detach }, signal);
 }
 
 async function syncTags(deps: ReconcileDeps, t: ElbTarget, signal?: AbortSignal): Promise<void> {
   const described = await deps.api.elb.describeTags({ LoadBalancerNames: [t.name] }, signal);
   const have = tagMap(described.TagDescriptions?.[0]?.Tags);
-  const missing = ownedTags(deps.cluster, serviceName(t.service), t.options.extraTags).filter((tag) => have[tag.Key] !== tag.Value);
+  const missing = ownedTags(deps.cluster, serviceName(t.service), t.options.extraTags).filter(
+    (tag) => have[tag.Key] !== tag.Value,
+  );
   if (missing.length > 0) await deps.api.elb.addTags({ LoadBalancerNames: [t.name], Tags: missing }, signal);
 }
 
-async function update(deps: ReconcileDeps, t: ElbTarget, lb: LoadBalancerDescription, signal?: AbortSignal): Promise<void> {
+async function update(
+  deps: ReconcileDeps,
+  t: ElbTarget,
+  lb: LoadBalancerDescription,
+  signal?: AbortSignal,
+): Promise<void> {
   const internal = lb.Scheme === "internal";
   if (internal !== t.options.internal) {
-    throw new Error(`annotation ${PREFIX}internal: cannot change ELB ${t.name} from ${lb.Scheme} to ${t.options.internal ? "internal" : "internet-facing"}; recreate the Service`);
+    throw new Error(
+      `annotation ${PREFIX}internal: cannot change ELB ${t.name} from ${lb.Scheme} to ${t.options.internal ? "internal" : "internet-facing"}; recreate the Service`,
+    );
   }
   await syncListeners(deps, t, lb, signal);
   await syncSubnets(deps, t, lb, signal);
   const groups = lb.SecurityGroups ?? [];
   if (groups.length !== t.securityGroups.length || difference(t.securityGroups, groups).length > 0) {
-    await deps.api.elb.applySecurityGroupsToLoadBalancer({ LoadBalancerName: t.name, SecurityGroups: [...t.securityGroups] }, signal);
+    await deps.api.elb.applySecurityGroupsToLoadBalancer(
+      { LoadBalancerName: t.name, SecurityGroups: [...t.securityGroups] },
+      signal,
+    );
   }
   await syncTags(deps, t, signal);
 }
 
-async function syncSettings(deps: ReconcileDeps, t: ElbTarget, lb: LoadBalancerDescription, signal?: AbortSignal): Promise<void> {
+async function syncSettings(
+  deps: ReconcileDeps,
+  t: ElbTarget,
+  lb: LoadBalancerDescription,
+  signal?: AbortSignal,
+): Promise<void> {
   const state = { listeners: lb.ListenerDescriptions ?? [], backends: lb.BackendServerDescriptions ?? [] };
   await syncPolicies(deps.api, { name: t.name, state, listeners: t.listeners, options: t.options.listener }, signal);
   const healthCheck = desiredHealthCheck(t.service, t.listeners, t.options, deps.probe);
-  if (healthCheckDiffers(lb.HealthCheck, healthCheck)) await deps.api.elb.configureHealthCheck({ LoadBalancerName: t.name, HealthCheck: healthCheck }, signal);
+  if (healthCheckDiffers(lb.HealthCheck, healthCheck))
+    await deps.api.elb.configureHealthCheck({ LoadBalancerName: t.name, HealthCheck: healthCheck }, signal);
   const attributes = desiredAttributes(t.options);
   const current = await deps.api.elb.describeLoadBalancerAttributes({ LoadBalancerName: t.name }, signal);
   if (attributesDiffer(current.LoadBalancerAttributes, attributes)) {
-    await deps.api.elb.modifyLoadBalancerAttributes({ LoadBalancerName: t.name, LoadBalancerAttributes: attributes }, signal);
+    await deps.api.elb.modifyLoadBalancerAttributes(
+      { LoadBalancerName: t.name, LoadBalancerAttributes: attributes },
+      signal,
+    );
   }
 }
 
 /** Creates or updates the ELB; resolves its description after the changes. */
-export async function reconcileElb(deps: ReconcileDeps, t: ElbTarget, existing: LoadBalancerDescription | undefined, signal?: AbortSignal): Promise<LoadBalancerDescription> {
+export async function reconcileElb(
+  deps: ReconcileDeps,
+  t: ElbTarget,
+  existing: LoadBalancerDescription | undefined,
+  signal?: AbortSignal,
+): Promise<LoadBalancerDescription> {
   if (existing) await update(deps, t, existing, signal);
   else await create(deps, t, signal);
   const lb = await describeElb(deps.api, t.name, signal);

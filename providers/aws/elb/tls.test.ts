@@ -1,4 +1,6 @@
-/** Classic ELB listeners against moto: TLS with an ACM certificate, backend protocols, negotiation and proxy policies. */
+/**
+ * Classic ELB listeners against moto: TLS with an ACM certificate, backend protocols, negotiation and proxy policies.
+ */
 import { beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as elb from "@aws-sdk/client-elastic-load-balancing";
 import type { LoadBalancer } from "../../../src/cloud/provider.ts";
@@ -27,35 +29,65 @@ beforeEach(async () => {
 function service(annotations: Record<string, string> = {}): Service {
   return {
     metadata: { name: "web", namespace: "shop", uid: UID, annotations },
-    spec: { type: "LoadBalancer", ports: [{ name: "http", port: 80, nodePort: 30080 }, { name: "https", port: 443, nodePort: 30443 }] },
+    spec: {
+      type: "LoadBalancer",
+      ports: [
+        { name: "http", port: 80, nodePort: 30080 },
+        { name: "https", port: 443, nodePort: 30443 },
+      ],
+    },
   };
 }
 
 async function describe_(): Promise<elb.LoadBalancerDescription> {
-  return (await cloud.elb.send(new elb.DescribeLoadBalancersCommand({ LoadBalancerNames: [NAME] }))).LoadBalancerDescriptions![0]!;
+  return (await cloud.elb.send(new elb.DescribeLoadBalancersCommand({ LoadBalancerNames: [NAME] })))
+    .LoadBalancerDescriptions![0]!;
 }
 
 /** Without InstanceProtocol: moto answers the listener's own protocol there (see the request test below). */
 const listeners = (d: elb.LoadBalancerDescription): string[] =>
   (d.ListenerDescriptions ?? [])
-    .map(({ Listener: l, PolicyNames }) => `${l!.Protocol}:${l!.LoadBalancerPort}->${l!.InstancePort} ${l!.SSLCertificateId ?? "-"} [${(PolicyNames ?? []).join(",")}]`)
+    .map(
+      ({ Listener: l, PolicyNames }) =>
+        `${l!.Protocol}:${l!.LoadBalancerPort}->${l!.InstancePort} ${l!.SSLCertificateId ?? "-"} [${(PolicyNames ?? []).join(",")}]`,
+    )
     .sort();
 
 const backendPolicies = (d: elb.LoadBalancerDescription): string[] =>
-  (d.BackendServerDescriptions ?? []).filter((b) => (b.PolicyNames ?? []).length > 0).map((b) => `${b.InstancePort}:${b.PolicyNames!.join(",")}`).sort();
+  (d.BackendServerDescriptions ?? [])
+    .filter((b) => (b.PolicyNames ?? []).length > 0)
+    .map((b) => `${b.InstancePort}:${b.PolicyNames!.join(",")}`)
+    .sort();
 
 describe("aws classic ELB listeners (moto)", () => {
   test("TLS on the ssl-ports with the ACM certificate, HTTP backends, the negotiation policy and proxy protocol", async () => {
-    const annotations = { [`${P}ssl-cert`]: cert, [`${P}ssl-ports`]: "https", [`${P}backend-protocol`]: "http", [`${P}ssl-negotiation-policy`]: POLICY, [`${P}proxy-protocol`]: "*" };
+    const annotations = {
+      [`${P}ssl-cert`]: cert,
+      [`${P}ssl-ports`]: "https",
+      [`${P}backend-protocol`]: "http",
+      [`${P}ssl-negotiation-policy`]: POLICY,
+      [`${P}proxy-protocol`]: "*",
+    };
     const ensured = await lb.ensureLoadBalancer("kubernetes", service(annotations), nodes);
     expect(ensured.warnings).toEqual([]);
     const d = await describe_();
-    expect(listeners(d)).toEqual([`HTTP:80->30080 - []`, `HTTPS:443->30443 ${cert} [k8s-SSLNegotiationPolicy-${POLICY}]`]);
+    expect(listeners(d)).toEqual([
+      `HTTP:80->30080 - []`,
+      `HTTPS:443->30443 ${cert} [k8s-SSLNegotiationPolicy-${POLICY}]`,
+    ]);
     expect(backendPolicies(d)).toEqual(["30080:k8s-proxyprotocol-enabled", "30443:k8s-proxyprotocol-enabled"]);
     const policies = await cloud.elb.send(new elb.DescribeLoadBalancerPoliciesCommand({ LoadBalancerName: NAME }));
-    const byName = new Map((policies.PolicyDescriptions ?? []).map((p) => [p.PolicyName, [p.PolicyTypeName, p.PolicyAttributeDescriptions]]));
-    expect(byName.get(`k8s-SSLNegotiationPolicy-${POLICY}`)).toEqual(["SSLNegotiationPolicyType", [{ AttributeName: "Reference-Security-Policy", AttributeValue: POLICY }]]);
-    expect(byName.get("k8s-proxyprotocol-enabled")).toEqual(["ProxyProtocolPolicyType", [{ AttributeName: "ProxyProtocol", AttributeValue: "true" }]]);
+    const byName = new Map(
+      (policies.PolicyDescriptions ?? []).map((p) => [p.PolicyName, [p.PolicyTypeName, p.PolicyAttributeDescriptions]]),
+    );
+    expect(byName.get(`k8s-SSLNegotiationPolicy-${POLICY}`)).toEqual([
+      "SSLNegotiationPolicyType",
+      [{ AttributeName: "Reference-Security-Policy", AttributeValue: POLICY }],
+    ]);
+    expect(byName.get("k8s-proxyprotocol-enabled")).toEqual([
+      "ProxyProtocolPolicyType",
+      [{ AttributeName: "ProxyProtocol", AttributeValue: "true" }],
+    ]);
   });
 
   test("adding and removing TLS and proxy protocol changes the listeners in place: same ELB, same DNS name", async () => {
@@ -81,15 +113,24 @@ describe("aws classic ELB listeners (moto)", () => {
       await viaProxy.ensureLoadBalancer("kubernetes", service(annotations), nodes);
     });
     const create = requestFor(bodies, "CreateLoadBalancer");
-    const sent = [1, 2].map((i) => ["Protocol", "LoadBalancerPort", "InstanceProtocol", "InstancePort", "SSLCertificateId"].map((k) => create.get(`Listeners.member.${i}.${k}`)));
-    expect(sent).toEqual([["TCP", "80", "TCP", "30080", null], ["HTTPS", "443", "HTTPS", "30443", cert]]);
+    const sent = [1, 2].map((i) =>
+      ["Protocol", "LoadBalancerPort", "InstanceProtocol", "InstancePort", "SSLCertificateId"].map((k) =>
+        create.get(`Listeners.member.${i}.${k}`),
+      ),
+    );
+    expect(sent).toEqual([
+      ["TCP", "80", "TCP", "30080", null],
+      ["HTTPS", "443", "HTTPS", "30443", cert],
+    ]);
   });
 
   test("a certificate ACM does not know fails the update and leaves the listeners as they were", async () => {
     await lb.ensureLoadBalancer("kubernetes", service({ [`${P}ssl-cert`]: cert }), nodes);
     const before = listeners(await describe_());
     const missing = cert.replace(/certificate\/.*/, "certificate/00000000-0000-0000-0000-000000000000");
-    expect((await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}ssl-cert`]: missing }), nodes))).message).toMatch(/Certificate/i);
+    expect(
+      (await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}ssl-cert`]: missing }), nodes))).message,
+    ).toMatch(/Certificate/i);
     expect(listeners(await describe_())).toEqual(before);
   });
 
@@ -97,10 +138,17 @@ describe("aws classic ELB listeners (moto)", () => {
     await lb.ensureLoadBalancer("kubernetes", service(), nodes);
     const before = listeners(await describe_());
     let creates = 0;
-    const proxy = faultProxy(cloud.endpoint, (_n, body) => (body.includes("Action=CreateLoadBalancerListeners&") && creates++ < 2 ? "throttle" : "pass"));
+    const proxy = faultProxy(cloud.endpoint, (_n, body) =>
+      body.includes("Action=CreateLoadBalancerListeners&") && creates++ < 2 ? "throttle" : "pass",
+    );
     try {
-      const viaProxy = awsTestProvider(cloud, { endpoint: proxy.endpoint, options: { cacheMaxAgeMs: 0, api: { maxAttempts: 2, backoffMs: 1 } } }).loadBalancer!;
-      await rejection(viaProxy.ensureLoadBalancer("kubernetes", service({ [`${P}ssl-cert`]: cert, [`${P}ssl-ports`]: "443" }), nodes));
+      const viaProxy = awsTestProvider(cloud, {
+        endpoint: proxy.endpoint,
+        options: { cacheMaxAgeMs: 0, api: { maxAttempts: 2, backoffMs: 1 } },
+      }).loadBalancer!;
+      await rejection(
+        viaProxy.ensureLoadBalancer("kubernetes", service({ [`${P}ssl-cert`]: cert, [`${P}ssl-ports`]: "443" }), nodes),
+      );
     } finally {
       await proxy.stop();
     }

@@ -31,15 +31,18 @@ const ipv4 = (text: string): IP | undefined => {
 export function readFixedAddresses(read: Read, internal: boolean): FixedAddresses {
   const eipAllocations = readList(read, EIP);
   const privateIpv4Addresses = readList(read, PRIVATE);
-  for (const id of eipAllocations) if (!/^eipalloc-[0-9a-f]+$/.test(id)) throw bad(EIP, id, "not an Elastic IP allocation ID (eipalloc-…)");
+  for (const id of eipAllocations)
+    if (!/^eipalloc-[0-9a-f]+$/.test(id)) throw bad(EIP, id, "not an Elastic IP allocation ID (eipalloc-…)");
   for (const ip of privateIpv4Addresses) if (!ipv4(ip)) throw bad(PRIVATE, ip, "not an IPv4 address");
   checkScheme(read, { eipAllocations, privateIpv4Addresses }, internal);
   return { eipAllocations, privateIpv4Addresses };
 }
 
 function checkScheme(read: Read, fixed: FixedAddresses, internal: boolean): void {
-  if (fixed.eipAllocations.length > 0 && internal) throw bad(EIP, read(EIP) ?? "", "Elastic IPs need an internet-facing NLB; this one is internal");
-  if (fixed.privateIpv4Addresses.length > 0 && !internal) throw bad(PRIVATE, read(PRIVATE) ?? "", "private addresses need an internal NLB (aws-load-balancer-internal)");
+  if (fixed.eipAllocations.length > 0 && internal)
+    throw bad(EIP, read(EIP) ?? "", "Elastic IPs need an internet-facing NLB; this one is internal");
+  if (fixed.privateIpv4Addresses.length > 0 && !internal)
+    throw bad(PRIVATE, read(PRIVATE) ?? "", "private addresses need an internal NLB (aws-load-balancer-internal)");
 }
 
 export interface SubnetInfo {
@@ -57,7 +60,11 @@ function privateMappings(subnets: readonly SubnetInfo[], ips: readonly string[])
   return subnets.map((s) => {
     const held = ips.filter((ip) => inCidr(ip, s.cidr));
     if (held.length !== 1) {
-      throw bad(PRIVATE, ips.join(","), `subnet ${s.id} (${s.cidr}) holds ${held.length} of the addresses; give exactly one address in each of ${subnets.map((x) => `${x.id} (${x.cidr})`).join(", ")}`);
+      throw bad(
+        PRIVATE,
+        ips.join(","),
+        `subnet ${s.id} (${s.cidr}) holds ${held.length} of the addresses; give exactly one address in each of ${subnets.map((x) => `${x.id} (${x.cidr})`).join(", ")}`,
+      );
     }
     return { SubnetId: s.id, PrivateIPv4Address: held[0]! };
   });
@@ -68,11 +75,21 @@ export function subnetMappings(subnets: readonly SubnetInfo[], fixed: FixedAddre
   const { eipAllocations: eips, privateIpv4Addresses: ips } = fixed;
   const ids = subnets.map((s) => s.id).join(", ");
   if (eips.length > 0) {
-    if (eips.length !== subnets.length) throw bad(EIP, eips.join(","), `${eips.length} allocations for ${subnets.length} subnets (${ids}); give one per subnet`);
+    if (eips.length !== subnets.length)
+      throw bad(
+        EIP,
+        eips.join(","),
+        `${eips.length} allocations for ${subnets.length} subnets (${ids}); give one per subnet`,
+      );
     return subnets.map((s, i) => ({ SubnetId: s.id, AllocationId: eips[i]! }));
   }
   if (ips.length > 0) {
-    if (ips.length !== subnets.length) throw bad(PRIVATE, ips.join(","), `${ips.length} addresses for ${subnets.length} subnets (${ids}); give one per subnet`);
+    if (ips.length !== subnets.length)
+      throw bad(
+        PRIVATE,
+        ips.join(","),
+        `${ips.length} addresses for ${subnets.length} subnets (${ids}); give one per subnet`,
+      );
     return privateMappings(subnets, ips);
   }
   return undefined;
@@ -83,7 +100,9 @@ export function subnetMappings(subnets: readonly SubnetInfo[], fixed: FixedAddre
  * empty when it reports none at all (moto never does).
  */
 function reported(lb: V2LoadBalancer, key: "AllocationId" | "PrivateIPv4Address"): string[] {
-  return (lb.AvailabilityZones ?? []).flatMap((z) => (z.LoadBalancerAddresses ?? []).map((a) => `${z.SubnetId}=${a[key] ?? "none"}`)).sort();
+  return (lb.AvailabilityZones ?? [])
+    .flatMap((z) => (z.LoadBalancerAddresses ?? []).map((a) => `${z.SubnetId}=${a[key] ?? "none"}`))
+    .sort();
 }
 
 /**
@@ -91,8 +110,14 @@ function reported(lb: V2LoadBalancer, key: "AllocationId" | "PrivateIPv4Address"
  * are compared (an internal NLB reports the private addresses AWS chose), and only when the NLB reports
  * some (moto reports none).
  */
-export function fixedAddressConflict(lb: V2LoadBalancer, wanted: readonly SubnetMapping[] | undefined): string | undefined {
-  for (const [key, annotation] of [["AllocationId", EIP], ["PrivateIPv4Address", PRIVATE]] as const) {
+export function fixedAddressConflict(
+  lb: V2LoadBalancer,
+  wanted: readonly SubnetMapping[] | undefined,
+): string | undefined {
+  for (const [key, annotation] of [
+    ["AllocationId", EIP],
+    ["PrivateIPv4Address", PRIVATE],
+  ] as const) {
     const have = reported(lb, key);
     const want = (wanted ?? []).flatMap((m) => (m[key] ? [`${m.SubnetId}=${m[key]}`] : [])).sort();
     if (want.length > 0 && have.length > 0 && have.join(",") !== want.join(",")) {

@@ -26,10 +26,13 @@ export function listenerSettings(want: WantedListener): Settings {
   };
 }
 
-/** Whether `l` differs from `want`; SslPolicy and ALPN count only when the Service names them (AWS fills in defaults). */
+/**
+ * Whether `l` differs from `want`; SslPolicy and ALPN count only when the Service names them (AWS fills in defaults).
+ */
 export function listenerDiffers(l: Listener, want: WantedListener): boolean {
   const { spec } = want;
-  const optional = (have: string | undefined, wanted: string | undefined): boolean => wanted !== undefined && have !== wanted;
+  const optional = (have: string | undefined, wanted: string | undefined): boolean =>
+    wanted !== undefined && have !== wanted;
   return [
     l.DefaultActions?.[0]?.TargetGroupArn !== want.arn,
     l.Protocol !== spec.protocol,
@@ -40,12 +43,23 @@ export function listenerDiffers(l: Listener, want: WantedListener): boolean {
 }
 
 /** Deletes a listener nobody wants, or brings it to the wanted settings. */
-async function syncListener(api: AwsApi, l: Listener, want: WantedListener | undefined, signal?: AbortSignal): Promise<void> {
+async function syncListener(
+  api: AwsApi,
+  l: Listener,
+  want: WantedListener | undefined,
+  signal?: AbortSignal,
+): Promise<void> {
   if (!want) await api.elbv2.deleteListener({ ListenerArn: l.ListenerArn }, signal);
-  else if (listenerDiffers(l, want)) await api.elbv2.modifyListener({ ListenerArn: l.ListenerArn, ...listenerSettings(want) }, signal);
+  else if (listenerDiffers(l, want))
+    await api.elbv2.modifyListener({ ListenerArn: l.ListenerArn, ...listenerSettings(want) }, signal);
 }
 
-export async function syncListeners(api: AwsApi, lbArn: string, wanted: ReadonlyMap<number, WantedListener>, signal?: AbortSignal): Promise<void> {
+export async function syncListeners(
+  api: AwsApi,
+  lbArn: string,
+  wanted: ReadonlyMap<number, WantedListener>,
+  signal?: AbortSignal,
+): Promise<void> {
   const listeners = (await api.elbv2.describeListeners({ LoadBalancerArn: lbArn }, signal)).Listeners ?? [];
   for (const l of listeners) await syncListener(api, l, wanted.get(l.Port ?? 0), signal);
   for (const [port, want] of wanted) {

@@ -26,7 +26,14 @@ beforeEach(async () => {
 function service(annotations: Record<string, string> = {}, spec: Partial<NonNullable<Service["spec"]>> = {}): Service {
   return {
     metadata: { name: "dns", namespace: "infra", uid: UID, annotations: { [`${P}type`]: "nlb", ...annotations } },
-    spec: { type: "LoadBalancer", ports: [{ name: "a", port: 53, nodePort: 30053 }, { name: "b", port: 853, nodePort: 30853 }], ...spec },
+    spec: {
+      type: "LoadBalancer",
+      ports: [
+        { name: "a", port: 53, nodePort: 30053 },
+        { name: "b", port: 853, nodePort: 30853 },
+      ],
+      ...spec,
+    },
   };
 }
 
@@ -35,7 +42,12 @@ async function nlb(): Promise<elbv2.LoadBalancer> {
 }
 
 async function listeners(arn: string): Promise<string[]> {
-  const groups = new Map(((await cloud.elbv2.send(new elbv2.DescribeTargetGroupsCommand({}))).TargetGroups ?? []).map((g) => [g.TargetGroupArn, g]));
+  const groups = new Map(
+    ((await cloud.elbv2.send(new elbv2.DescribeTargetGroupsCommand({}))).TargetGroups ?? []).map((g) => [
+      g.TargetGroupArn,
+      g,
+    ]),
+  );
   const list = (await cloud.elbv2.send(new elbv2.DescribeListenersCommand({ LoadBalancerArn: arn }))).Listeners ?? [];
   return list.map((l) => `${l.Protocol}:${l.Port}->${groups.get(l.DefaultActions?.[0]?.TargetGroupArn)?.Port}`).sort();
 }
@@ -46,12 +58,18 @@ async function targetGroups(): Promise<elbv2.TargetGroup[]> {
 
 async function targets(arn: string): Promise<string[]> {
   const health = await cloud.elbv2.send(new elbv2.DescribeTargetHealthCommand({ TargetGroupArn: arn }));
-  return (health.TargetHealthDescriptions ?? []).filter((d) => d.TargetHealth?.State !== "unused").map((d) => `${d.Target!.Id}:${d.Target!.Port}`).sort();
+  return (health.TargetHealthDescriptions ?? [])
+    .filter((d) => d.TargetHealth?.State !== "unused")
+    .map((d) => `${d.Target!.Id}:${d.Target!.Port}`)
+    .sort();
 }
 
 async function nodeRules(): Promise<string[]> {
-  const group = (await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ GroupIds: [cloud.nodeSecurityGroup] }))).SecurityGroups![0]!;
-  return (group.IpPermissions ?? []).flatMap((p) => (p.IpRanges ?? []).map((r) => `${p.IpProtocol}:${p.FromPort}:${r.CidrIp}:${r.Description}`)).sort();
+  const group = (await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ GroupIds: [cloud.nodeSecurityGroup] })))
+    .SecurityGroups![0]!;
+  return (group.IpPermissions ?? [])
+    .flatMap((p) => (p.IpRanges ?? []).map((r) => `${p.IpProtocol}:${p.FromPort}:${r.CidrIp}:${r.Description}`))
+    .sort();
 }
 
 describe("aws network load balancer (moto)", () => {
@@ -66,11 +84,21 @@ describe("aws network load balancer (moto)", () => {
     const groups = await targetGroups();
     expect(groups).toHaveLength(2);
     for (const g of groups) {
-      expect(g).toMatchObject({ Protocol: "TCP", TargetType: "instance", VpcId: cloud.vpcId, HealthCheckProtocol: "TCP", HealthCheckPort: "traffic-port", HealthCheckIntervalSeconds: 30, HealthyThresholdCount: 3, UnhealthyThresholdCount: 3 });
+      expect(g).toMatchObject({
+        Protocol: "TCP",
+        TargetType: "instance",
+        VpcId: cloud.vpcId,
+        HealthCheckProtocol: "TCP",
+        HealthCheckPort: "traffic-port",
+        HealthCheckIntervalSeconds: 30,
+        HealthyThresholdCount: 3,
+        UnhealthyThresholdCount: 3,
+      });
       expect(g.TargetGroupName).toMatch(/^k8s-infra-dns-[0-9a-f]{10}$/);
       expect(await targets(g.TargetGroupArn!)).toEqual(launched.map((i) => `${i.id}:${g.Port}`).sort());
     }
-    const tags = (await cloud.elbv2.send(new elbv2.DescribeTagsCommand({ ResourceArns: [d.LoadBalancerArn!] }))).TagDescriptions![0]!.Tags;
+    const tags = (await cloud.elbv2.send(new elbv2.DescribeTagsCommand({ ResourceArns: [d.LoadBalancerArn!] })))
+      .TagDescriptions![0]!.Tags;
     expect(tags).toContainEqual({ Key: "kubernetes.io/cluster/test-cluster", Value: "owned" });
     expect(tags).toContainEqual({ Key: "kubernetes.io/service-name", Value: "infra/dns" });
     expect(await nodeRules()).toEqual(
@@ -92,14 +120,18 @@ describe("aws network load balancer (moto)", () => {
     await lb.ensureLoadBalancer("kubernetes", service(), nodes);
     expect(await targetGroups()).toHaveLength(2);
     await lb.updateLoadBalancer("kubernetes", service(), nodes.slice(1));
-    for (const g of await targetGroups()) expect(await targets(g.TargetGroupArn!)).toEqual([`${launched[1]!.id}:${g.Port}`]);
+    for (const g of await targetGroups())
+      expect(await targets(g.TargetGroupArn!)).toEqual([`${launched[1]!.id}:${g.Port}`]);
     await lb.updateLoadBalancer("kubernetes", service(), nodes);
-    for (const g of await targetGroups()) expect(await targets(g.TargetGroupArn!)).toEqual(launched.map((i) => `${i.id}:${g.Port}`).sort());
+    for (const g of await targetGroups())
+      expect(await targets(g.TargetGroupArn!)).toEqual(launched.map((i) => `${i.id}:${g.Port}`).sort());
     await lb.ensureLoadBalancer("kubernetes", service({}, { ports: [{ port: 53, nodePort: 31053 }] }), nodes);
     const d = await nlb();
     expect(await listeners(d.LoadBalancerArn!)).toEqual(["TCP:53->31053"]);
     expect((await targetGroups()).map((g) => g.Port)).toEqual([31053]);
-    expect((await nodeRules()).filter((r) => r.includes("client="))).toEqual([`tcp:31053:0.0.0.0/0:kubernetes.io/rule/nlb/client=${NAME}`]);
+    expect((await nodeRules()).filter((r) => r.includes("client="))).toEqual([
+      `tcp:31053:0.0.0.0/0:kubernetes.io/rule/nlb/client=${NAME}`,
+    ]);
   });
 
   test("annotations: internal, cross-zone, health-check tuning, source ranges; ELB-only ones are warnings", async () => {
@@ -120,19 +152,55 @@ describe("aws network load balancer (moto)", () => {
     );
     const d = await nlb();
     expect(d.Scheme).toBe("internal");
-    const attributes = (await cloud.elbv2.send(new elbv2.DescribeLoadBalancerAttributesCommand({ LoadBalancerArn: d.LoadBalancerArn }))).Attributes ?? [];
+    const attributes =
+      (await cloud.elbv2.send(new elbv2.DescribeLoadBalancerAttributesCommand({ LoadBalancerArn: d.LoadBalancerArn })))
+        .Attributes ?? [];
     expect(attributes).toContainEqual({ Key: "load_balancing.cross_zone.enabled", Value: "true" });
-    expect((await targetGroups())[0]).toMatchObject({ HealthCheckProtocol: "HTTP", HealthCheckPath: "/ready", HealthCheckIntervalSeconds: 10 });
-    expect((await nodeRules()).filter((r) => r.includes("client="))).toEqual([`tcp:30053:192.0.2.0/24:kubernetes.io/rule/nlb/client=${NAME}`]);
-    expect(ensured.warnings).toEqual([{ reason: "UnsupportedAnnotation", message: `annotation ${P}connection-idle-timeout only applies to classic ELBs; ignored for this network load balancer` }]);
+    expect((await targetGroups())[0]).toMatchObject({
+      HealthCheckProtocol: "HTTP",
+      HealthCheckPath: "/ready",
+      HealthCheckIntervalSeconds: 10,
+    });
+    expect((await nodeRules()).filter((r) => r.includes("client="))).toEqual([
+      `tcp:30053:192.0.2.0/24:kubernetes.io/rule/nlb/client=${NAME}`,
+    ]);
+    expect(ensured.warnings).toEqual([
+      {
+        reason: "UnsupportedAnnotation",
+        message: `annotation ${P}connection-idle-timeout only applies to classic ELBs; ignored for this network load balancer`,
+      },
+    ]);
   });
 
   test("the type cannot change on a live Service; fixed addresses that do not fit the subnets are refused", async () => {
     await lb.ensureLoadBalancer("kubernetes", service(), nodes);
     const classic = { ...service(), metadata: { ...service().metadata, annotations: {} } };
-    expect((await rejection(lb.ensureLoadBalancer("kubernetes", classic, nodes))).message).toMatch(/aws-load-balancer-type: load balancer .* is a network load balancer; it cannot become a classic ELB/);
-    expect((await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}eip-allocations`]: "eipalloc-1" }), nodes))).message).toContain(`annotation ${P}eip-allocations: invalid value "eipalloc-1": 1 allocations for 2 subnets`);
-    expect((await rejection(lb.ensureLoadBalancer("kubernetes", service({}, { ports: [{ port: 53, nodePort: 30053 }, { port: 54, protocol: "UDP", nodePort: 30054 }] }), nodes))).message).toMatch(/mixed protocols/);
+    expect((await rejection(lb.ensureLoadBalancer("kubernetes", classic, nodes))).message).toMatch(
+      /aws-load-balancer-type: load balancer .* is a network load balancer; it cannot become a classic ELB/,
+    );
+    expect(
+      (await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}eip-allocations`]: "eipalloc-1" }), nodes)))
+        .message,
+    ).toContain(`annotation ${P}eip-allocations: invalid value "eipalloc-1": 1 allocations for 2 subnets`);
+    expect(
+      (
+        await rejection(
+          lb.ensureLoadBalancer(
+            "kubernetes",
+            service(
+              {},
+              {
+                ports: [
+                  { port: 53, nodePort: 30053 },
+                  { port: 54, protocol: "UDP", nodePort: 30054 },
+                ],
+              },
+            ),
+            nodes,
+          ),
+        )
+      ).message,
+    ).toMatch(/mixed protocols/);
   });
 
   test("manage-backend-security-group-rules: false takes this NLB's rules off the backends' groups; true puts them back", async () => {
@@ -143,11 +211,20 @@ describe("aws network load balancer (moto)", () => {
     expect(await nodeRules()).toEqual([]);
     await lb.ensureLoadBalancer("kubernetes", service({ [`${P}manage-backend-security-group-rules`]: "true" }), nodes);
     expect(await nodeRules()).toEqual(managed);
-    expect((await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}healthcheck-protocol`]: "SSL" }), nodes))).message).toMatch(/healthcheck-protocol: invalid value "SSL": network load balancer target groups check TCP, HTTP or HTTPS/);
+    expect(
+      (await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}healthcheck-protocol`]: "SSL" }), nodes)))
+        .message,
+    ).toMatch(
+      /healthcheck-protocol: invalid value "SSL": network load balancer target groups check TCP, HTTP or HTTPS/,
+    );
   });
 
   test("UDP ports get UDP target groups and listeners", async () => {
-    await lb.ensureLoadBalancer("kubernetes", service({}, { ports: [{ port: 53, protocol: "UDP", nodePort: 30053 }] }), nodes);
+    await lb.ensureLoadBalancer(
+      "kubernetes",
+      service({}, { ports: [{ port: 53, protocol: "UDP", nodePort: 30053 }] }),
+      nodes,
+    );
     expect(await listeners((await nlb()).LoadBalancerArn!)).toEqual(["UDP:53->30053"]);
     expect((await targetGroups())[0]!.Protocol).toBe("UDP");
   });
@@ -157,7 +234,9 @@ describe("aws network load balancer (moto)", () => {
   test("delete removes the NLB, its target groups and its node rules; deleting again is fine", async () => {
     await lb.ensureLoadBalancer("kubernetes", service(), nodes);
     await lb.ensureLoadBalancerDeleted("kubernetes", service());
-    expect((await rejection(cloud.elbv2.send(new elbv2.DescribeLoadBalancersCommand({ Names: [NAME] })))).name).toBe("LoadBalancerNotFoundException");
+    expect((await rejection(cloud.elbv2.send(new elbv2.DescribeLoadBalancersCommand({ Names: [NAME] })))).name).toBe(
+      "LoadBalancerNotFoundException",
+    );
     expect(await targetGroups()).toEqual([]);
     expect(await nodeRules()).toEqual([]);
     await lb.ensureLoadBalancerDeleted("kubernetes", service());

@@ -5,7 +5,11 @@
  * client / health / MTU rules on the backends' security groups. Target groups that no listener uses any
  * more are deleted after the listeners move.
  */
-import type { LoadBalancer as V2LoadBalancer, SubnetMapping, TargetGroup } from "@aws-sdk/client-elastic-load-balancing-v2";
+import type {
+  LoadBalancer as V2LoadBalancer,
+  SubnetMapping,
+  TargetGroup,
+} from "@aws-sdk/client-elastic-load-balancing-v2";
 import { errorCode, type AwsApi } from "../api.ts";
 import type { Ec2Instance } from "../ec2-instance.ts";
 import { PREFIX, type LbOptions } from "../lb-annotations.ts";
@@ -37,7 +41,11 @@ export interface NlbTarget {
   readonly groups: readonly TargetGroupSpec[];
 }
 
-export async function describeNlb(api: AwsApi, name: string, signal?: AbortSignal): Promise<V2LoadBalancer | undefined> {
+export async function describeNlb(
+  api: AwsApi,
+  name: string,
+  signal?: AbortSignal,
+): Promise<V2LoadBalancer | undefined> {
   try {
     const lb = (await api.elbv2.describeLoadBalancers({ Names: [name] }, signal)).LoadBalancers?.[0];
     return lb?.Type === "network" ? lb : undefined;
@@ -50,14 +58,21 @@ export async function describeNlb(api: AwsApi, name: string, signal?: AbortSigna
 /** Target groups attached to the NLB; a TargetGroupNotFound answer means there are none. */
 async function attachedGroups(api: AwsApi, lbArn: string, signal?: AbortSignal): Promise<string[]> {
   try {
-    return ((await api.elbv2.describeTargetGroups({ LoadBalancerArn: lbArn }, signal)).TargetGroups ?? []).map((g) => g.TargetGroupArn!);
+    return ((await api.elbv2.describeTargetGroups({ LoadBalancerArn: lbArn }, signal)).TargetGroups ?? []).map(
+      (g) => g.TargetGroupArn!,
+    );
   } catch (error) {
     if (errorCode(error) === "TargetGroupNotFoundException") return [];
     throw error;
   }
 }
 
-async function ensureTargetGroup(deps: NlbDeps, t: NlbTarget, spec: TargetGroupSpec, signal?: AbortSignal): Promise<{ arn: string; created: boolean }> {
+async function ensureTargetGroup(
+  deps: NlbDeps,
+  t: NlbTarget,
+  spec: TargetGroupSpec,
+  signal?: AbortSignal,
+): Promise<{ arn: string; created: boolean }> {
   const found = await deps.api.elbv2.describeTargetGroups({ Names: [spec.name] }, signal).catch((error: unknown) => {
     if (errorCode(error) === "TargetGroupNotFoundException") return { TargetGroups: [] };
     throw error;
@@ -65,7 +80,8 @@ async function ensureTargetGroup(deps: NlbDeps, t: NlbTarget, spec: TargetGroupS
   const existing = found.TargetGroups?.[0];
   const settings = healthCheckSettings(spec.healthCheck);
   if (existing?.TargetGroupArn) {
-    if (healthCheckChanged(existing, settings)) await deps.api.elbv2.modifyTargetGroup({ TargetGroupArn: existing.TargetGroupArn, ...settings }, signal);
+    if (healthCheckChanged(existing, settings))
+      await deps.api.elbv2.modifyTargetGroup({ TargetGroupArn: existing.TargetGroupArn, ...settings }, signal);
     return { arn: existing.TargetGroupArn, created: false };
   }
   const created = await deps.api.elbv2.createTargetGroup(
@@ -83,13 +99,28 @@ async function ensureTargetGroup(deps: NlbDeps, t: NlbTarget, spec: TargetGroupS
   return { arn: created.TargetGroups![0]!.TargetGroupArn!, created: true };
 }
 
-async function syncAttributes(api: AwsApi, arn: string, wanted: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<void> {
+async function syncAttributes(
+  api: AwsApi,
+  arn: string,
+  wanted: Readonly<Record<string, string>>,
+  signal?: AbortSignal,
+): Promise<void> {
   const current = (await api.elbv2.describeTargetGroupAttributes({ TargetGroupArn: arn }, signal)).Attributes ?? [];
   const changes = targetGroupAttributeChanges(current, wanted);
-  if (changes.length > 0) await api.elbv2.modifyTargetGroupAttributes({ TargetGroupArn: arn, Attributes: changes }, signal);
+  if (changes.length > 0)
+    await api.elbv2.modifyTargetGroupAttributes({ TargetGroupArn: arn, Attributes: changes }, signal);
 }
 
-type HealthCheckSettings = Pick<TargetGroup, "HealthCheckProtocol" | "HealthCheckPort" | "HealthCheckPath" | "HealthCheckIntervalSeconds" | "HealthyThresholdCount" | "UnhealthyThresholdCount" | "HealthCheckTimeoutSeconds">;
+type HealthCheckSettings = Pick<
+  TargetGroup,
+  | "HealthCheckProtocol"
+  | "HealthCheckPort"
+  | "HealthCheckPath"
+  | "HealthCheckIntervalSeconds"
+  | "HealthyThresholdCount"
+  | "UnhealthyThresholdCount"
+  | "HealthCheckTimeoutSeconds"
+>;
 
 function healthCheckSettings(hc: NlbHealthCheck): HealthCheckSettings {
   return {
@@ -107,11 +138,18 @@ function healthCheckChanged(actual: TargetGroup, wanted: HealthCheckSettings): b
   return (Object.keys(wanted) as (keyof HealthCheckSettings)[]).some((k) => actual[k] !== wanted[k]);
 }
 
-async function syncTargets(api: AwsApi, group: { arn: string; spec: TargetGroupSpec }, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<void> {
+async function syncTargets(
+  api: AwsApi,
+  group: { arn: string; spec: TargetGroupSpec },
+  instances: readonly Ec2Instance[],
+  signal?: AbortSignal,
+): Promise<void> {
   const { arn: groupArn, spec } = group;
   const health = await api.elbv2.describeTargetHealth({ TargetGroupArn: groupArn }, signal);
   // Draining and not-registered entries are on their way out: not targets any more.
-  const current = (health.TargetHealthDescriptions ?? []).filter((d) => d.TargetHealth?.State !== "draining" && d.TargetHealth?.Reason !== "Target.NotRegistered");
+  const current = (health.TargetHealthDescriptions ?? []).filter(
+    (d) => d.TargetHealth?.State !== "draining" && d.TargetHealth?.Reason !== "Target.NotRegistered",
+  );
   const have = new Set(current.map((d) => d.Target?.Id ?? ""));
   const want = new Set(instances.map((i) => i.id));
   const add = [...want].filter((id) => !have.has(id)).map((Id) => ({ Id, Port: spec.nodePort }));
@@ -122,13 +160,28 @@ async function syncTargets(api: AwsApi, group: { arn: string; spec: TargetGroupS
 
 async function syncCrossZone(api: AwsApi, lbArn: string, enabled: boolean, signal?: AbortSignal): Promise<void> {
   const key = "load_balancing.cross_zone.enabled";
-  const attributes = (await api.elbv2.describeLoadBalancerAttributes({ LoadBalancerArn: lbArn }, signal)).Attributes ?? [];
+  const attributes =
+    (await api.elbv2.describeLoadBalancerAttributes({ LoadBalancerArn: lbArn }, signal)).Attributes ?? [];
   const current = attributes.find((a) => a.Key === key)?.Value ?? "false";
-  if (current !== String(enabled)) await api.elbv2.modifyLoadBalancerAttributes({ LoadBalancerArn: lbArn, Attributes: [{ Key: key, Value: String(enabled) }] }, signal);
+  if (current !== String(enabled))
+    await api.elbv2.modifyLoadBalancerAttributes(
+      { LoadBalancerArn: lbArn, Attributes: [{ Key: key, Value: String(enabled) }] },
+      signal,
+    );
 }
 
-async function createNlb(deps: NlbDeps, t: NlbTarget, mappings: SubnetMapping[] | undefined, signal?: AbortSignal): Promise<V2LoadBalancer> {
-  const groups = t.options.securityGroups.length > 0 ? [...t.options.securityGroups] : deps.managedGroup ? [await ensureManagedGroup(deps, t, signal)] : [];
+async function createNlb(
+  deps: NlbDeps,
+  t: NlbTarget,
+  mappings: SubnetMapping[] | undefined,
+  signal?: AbortSignal,
+): Promise<V2LoadBalancer> {
+  const groups =
+    t.options.securityGroups.length > 0
+      ? [...t.options.securityGroups]
+      : deps.managedGroup
+        ? [await ensureManagedGroup(deps, t, signal)]
+        : [];
   const created = await deps.api.elbv2.createLoadBalancer(
     {
       Name: t.name,
@@ -148,7 +201,12 @@ async function createNlb(deps: NlbDeps, t: NlbTarget, mappings: SubnetMapping[] 
  * listener uses yet is deleted again when a later step fails, so a failed or throttled call leaves none
  * behind for deletion to miss (deletion finds target groups through the NLB's listeners).
  */
-async function syncGroupsAndListeners(deps: NlbDeps, t: NlbTarget, on: { lbArn: string; instances: readonly Ec2Instance[] }, signal?: AbortSignal): Promise<Set<string>> {
+async function syncGroupsAndListeners(
+  deps: NlbDeps,
+  t: NlbTarget,
+  on: { lbArn: string; instances: readonly Ec2Instance[] },
+  signal?: AbortSignal,
+): Promise<Set<string>> {
   const { lbArn, instances } = on;
   const wanted = new Map<number, WantedListener>();
   const created: string[] = [];
@@ -174,7 +232,8 @@ async function dropUnused(api: AwsApi, lbArn: string, arns: readonly string[]): 
   const listeners = await api.elbv2.describeListeners({ LoadBalancerArn: lbArn }).catch(() => undefined);
   if (!listeners) return;
   const used = new Set((listeners.Listeners ?? []).map((l) => l.DefaultActions?.[0]?.TargetGroupArn));
-  for (const arn of arns) if (!used.has(arn)) await api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }).catch(() => undefined);
+  for (const arn of arns)
+    if (!used.has(arn)) await api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }).catch(() => undefined);
 }
 
 /**
@@ -182,16 +241,25 @@ async function dropUnused(api: AwsApi, lbArn: string, arns: readonly string[]): 
  * cannot give groups to an NLB created without any, so asking for that is refused (recreate the Service).
  * Dropping the annotation leaves the groups as they are.
  */
-async function syncSecurityGroups(api: AwsApi, lb: V2LoadBalancer, wanted: readonly string[], signal?: AbortSignal): Promise<void> {
+async function syncSecurityGroups(
+  api: AwsApi,
+  lb: V2LoadBalancer,
+  wanted: readonly string[],
+  signal?: AbortSignal,
+): Promise<void> {
   const have = lb.SecurityGroups ?? [];
   if (wanted.length === 0 || (have.length === wanted.length && wanted.every((g) => have.includes(g)))) return;
   if (have.length === 0) {
-    throw new Error(`annotation ${PREFIX}security-groups: NLB ${lb.LoadBalancerName} was created without security groups and AWS cannot add them; recreate the Service`);
+    throw new Error(
+      `annotation ${PREFIX}security-groups: NLB ${lb.LoadBalancerName} was created without security groups and AWS cannot add them; recreate the Service`,
+    );
   }
   await api.elbv2.setSecurityGroups({ LoadBalancerArn: lb.LoadBalancerArn, SecurityGroups: [...wanted] }, signal);
 }
 
-/** The NLB's managed group with the listener ports open from the source ranges (deleted with the NLB as the ELB's is). */
+/**
+ * The NLB's managed group with the listener ports open from the source ranges (deleted with the NLB as the ELB's is).
+ */
 async function ensureManagedGroup(deps: NlbDeps, t: NlbTarget, signal?: AbortSignal): Promise<string> {
   const rules = nlbFrontendRules(t.name, t.groups, t.options.sourceRanges).map(({ description: _, ...r }) => r);
   return ensureOwnGroup(deps.sg, { name: t.name, service: serviceName(t.service), vpc: t.vpc }, rules, signal);
@@ -199,14 +267,24 @@ async function ensureManagedGroup(deps: NlbDeps, t: NlbTarget, signal?: AbortSig
 
 /** Keeps the managed group's rules on the listener ports, when the NLB carries it. */
 async function syncManagedGroup(deps: NlbDeps, t: NlbTarget, lb: V2LoadBalancer, signal?: AbortSignal): Promise<void> {
-  const found = await deps.api.ec2.describeSecurityGroups({ Filters: [{ Name: "group-name", Values: [ownGroupName(t.name)] }, { Name: "vpc-id", Values: [t.vpc] }] }, signal);
+  const found = await deps.api.ec2.describeSecurityGroups(
+    {
+      Filters: [
+        { Name: "group-name", Values: [ownGroupName(t.name)] },
+        { Name: "vpc-id", Values: [t.vpc] },
+      ],
+    },
+    signal,
+  );
   const own = found.SecurityGroups?.[0]?.GroupId;
   if (own && (lb.SecurityGroups ?? []).includes(own)) await ensureManagedGroup(deps, t, signal);
 }
 
 async function subnetCidrs(api: AwsApi, subnets: readonly string[], signal?: AbortSignal): Promise<SubnetInfo[]> {
   const found = (await api.ec2.describeSubnets({ SubnetIds: [...subnets] }, signal)).Subnets ?? [];
-  return found.map((s) => ({ id: s.SubnetId ?? "", cidr: s.CidrBlock ?? "" })).filter((s) => s.id !== "" && s.cidr !== "");
+  return found
+    .map((s) => ({ id: s.SubnetId ?? "", cidr: s.CidrBlock ?? "" }))
+    .filter((s) => s.id !== "" && s.cidr !== "");
 }
 
 /** The subnet mappings the annotations ask for, checked against the chosen subnets; undefined when none. */
@@ -214,21 +292,38 @@ async function fixedMappings(api: AwsApi, t: NlbTarget, signal?: AbortSignal): P
   const fixed = t.options.fixedAddresses;
   if (fixed.eipAllocations.length === 0 && fixed.privateIpv4Addresses.length === 0) return undefined;
   const known = await subnetCidrs(api, t.subnets, signal);
-  return subnetMappings([...t.subnets].sort().map((id) => known.find((s) => s.id === id) ?? { id, cidr: "" }), fixed);
+  return subnetMappings(
+    [...t.subnets].sort().map((id) => known.find((s) => s.id === id) ?? { id, cidr: "" }),
+    fixed,
+  );
 }
 
 /** What cannot change on a live NLB is checked before anything is written; then its groups follow the Service. */
-async function updateExisting(deps: NlbDeps, t: NlbTarget, live: { lb: V2LoadBalancer; mappings: SubnetMapping[] | undefined }, signal?: AbortSignal): Promise<void> {
+async function updateExisting(
+  deps: NlbDeps,
+  t: NlbTarget,
+  live: { lb: V2LoadBalancer; mappings: SubnetMapping[] | undefined },
+  signal?: AbortSignal,
+): Promise<void> {
   const { lb } = live;
-  if ((lb.Scheme === "internal") !== t.options.internal) throw new Error(`annotation ${PREFIX}internal: cannot change NLB ${t.name} from ${lb.Scheme}; recreate the Service`);
+  if ((lb.Scheme === "internal") !== t.options.internal)
+    throw new Error(
+      `annotation ${PREFIX}internal: cannot change NLB ${t.name} from ${lb.Scheme}; recreate the Service`,
+    );
   const conflict = fixedAddressConflict(lb, live.mappings);
   if (conflict) throw new Error(conflict);
   await syncSecurityGroups(deps.api, lb, t.options.securityGroups, signal);
-  if (t.options.securityGroups.length === 0 && (lb.SecurityGroups ?? []).length > 0) await syncManagedGroup(deps, t, lb, signal);
+  if (t.options.securityGroups.length === 0 && (lb.SecurityGroups ?? []).length > 0)
+    await syncManagedGroup(deps, t, lb, signal);
 }
 
 /** Creates or updates the NLB for `t` with `instances` as targets; resolves the NLB. */
-export async function ensureNlb(deps: NlbDeps, t: NlbTarget, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<V2LoadBalancer> {
+export async function ensureNlb(
+  deps: NlbDeps,
+  t: NlbTarget,
+  instances: readonly Ec2Instance[],
+  signal?: AbortSignal,
+): Promise<V2LoadBalancer> {
   const existing = await describeNlb(deps.api, t.name, signal);
   const mappings = await fixedMappings(deps.api, t, signal);
   if (existing) await updateExisting(deps, t, { lb: existing, mappings }, signal);
@@ -245,7 +340,12 @@ export async function ensureNlb(deps: NlbDeps, t: NlbTarget, instances: readonly
  * Backend rules on the nodes' groups (none, and ours removed, with `manage-backend-security-group-rules:
  * "false"`), and the listener ports on the NLB's first annotated group.
  */
-async function syncRules(deps: NlbDeps, t: NlbTarget, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<void> {
+async function syncRules(
+  deps: NlbDeps,
+  t: NlbTarget,
+  instances: readonly Ec2Instance[],
+  signal?: AbortSignal,
+): Promise<void> {
   const cidrs = (await subnetCidrs(deps.api, t.subnets, signal)).map((s) => s.cidr);
   const frontend = t.options.securityGroups[0];
   const extra = new Map(frontend ? [[frontend, nlbFrontendRules(t.name, t.groups, t.options.sourceRanges)]] : []);
@@ -258,7 +358,8 @@ export async function deleteNlb(deps: NlbDeps, name: string, signal?: AbortSigna
   const lb = await describeNlb(deps.api, name, signal);
   if (!lb) return;
   const groups = await attachedGroups(deps.api, lb.LoadBalancerArn!, signal);
-  if (deps.manageNodeRules && lb.VpcId) await syncMarkedRules(deps.sg, { name, vpc: lb.VpcId, instances: [], rules: [] }, signal);
+  if (deps.manageNodeRules && lb.VpcId)
+    await syncMarkedRules(deps.sg, { name, vpc: lb.VpcId, instances: [], rules: [] }, signal);
   await deps.api.elbv2.deleteLoadBalancer({ LoadBalancerArn: lb.LoadBalancerArn }, signal);
   for (const arn of groups) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
 }

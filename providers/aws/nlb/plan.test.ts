@@ -8,7 +8,12 @@ const P = "service.beta.kubernetes.io/aws-load-balancer-";
 
 function service(spec: Partial<NonNullable<Service["spec"]>> = {}, annotations: Record<string, string> = {}): Service {
   return {
-    metadata: { name: "resolver-frontend", namespace: "networking", uid: "u", annotations: { [`${P}type`]: "nlb", ...annotations } },
+    metadata: {
+      name: "resolver-frontend",
+      namespace: "networking",
+      uid: "u",
+      annotations: { [`${P}type`]: "nlb", ...annotations },
+    },
     spec: { type: "LoadBalancer", ports: [{ port: 53, nodePort: 30053 }], ...spec },
   };
 }
@@ -17,8 +22,12 @@ describe("NLB plan", () => {
   test("annotations select the NLB kind and keep ELB-only ones as warnings", () => {
     const options = parseLbOptions(service({}, { [`${P}connection-draining-enabled`]: "true" }));
     expect(options.kind).toBe("nlb");
-    expect(options.warnings.map((w) => w.message)).toEqual([`annotation ${P}connection-draining-enabled only applies to classic ELBs; ignored for this network load balancer`]);
-    expect(() => parseLbOptions(service({}, { [`${P}extra-security-groups`]: "sg-1" }))).toThrow(/extra-security-groups: invalid value "sg-1": network load balancers take their groups from security-groups only/);
+    expect(options.warnings.map((w) => w.message)).toEqual([
+      `annotation ${P}connection-draining-enabled only applies to classic ELBs; ignored for this network load balancer`,
+    ]);
+    expect(() => parseLbOptions(service({}, { [`${P}extra-security-groups`]: "sg-1" }))).toThrow(
+      /extra-security-groups: invalid value "sg-1": network load balancers take their groups from security-groups only/,
+    );
   });
 
   test("target group names: k8s-<ns[:8]>-<name[:8]>-<10 hex>, stable, changed by the NodePort", () => {
@@ -33,8 +42,20 @@ describe("NLB plan", () => {
 
   test.each([
     [{}, {}, { protocol: "TCP", port: "traffic-port", interval: 30, healthy: 3, unhealthy: 3 }],
-    [{ externalTrafficPolicy: "Local" as const, healthCheckNodePort: 32000 }, {}, { protocol: "HTTP", port: "32000", path: "/healthz", interval: 10, healthy: 2, unhealthy: 2 }],
-    [{}, { [`${P}healthcheck-protocol`]: "HTTP", [`${P}healthcheck-port`]: "8080", [`${P}healthcheck-healthy-threshold`]: "5" }, { protocol: "HTTP", port: "8080", path: "/", interval: 30, healthy: 5, unhealthy: 3 }],
+    [
+      { externalTrafficPolicy: "Local" as const, healthCheckNodePort: 32000 },
+      {},
+      { protocol: "HTTP", port: "32000", path: "/healthz", interval: 10, healthy: 2, unhealthy: 2 },
+    ],
+    [
+      {},
+      {
+        [`${P}healthcheck-protocol`]: "HTTP",
+        [`${P}healthcheck-port`]: "8080",
+        [`${P}healthcheck-healthy-threshold`]: "5",
+      },
+      { protocol: "HTTP", port: "8080", path: "/", interval: 30, healthy: 5, unhealthy: 3 },
+    ],
   ])("health check for %p %p", (spec, annotations, expected) => {
     const svc = service(spec, annotations);
     expect(nlbHealthCheck(svc, parseLbOptions(svc))).toMatchObject(expected);
@@ -42,14 +63,30 @@ describe("NLB plan", () => {
 
   test.each([
     [{ loadBalancerIP: "1.2.3.4" }, /loadBalancerIP/],
-    [{ ports: [{ port: 1, protocol: "SCTP" as const, nodePort: 30001 }] }, /SCTP: network load balancers support TCP and UDP/],
-    [{ ports: [{ port: 1, nodePort: 30001 }, { port: 2, protocol: "UDP" as const, nodePort: 30002 }] }, /mixed protocols/],
+    [
+      { ports: [{ port: 1, protocol: "SCTP" as const, nodePort: 30001 }] },
+      /SCTP: network load balancers support TCP and UDP/,
+    ],
+    [
+      {
+        ports: [
+          { port: 1, nodePort: 30001 },
+          { port: 2, protocol: "UDP" as const, nodePort: 30002 },
+        ],
+      },
+      /mixed protocols/,
+    ],
   ])("refuses %p", (spec, message) => {
     expect(() => validateNlbService(service(spec))).toThrow(message);
   });
 
   test("node rules: client NodePorts from the source ranges, health from the subnets, ICMP MTU, each marked", () => {
-    const svc = service({ ports: [{ port: 53, nodePort: 30053 }, { port: 54, nodePort: 30054 }] });
+    const svc = service({
+      ports: [
+        { port: 53, nodePort: 30053 },
+        { port: 54, nodePort: 30054 },
+      ],
+    });
     const groups = desiredTargetGroups("c1", svc, parseLbOptions(svc));
     expect(nlbNodeRules("lb1", groups, ["10.0.0.0/8"], ["10.1.0.0/24"]).map(ruleKey)).toEqual([
       "tcp|30053|30053|10.0.0.0/8|kubernetes.io/rule/nlb/client=lb1",

@@ -46,7 +46,9 @@ export function validateNlbService(service: Service): void {
   const spec = service.spec ?? {};
   if (spec.loadBalancerIP) throw new Error("spec.loadBalancerIP cannot be honoured by AWS load balancers; remove it");
   const protocols = new Set((spec.ports ?? []).map((p) => p.protocol ?? "TCP"));
-  for (const protocol of protocols) if (protocol !== "TCP" && protocol !== "UDP") throw new Error(`protocol ${protocol}: network load balancers support TCP and UDP`);
+  for (const protocol of protocols)
+    if (protocol !== "TCP" && protocol !== "UDP")
+      throw new Error(`protocol ${protocol}: network load balancers support TCP and UDP`);
   if (protocols.size > 1) throw new Error("mixed protocols are not supported for a network load balancer");
 }
 
@@ -55,7 +57,14 @@ type BaseCheck = Omit<NlbHealthCheck, "timeout">;
 function defaultCheck(service: Service): BaseCheck {
   const spec = service.spec ?? {};
   if (spec.externalTrafficPolicy === "Local" && (spec.healthCheckNodePort ?? 0) > 0) {
-    return { protocol: "HTTP", port: String(spec.healthCheckNodePort), path: "/healthz", interval: 10, healthy: 2, unhealthy: 2 };
+    return {
+      protocol: "HTTP",
+      port: String(spec.healthCheckNodePort),
+      path: "/healthz",
+      interval: 10,
+      healthy: 2,
+      unhealthy: 2,
+    };
   }
   return { protocol: "TCP", port: "traffic-port", interval: 30, healthy: 3, unhealthy: 3 };
 }
@@ -65,29 +74,56 @@ export function nlbHealthCheck(service: Service, options: LbOptions): NlbHealthC
   const hc = options.healthCheck;
   const protocol = hc.protocol ?? base.protocol;
   const path = protocol === "HTTP" || protocol === "HTTPS" ? (hc.path ?? base.path ?? "/") : undefined;
-  const given = Object.fromEntries(Object.entries({ interval: hc.interval, healthy: hc.healthyThreshold, unhealthy: hc.unhealthyThreshold, timeout: hc.timeout }).filter(([, v]) => v !== undefined));
+  const given = Object.fromEntries(
+    Object.entries({
+      interval: hc.interval,
+      healthy: hc.healthyThreshold,
+      unhealthy: hc.unhealthyThreshold,
+      timeout: hc.timeout,
+    }).filter(([, v]) => v !== undefined),
+  );
   return { ...base, protocol, port: hc.port ?? base.port, path, ...given };
 }
 
-export function targetGroupName(clusterID: string, service: Service, port: { nodePort: number; protocol: string }, hc: NlbHealthCheck): string {
+export function targetGroupName(
+  clusterID: string,
+  service: Service,
+  port: { nodePort: number; protocol: string },
+  hc: NlbHealthCheck,
+): string {
   const { namespace = "", name } = service.metadata;
-  const hash = createHash("sha1").update([clusterID, namespace, name, port.nodePort, port.protocol, "instance", hc.protocol, hc.interval].join("|")).digest("hex");
+  const hash = createHash("sha1")
+    .update([clusterID, namespace, name, port.nodePort, port.protocol, "instance", hc.protocol, hc.interval].join("|"))
+    .digest("hex");
   return `k8s-${namespace.slice(0, 8)}-${name.slice(0, 8)}-${hash.slice(0, 10)}`;
 }
 
 export function desiredTargetGroups(clusterID: string, service: Service, options: LbOptions): TargetGroupSpec[] {
   const hc = nlbHealthCheck(service, options);
   const ports = (service.spec?.ports ?? []).filter((p) => (p.nodePort ?? 0) > 0);
-  if (ports.length === 0) throw new Error("the Service has no port with a NodePort: a network load balancer needs one to forward to");
+  if (ports.length === 0)
+    throw new Error("the Service has no port with a NodePort: a network load balancer needs one to forward to");
   return ports.map((p) => {
     const listener = nlbListener(p, options.listener);
-    const protocol = listener.protocol === "TLS" && options.listener.backendProtocol !== "ssl" ? "TCP" : listener.protocol;
+    const protocol =
+      listener.protocol === "TLS" && options.listener.backendProtocol !== "ssl" ? "TCP" : listener.protocol;
     const name = targetGroupName(clusterID, service, { nodePort: p.nodePort!, protocol }, hc);
-    return { name, servicePort: p.port, nodePort: p.nodePort!, protocol, healthCheck: hc, listener, attributes: options.targetGroupAttributes };
+    return {
+      name,
+      servicePort: p.port,
+      nodePort: p.nodePort!,
+      protocol,
+      healthCheck: hc,
+      listener,
+      attributes: options.targetGroupAttributes,
+    };
   });
 }
 
-/** Upstream: a TCP port in `ssl-ports` with a certificate is a TLS listener, with the negotiation policy as its SslPolicy. */
+/**
+ * Upstream: a TCP port in `ssl-ports` with a certificate is a TLS listener, with the negotiation policy as its
+ * SslPolicy.
+ */
 export function nlbListener(port: ServicePort, options: ListenerOptions): NlbListenerSpec {
   if (port.protocol === "UDP") return { protocol: "UDP" };
   if (!options.tls || !usesTls(options.tls, port)) return { protocol: "TCP" };
@@ -99,33 +135,65 @@ export function nlbListener(port: ServicePort, options: ListenerOptions): NlbLis
   };
 }
 
-export const ruleDescription = (kind: "client" | "health" | "mtu" | "frontend", lbName: string): string => `kubernetes.io/rule/nlb/${kind}=${lbName}`;
+export const ruleDescription = (kind: "client" | "health" | "mtu" | "frontend", lbName: string): string =>
+  `kubernetes.io/rule/nlb/${kind}=${lbName}`;
 
 /**
  * Backend security-group rules for an NLB (it keeps client addresses): clients reach the NodePorts from
  * the source ranges, the NLB's health checks come from its subnets, ICMP fragmentation-needed from the
  * source ranges.
  */
-export function nlbNodeRules(lbName: string, groups: readonly TargetGroupSpec[], sourceRanges: readonly string[], subnetCidrs: readonly string[]): Rule[] {
+export function nlbNodeRules(
+  lbName: string,
+  groups: readonly TargetGroupSpec[],
+  sourceRanges: readonly string[],
+  subnetCidrs: readonly string[],
+): Rule[] {
   const rules: Rule[] = [];
   for (const cidr of sourceRanges) {
-    for (const g of groups) rules.push({ protocol: g.protocol === "UDP" ? "udp" : "tcp", from: g.nodePort, to: g.nodePort, source: { cidr }, description: ruleDescription("client", lbName) });
-    if (!cidr.includes(":")) rules.push({ protocol: "icmp", from: 3, to: 4, source: { cidr }, description: ruleDescription("mtu", lbName) });
+    for (const g of groups)
+      rules.push({
+        protocol: g.protocol === "UDP" ? "udp" : "tcp",
+        from: g.nodePort,
+        to: g.nodePort,
+        source: { cidr },
+        description: ruleDescription("client", lbName),
+      });
+    if (!cidr.includes(":"))
+      rules.push({ protocol: "icmp", from: 3, to: 4, source: { cidr }, description: ruleDescription("mtu", lbName) });
   }
   for (const cidr of subnetCidrs) {
-    for (const port of new Set(groups.map((g) => (g.healthCheck.port === "traffic-port" ? g.nodePort : Number(g.healthCheck.port))))) {
-      rules.push({ protocol: "tcp", from: port, to: port, source: { cidr }, description: ruleDescription("health", lbName) });
+    for (const port of new Set(
+      groups.map((g) => (g.healthCheck.port === "traffic-port" ? g.nodePort : Number(g.healthCheck.port))),
+    )) {
+      rules.push({
+        protocol: "tcp",
+        from: port,
+        to: port,
+        source: { cidr },
+        description: ruleDescription("health", lbName),
+      });
     }
   }
   return rules;
 }
 
 /** Ingress on the NLB's own (first) security group: each listener port from the source ranges. */
-export function nlbFrontendRules(lbName: string, groups: readonly TargetGroupSpec[], sourceRanges: readonly string[]): Rule[] {
+export function nlbFrontendRules(
+  lbName: string,
+  groups: readonly TargetGroupSpec[],
+  sourceRanges: readonly string[],
+): Rule[] {
   return sourceRanges.flatMap((cidr) =>
     groups.map((g): Rule => {
       const protocol = g.protocol === "UDP" ? "udp" : "tcp";
-      return { protocol, from: g.servicePort, to: g.servicePort, source: { cidr }, description: ruleDescription("frontend", lbName) };
+      return {
+        protocol,
+        from: g.servicePort,
+        to: g.servicePort,
+        source: { cidr },
+        description: ruleDescription("frontend", lbName),
+      };
     }),
   );
 }

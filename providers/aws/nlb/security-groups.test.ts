@@ -22,22 +22,38 @@ beforeEach(async () => {
 
 function service(annotations: Record<string, string> = {}): Service {
   return {
-    metadata: { name: "gw", namespace: "edge", uid: "d11e2d3c-4b5a-6978-8695-a4b3c2d1e0f9", annotations: { [`${P}type`]: "nlb", ...annotations } },
-    spec: { type: "LoadBalancer", loadBalancerSourceRanges: ["203.0.113.0/24"], ports: [{ name: "https", port: 443, nodePort: 30443 }] },
+    metadata: {
+      name: "gw",
+      namespace: "edge",
+      uid: "d11e2d3c-4b5a-6978-8695-a4b3c2d1e0f9",
+      annotations: { [`${P}type`]: "nlb", ...annotations },
+    },
+    spec: {
+      type: "LoadBalancer",
+      loadBalancerSourceRanges: ["203.0.113.0/24"],
+      ports: [{ name: "https", port: 443, nodePort: 30443 }],
+    },
   };
 }
 
 async function group(name: string): Promise<string> {
-  return (await cloud.ec2.send(new ec2.CreateSecurityGroupCommand({ GroupName: name, Description: name, VpcId: cloud.vpcId }))).GroupId!;
+  return (
+    await cloud.ec2.send(new ec2.CreateSecurityGroupCommand({ GroupName: name, Description: name, VpcId: cloud.vpcId }))
+  ).GroupId!;
 }
 
 async function frontendRules(id: string): Promise<string[]> {
   const g = (await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ GroupIds: [id] }))).SecurityGroups![0]!;
-  return (g.IpPermissions ?? []).flatMap((p) => (p.IpRanges ?? []).map((r) => `${p.IpProtocol}:${p.FromPort}:${r.CidrIp}:${r.Description}`));
+  return (g.IpPermissions ?? []).flatMap((p) =>
+    (p.IpRanges ?? []).map((r) => `${p.IpProtocol}:${p.FromPort}:${r.CidrIp}:${r.Description}`),
+  );
 }
 
 async function nlbGroups(): Promise<string[]> {
-  return (await cloud.elbv2.send(new elbv2.DescribeLoadBalancersCommand({ Names: [NAME] }))).LoadBalancers![0]!.SecurityGroups ?? [];
+  return (
+    (await cloud.elbv2.send(new elbv2.DescribeLoadBalancersCommand({ Names: [NAME] }))).LoadBalancers![0]!
+      .SecurityGroups ?? []
+  );
 }
 
 describe("NLB security groups (moto)", () => {
@@ -52,14 +68,20 @@ describe("NLB security groups (moto)", () => {
     expect(await frontendRules(two)).toEqual([`tcp:443:203.0.113.0/24:kubernetes.io/rule/nlb/frontend=${NAME}`]);
     await lb.ensureLoadBalancerDeleted("kubernetes", service());
     expect(await frontendRules(two)).toEqual([]);
-    expect((await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ GroupIds: [one, two] }))).SecurityGroups).toHaveLength(2);
+    expect(
+      (await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ GroupIds: [one, two] }))).SecurityGroups,
+    ).toHaveLength(2);
   });
 
   test("groups asked for on an NLB created without any are refused; nothing changes", async () => {
     await lb.ensureLoadBalancer("kubernetes", service(), nodes);
     const sg = await group("late");
-    const failure = await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}security-groups`]: sg }), nodes));
-    expect(failure.message).toMatch(/security-groups: NLB .* was created without security groups and AWS cannot add them; recreate the Service/);
+    const failure = await rejection(
+      lb.ensureLoadBalancer("kubernetes", service({ [`${P}security-groups`]: sg }), nodes),
+    );
+    expect(failure.message).toMatch(
+      /security-groups: NLB .* was created without security groups and AWS cannot add them; recreate the Service/,
+    );
     expect(await nlbGroups()).toEqual([]);
     expect(await frontendRules(sg)).toEqual([]);
   });
@@ -67,17 +89,33 @@ describe("NLB security groups (moto)", () => {
 
 describe("NLB managed security group (NLBSecurityGroupMode = Managed, moto)", () => {
   test("a new NLB gets its own group with the listener ports open; a port change follows; deletion removes the group", async () => {
-    const managed = awsTestProvider(cloud, { extra: "NLBSecurityGroupMode = Managed", options: { cacheMaxAgeMs: 0 } }).loadBalancer!;
+    const managed = awsTestProvider(cloud, {
+      extra: "NLBSecurityGroupMode = Managed",
+      options: { cacheMaxAgeMs: 0 },
+    }).loadBalancer!;
     await managed.ensureLoadBalancer("kubernetes", service(), nodes);
-    const [own] = (await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ Filters: [{ Name: "group-name", Values: [`k8s-elb-${NAME}`] }] }))).SecurityGroups!;
+    const [own] = (
+      await cloud.ec2.send(
+        new ec2.DescribeSecurityGroupsCommand({ Filters: [{ Name: "group-name", Values: [`k8s-elb-${NAME}`] }] }),
+      )
+    ).SecurityGroups!;
     expect(await nlbGroups()).toEqual([own!.GroupId!]);
     expect(own!.Tags).toContainEqual({ Key: "kubernetes.io/cluster/test-cluster", Value: "owned" });
     expect(await frontendRules(own!.GroupId!)).toEqual(["tcp:443:203.0.113.0/24:undefined"]);
     const more = service();
     more.spec!.ports = [...more.spec!.ports!, { name: "quic", port: 8443, nodePort: 30843 }];
     await managed.ensureLoadBalancer("kubernetes", more, nodes);
-    expect((await frontendRules(own!.GroupId!)).sort()).toEqual(["tcp:443:203.0.113.0/24:undefined", "tcp:8443:203.0.113.0/24:undefined"]);
+    expect((await frontendRules(own!.GroupId!)).sort()).toEqual([
+      "tcp:443:203.0.113.0/24:undefined",
+      "tcp:8443:203.0.113.0/24:undefined",
+    ]);
     await managed.ensureLoadBalancerDeleted("kubernetes", more);
-    expect((await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ Filters: [{ Name: "group-name", Values: [`k8s-elb-${NAME}`] }] }))).SecurityGroups).toEqual([]);
+    expect(
+      (
+        await cloud.ec2.send(
+          new ec2.DescribeSecurityGroupsCommand({ Filters: [{ Name: "group-name", Values: [`k8s-elb-${NAME}`] }] }),
+        )
+      ).SecurityGroups,
+    ).toEqual([]);
   });
 });

@@ -9,10 +9,22 @@ const read = (value?: string) => (name: string) => (name === "target-group-attri
 describe("NLB target group attributes", () => {
   test.each([
     [undefined, false, {}],
-    ["preserve_client_ip.enabled=false, deregistration_delay.timeout_seconds=0", false, { "preserve_client_ip.enabled": "false", "deregistration_delay.timeout_seconds": "0" }],
+    [
+      "preserve_client_ip.enabled=false, deregistration_delay.timeout_seconds=0",
+      false,
+      { "preserve_client_ip.enabled": "false", "deregistration_delay.timeout_seconds": "0" },
+    ],
     [undefined, true, { "proxy_protocol_v2.enabled": "true" }],
-    ["stickiness.enabled=true,stickiness.type=source_ip", true, { "stickiness.enabled": "true", "stickiness.type": "source_ip", "proxy_protocol_v2.enabled": "true" }],
-    ["load_balancing.cross_zone.enabled=use_load_balancer_configuration", false, { "load_balancing.cross_zone.enabled": "use_load_balancer_configuration" }],
+    [
+      "stickiness.enabled=true,stickiness.type=source_ip",
+      true,
+      { "stickiness.enabled": "true", "stickiness.type": "source_ip", "proxy_protocol_v2.enabled": "true" },
+    ],
+    [
+      "load_balancing.cross_zone.enabled=use_load_balancer_configuration",
+      false,
+      { "load_balancing.cross_zone.enabled": "use_load_balancer_configuration" },
+    ],
   ] as [string | undefined, boolean, Record<string, string>][])("%p (proxy protocol %p)", (value, proxy, expected) => {
     expect(readTargetGroupAttributes(read(value), proxy)).toEqual(expected);
   });
@@ -38,17 +50,31 @@ describe("NLB target group attributes", () => {
       { Key: "preserve_client_ip.enabled", Value: "false" },
       { Key: "proxy_protocol_v2.enabled", Value: "false" },
     ]);
-    expect(targetGroupAttributeChanges(current, { "deregistration_delay.timeout_seconds": "30", "proxy_protocol_v2.enabled": "true" })).toEqual([]);
+    expect(
+      targetGroupAttributeChanges(current, {
+        "deregistration_delay.timeout_seconds": "30",
+        "proxy_protocol_v2.enabled": "true",
+      }),
+    ).toEqual([]);
     expect(targetGroupAttributeChanges([], {})).toEqual([]);
   });
 });
 
 describe("NLB listeners", () => {
-  const tls = { certificate: "arn:aws:acm:us-west-2:123456789012:certificate/abc", ports: { numbers: [443], names: [] }, policy: "ELBSecurityPolicy-2016-08" };
+  const tls = {
+    certificate: "arn:aws:acm:us-west-2:123456789012:certificate/abc",
+    ports: { numbers: [443], names: [] },
+    policy: "ELBSecurityPolicy-2016-08",
+  };
   test.each([
     ["plain TCP", { port: 443 }, { proxyProtocol: false }, { protocol: "TCP" }],
     ["UDP never TLS", { port: 443, protocol: "UDP" as const }, { tls, proxyProtocol: false }, { protocol: "UDP" }],
-    ["TLS port", { port: 443 }, { tls, proxyProtocol: false, alpnPolicy: "HTTP2Only" }, { protocol: "TLS", certificate: tls.certificate, sslPolicy: tls.policy, alpnPolicy: "HTTP2Only" }],
+    [
+      "TLS port",
+      { port: 443 },
+      { tls, proxyProtocol: false, alpnPolicy: "HTTP2Only" },
+      { protocol: "TLS", certificate: tls.certificate, sslPolicy: tls.policy, alpnPolicy: "HTTP2Only" },
+    ],
     ["port not in ssl-ports", { port: 53 }, { tls, proxyProtocol: false }, { protocol: "TCP" }],
   ] as [string, ServicePort, ListenerOptions, NlbListenerSpec][])("%s", (_title, port, options, expected) => {
     expect(nlbListener(port, options)).toEqual(expected);

@@ -44,7 +44,8 @@ export function readTargetGroupAttributes(read: Read, proxyProtocol: boolean): R
   const given = readMap(read, NAME, false);
   for (const [key, value] of Object.entries(given)) {
     const spec = KEYS[key];
-    if (!spec) throw bad(NAME, `${key}=${value}`, `unknown key ${key}; expected one of ${Object.keys(KEYS).join(", ")}`);
+    if (!spec)
+      throw bad(NAME, `${key}=${value}`, `unknown key ${key}; expected one of ${Object.keys(KEYS).join(", ")}`);
     if (!spec.check(value)) throw bad(NAME, `${key}=${value}`, `${key} must be ${spec.expected}`);
   }
   if (proxyProtocol && given["proxy_protocol_v2.enabled"] === "false") {
@@ -57,7 +58,10 @@ export function readTargetGroupAttributes(read: Read, proxyProtocol: boolean): R
  * The attributes to write: every wanted key whose value differs, and every defaulted key the Service no
  * longer names whose current value is not the default.
  */
-export function targetGroupAttributeChanges(current: readonly TargetGroupAttribute[], wanted: Readonly<Record<string, string>>): TargetGroupAttribute[] {
+export function targetGroupAttributeChanges(
+  current: readonly TargetGroupAttribute[],
+  wanted: Readonly<Record<string, string>>,
+): TargetGroupAttribute[] {
   const have = new Map(current.map((a) => [a.Key ?? "", a.Value ?? ""]));
   const changes: TargetGroupAttribute[] = [];
   for (const [key, spec] of Object.entries(KEYS)) {

@@ -27,12 +27,19 @@ beforeEach(async () => {
 function service(annotations: Record<string, string> = {}): Service {
   return {
     metadata: { name: "dns", namespace: "infra", uid: UID, annotations: { [`${P}type`]: "nlb", ...annotations } },
-    spec: { type: "LoadBalancer", ports: [{ name: "dns", port: 53, nodePort: 30053 }, { name: "dot", port: 853, nodePort: 30853 }] },
+    spec: {
+      type: "LoadBalancer",
+      ports: [
+        { name: "dns", port: 53, nodePort: 30053 },
+        { name: "dot", port: 853, nodePort: 30853 },
+      ],
+    },
   };
 }
 
 async function nlbArn(): Promise<string> {
-  return (await cloud.elbv2.send(new elbv2.DescribeLoadBalancersCommand({ Names: [NAME] }))).LoadBalancers![0]!.LoadBalancerArn!;
+  return (await cloud.elbv2.send(new elbv2.DescribeLoadBalancersCommand({ Names: [NAME] }))).LoadBalancers![0]!
+    .LoadBalancerArn!;
 }
 
 interface Seen {
@@ -42,16 +49,28 @@ interface Seen {
 }
 
 async function seen(): Promise<Seen> {
-  const groups = new Map(((await cloud.elbv2.send(new elbv2.DescribeTargetGroupsCommand({}))).TargetGroups ?? []).map((g) => [g.TargetGroupArn, g]));
-  const list = ((await cloud.elbv2.send(new elbv2.DescribeListenersCommand({ LoadBalancerArn: await nlbArn() }))).Listeners ?? []).sort((a, b) => a.Port! - b.Port!);
+  const groups = new Map(
+    ((await cloud.elbv2.send(new elbv2.DescribeTargetGroupsCommand({}))).TargetGroups ?? []).map((g) => [
+      g.TargetGroupArn,
+      g,
+    ]),
+  );
+  const list = (
+    (await cloud.elbv2.send(new elbv2.DescribeListenersCommand({ LoadBalancerArn: await nlbArn() }))).Listeners ?? []
+  ).sort((a, b) => a.Port! - b.Port!);
   const attributes: Record<number, Record<string, string>> = {};
   for (const g of groups.values()) {
-    const a = (await cloud.elbv2.send(new elbv2.DescribeTargetGroupAttributesCommand({ TargetGroupArn: g.TargetGroupArn }))).Attributes ?? [];
+    const a =
+      (await cloud.elbv2.send(new elbv2.DescribeTargetGroupAttributesCommand({ TargetGroupArn: g.TargetGroupArn })))
+        .Attributes ?? [];
     attributes[g.Port!] = Object.fromEntries(a.map((x) => [x.Key!, x.Value!]));
   }
   const describe = (l: elbv2.Listener): string => {
     const g = groups.get(l.DefaultActions?.[0]?.TargetGroupArn);
-    const tls = l.Protocol === "TLS" ? ` ${l.Certificates?.[0]?.CertificateArn === cert ? "cert" : "?"} ${l.SslPolicy} ${(l.AlpnPolicy ?? []).join(",")}` : "";
+    const tls =
+      l.Protocol === "TLS"
+        ? ` ${l.Certificates?.[0]?.CertificateArn === cert ? "cert" : "?"} ${l.SslPolicy} ${(l.AlpnPolicy ?? []).join(",")}`
+        : "";
     return `${l.Protocol}:${l.Port}->${g?.Protocol}:${g?.Port}${tls}`;
   };
   return { listeners: list.map(describe), listenerArns: list.map((l) => l.ListenerArn!), attributes };
@@ -59,25 +78,37 @@ async function seen(): Promise<Seen> {
 
 describe("aws network load balancer TLS and target groups (moto)", () => {
   test("TLS on the ssl-ports with the ACM certificate, policy and ALPN; ssl backends; attributes and proxy protocol v2", async () => {
-    const ensured = await lb.ensureLoadBalancer("kubernetes", service({
-      [`${P}ssl-cert`]: cert,
-      [`${P}ssl-ports`]: "dot",
-      [`${P}ssl-negotiation-policy`]: POLICY,
-      [`${P}alpn-policy`]: "HTTP2Preferred",
-      [`${P}backend-protocol`]: "ssl",
-      [`${P}proxy-protocol`]: "*",
-      [`${P}target-group-attributes`]: "deregistration_delay.timeout_seconds=30,preserve_client_ip.enabled=false",
-    }), nodes);
+    const ensured = await lb.ensureLoadBalancer(
+      "kubernetes",
+      service({
+        [`${P}ssl-cert`]: cert,
+        [`${P}ssl-ports`]: "dot",
+        [`${P}ssl-negotiation-policy`]: POLICY,
+        [`${P}alpn-policy`]: "HTTP2Preferred",
+        [`${P}backend-protocol`]: "ssl",
+        [`${P}proxy-protocol`]: "*",
+        [`${P}target-group-attributes`]: "deregistration_delay.timeout_seconds=30,preserve_client_ip.enabled=false",
+      }),
+      nodes,
+    );
     expect(ensured.warnings).toEqual([]);
     const s = await seen();
     expect(s.listeners).toEqual(["TCP:53->TCP:30053", `TLS:853->TLS:30853 cert ${POLICY} HTTP2Preferred`]);
     for (const port of [30053, 30853]) {
-      expect(s.attributes[port]).toMatchObject({ "deregistration_delay.timeout_seconds": "30", "preserve_client_ip.enabled": "false", "proxy_protocol_v2.enabled": "true" });
+      expect(s.attributes[port]).toMatchObject({
+        "deregistration_delay.timeout_seconds": "30",
+        "preserve_client_ip.enabled": "false",
+        "proxy_protocol_v2.enabled": "true",
+      });
     }
   });
 
   test("removing TLS and attributes changes listeners and attributes in place: same NLB, same listeners", async () => {
-    await lb.ensureLoadBalancer("kubernetes", service({ [`${P}ssl-cert`]: cert, [`${P}target-group-attributes`]: "deregistration_delay.timeout_seconds=10" }), nodes);
+    await lb.ensureLoadBalancer(
+      "kubernetes",
+      service({ [`${P}ssl-cert`]: cert, [`${P}target-group-attributes`]: "deregistration_delay.timeout_seconds=10" }),
+      nodes,
+    );
     const arn = await nlbArn();
     const tls = await seen();
     expect(tls.listeners.map((l) => l.split(" ")[0])).toEqual(["TLS:53->TCP:30053", "TLS:853->TCP:30853"]);
@@ -99,15 +130,25 @@ describe("aws network load balancer TLS and target groups (moto)", () => {
       expect(failure.message).toContain("Protocol TLS is not supported");
     });
     const modify = requestFor(bodies, "ModifyListener");
-    expect([modify.get("ListenerArn"), modify.get("Protocol"), modify.get("Certificates.member.1.CertificateArn"), modify.get("SslPolicy")]).toEqual([before.listenerArns[1]!, "TLS", cert, POLICY]);
+    expect([
+      modify.get("ListenerArn"),
+      modify.get("Protocol"),
+      modify.get("Certificates.member.1.CertificateArn"),
+      modify.get("SslPolicy"),
+    ]).toEqual([before.listenerArns[1]!, "TLS", cert, POLICY]);
     expect(bodies.filter((b) => /Action=(Create|Delete)(Listener|LoadBalancer|TargetGroup)&/.test(b))).toEqual([]);
     expect(await seen()).toEqual(before);
   });
 
   test("CreateListener failing (throttled until retries run out) leaves no target group behind; deletion then leaves nothing", async () => {
-    const proxy = faultProxy(cloud.endpoint, (_n, body) => (body.includes("Action=CreateListener&") ? "throttle" : "pass"));
+    const proxy = faultProxy(cloud.endpoint, (_n, body) =>
+      body.includes("Action=CreateListener&") ? "throttle" : "pass",
+    );
     try {
-      const viaProxy = awsTestProvider(cloud, { endpoint: proxy.endpoint, options: { cacheMaxAgeMs: 0, api: { maxAttempts: 2, backoffMs: 1 } } }).loadBalancer!;
+      const viaProxy = awsTestProvider(cloud, {
+        endpoint: proxy.endpoint,
+        options: { cacheMaxAgeMs: 0, api: { maxAttempts: 2, backoffMs: 1 } },
+      }).loadBalancer!;
       await rejection(viaProxy.ensureLoadBalancer("kubernetes", service({ [`${P}ssl-cert`]: cert }), nodes));
       expect((await cloud.elbv2.send(new elbv2.DescribeTargetGroupsCommand({}))).TargetGroups ?? []).toEqual([]);
       await viaProxy.ensureLoadBalancerDeleted("kubernetes", service());
@@ -124,7 +165,9 @@ describe("aws network load balancer TLS and target groups (moto)", () => {
   ])("a bad %s value (%s) is refused before any change", async (name, value, why) => {
     await lb.ensureLoadBalancer("kubernetes", service(), nodes);
     const before = await seen();
-    const failure = await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}ssl-cert`]: cert, [`${P}${name}`]: value }), nodes));
+    const failure = await rejection(
+      lb.ensureLoadBalancer("kubernetes", service({ [`${P}ssl-cert`]: cert, [`${P}${name}`]: value }), nodes),
+    );
     expect(failure.message).toContain(`annotation ${P}${name}: invalid value`);
     expect(failure.message).toMatch(why);
     expect(await seen()).toEqual(before);

@@ -27,7 +27,8 @@ export interface ReadPool {
 }
 
 const olderFirst = (a: KubeObject, b: KubeObject): number =>
-  (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "") || a.metadata.name.localeCompare(b.metadata.name);
+  (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "") ||
+  a.metadata.name.localeCompare(b.metadata.name);
 
 function readOne(object: AddressPoolObject): ReadPool {
   const p = new Problems();
@@ -62,17 +63,27 @@ export interface ClusterPools {
   run(signal: AbortSignal): Promise<void>;
 }
 
-export function createClusterPools(o: { kube: KubeApi; logger: Logger; onChange: (before: readonly Pool[], after: readonly Pool[]) => void }): ClusterPools {
+export function createClusterPools(o: {
+  kube: KubeApi;
+  logger: Logger;
+  onChange: (before: readonly Pool[], after: readonly Pool[]) => void;
+}): ClusterPools {
   const informer = new Informer<AddressPoolObject>({ api: o.kube, resource: ADDRESS_POOLS, logger: o.logger });
   let current: ReadPool[] = [];
   let logged = new Map<string, string>();
   const recompute = (): void => {
     const before = current.flatMap((r) => r.pool ?? []);
     current = readPools(informer.list());
-    const next = new Map(current.filter((r) => r.problems.length > 0).map((r) => [r.object.metadata.name, r.problems.join("; ")]));
-    for (const [name, why] of next) if (logged.get(name) !== why) o.logger.warn(`address pool ${name} offers no addresses: ${why}`);
+    const next = new Map(
+      current.filter((r) => r.problems.length > 0).map((r) => [r.object.metadata.name, r.problems.join("; ")]),
+    );
+    for (const [name, why] of next)
+      if (logged.get(name) !== why) o.logger.warn(`address pool ${name} offers no addresses: ${why}`);
     logged = next;
-    o.onChange(before, current.flatMap((r) => r.pool ?? []));
+    o.onChange(
+      before,
+      current.flatMap((r) => r.pool ?? []),
+    );
   };
   informer.addHandler({ add: recompute, update: recompute, delete: recompute });
   return {

@@ -59,7 +59,9 @@ function spawn(deps: ThreadDeps, plan: ThreadPlan): Thread {
     else resolveExit(m);
   };
   worker.onerror = (event: ErrorEvent): void => resolveExit({ type: "exited", code: 1, error: event.message });
-  worker.addEventListener("close", () => resolveExit({ type: "exited", code: 1, error: "the thread ended without reporting" }));
+  worker.addEventListener("close", () =>
+    resolveExit({ type: "exited", code: 1, error: "the thread ended without reporting" }),
+  );
   return thread;
 }
 
@@ -68,13 +70,17 @@ function spawn(deps: ThreadDeps, plan: ThreadPlan): Thread {
  * reports them (a controller that skipped itself has none, as in a single thread).
  */
 function register(deps: ThreadDeps, thread: Thread): () => void {
-  deps.health.add(`informer-sync-thread-${thread.plan.thread}`, () => thread.checks["informer-sync"] ?? ("informer-sync" in thread.checks ? undefined : "not started"));
+  deps.health.add(
+    `informer-sync-thread-${thread.plan.thread}`,
+    () => thread.checks["informer-sync"] ?? ("informer-sync" in thread.checks ? undefined : "not started"),
+  );
   return deps.hub.addSource(() => thread.metrics());
 }
 
 function mirror(deps: ThreadDeps, thread: Thread, checks: Readonly<Record<string, string | null>>): void {
   for (const name of Object.keys(checks)) {
-    if (name !== "informer-sync" && !(name in thread.checks)) deps.health.add(name, () => thread.checks[name] ?? undefined);
+    if (name !== "informer-sync" && !(name in thread.checks))
+      deps.health.add(name, () => thread.checks[name] ?? undefined);
   }
   thread.checks = checks;
 }
@@ -88,12 +94,19 @@ export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal
     const { thread, controllers } = t.plan;
     t.send({ type: "start", config, providerConfig, thread, controllers, bucket });
   }
-  deps.logger.info(`running ${plans.length} controller thread(s): ${plans.map((p) => `[${p.controllers.join(", ")}]`).join(" ")}`);
+  deps.logger.info(
+    `running ${plans.length} controller thread(s): ${plans.map((p) => `[${p.controllers.join(", ")}]`).join(" ")}`,
+  );
   const early = Promise.race(threads.map((t) => t.exited.then((exit) => ({ thread: t, exit }))));
-  const stopped = new Promise<undefined>((resolve) => (signal.aborted ? resolve(undefined) : signal.addEventListener("abort", () => resolve(undefined), { once: true })));
+  const stopped = new Promise<undefined>((resolve) =>
+    signal.aborted ? resolve(undefined) : signal.addEventListener("abort", () => resolve(undefined), { once: true }),
+  );
   const first = await Promise.race([early, stopped]);
   for (const t of threads) t.send({ type: "stop" });
-  const graceful = await Promise.race([Promise.all(threads.map((t) => t.exited)), deps.clock.sleep(deps.config.shutdownGracePeriodMs + 2000).then(() => undefined)]);
+  const graceful = await Promise.race([
+    Promise.all(threads.map((t) => t.exited)),
+    deps.clock.sleep(deps.config.shutdownGracePeriodMs + 2000).then(() => undefined),
+  ]);
   for (const t of threads) t.worker.terminate();
   unregister.forEach((remove) => remove());
   if (first) throw threadFailure(first.thread, first.exit);
@@ -105,4 +118,3 @@ function threadFailure(thread: Thread, exit: Exit): Error {
   if (exit.code === 2) return new ControllerConfigError(exit.error ?? `${what} rejected its flags`);
   return new ControllerCrashedError(`${what} ended unexpectedly: ${exit.error ?? `status ${exit.code}`}`);
 }
-

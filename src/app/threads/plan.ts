@@ -5,7 +5,12 @@
  */
 import type { ControllerName } from "../../names/controllers.ts";
 
-const AFFINITY_ORDER: readonly ControllerName[] = ["cloud-node-controller", "service-lb-controller", "cloud-node-lifecycle-controller", "node-route-controller"];
+const AFFINITY_ORDER: readonly ControllerName[] = [
+  "cloud-node-controller",
+  "service-lb-controller",
+  "cloud-node-lifecycle-controller",
+  "node-route-controller",
+];
 
 export interface ThreadPlan {
   readonly thread: number;

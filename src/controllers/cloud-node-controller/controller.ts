@@ -30,7 +30,12 @@ export const cloudNodeController: ControllerFactory = (ctx) => {
     progress: newInitProgress(),
   };
   const queues: Queues = {
-    nodes: new WorkQueue({ name: NAMES.queues.nodes, rateLimiter: defaultControllerRateLimiter(), clock: ctx.clock, metrics: ctx.queueMetrics }),
+    nodes: new WorkQueue({
+      name: NAMES.queues.nodes,
+      rateLimiter: defaultControllerRateLimiter(),
+      clock: ctx.clock,
+      metrics: ctx.queueMetrics,
+    }),
   };
   const wiring: Wiring<NodeSyncDeps, Queues> = { ctx, deps, queues };
   return { name: ID, run: (signal) => run(wiring, signal) };
@@ -56,7 +61,10 @@ async function run(w: Wiring<NodeSyncDeps, Queues>, signal: AbortSignal): Promis
         },
         signal,
       ),
-      runNodeStatusUpdates({ ...deps, periodMs: config.nodeStatusUpdateFrequencyMs, workers: config.concurrentNodeStatusUpdates }, signal),
+      runNodeStatusUpdates(
+        { ...deps, periodMs: config.nodeStatusUpdateFrequencyMs, workers: config.concurrentNodeStatusUpdates },
+        signal,
+      ),
     ]);
   } finally {
     removeHandlers();

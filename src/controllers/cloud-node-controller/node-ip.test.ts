@@ -31,7 +31,13 @@ describe("parseNodeIPAnnotation", () => {
 
 describe("addressesForNodeIPs", () => {
   const ip = (type: NodeAddress["type"], address: string): NodeAddress => ({ type, address });
-  const cloud = [ip("InternalIP", "10.0.0.9"), ip("InternalIP", "10.0.0.1"), ip("ExternalIP", "203.0.113.5"), ip("InternalIP", "fd00::1"), ip("Hostname", "node-a")];
+  const cloud = [
+    ip("InternalIP", "10.0.0.9"),
+    ip("InternalIP", "10.0.0.1"),
+    ip("ExternalIP", "203.0.113.5"),
+    ip("InternalIP", "fd00::1"),
+    ip("Hostname", "node-a"),
+  ];
   const table: { name: string; nodeIP: string; cloud: NodeAddress[]; want: NodeAddress[] | RegExp }[] = [
     {
       name: "the node IP leads; other addresses of its type are dropped",
@@ -43,13 +49,24 @@ describe("addressesForNodeIPs", () => {
       name: "dual-stack: both node IPs lead, in annotation order",
       nodeIP: "fd00::1,10.0.0.1",
       cloud,
-      want: [ip("InternalIP", "fd00::1"), ip("InternalIP", "10.0.0.1"), ip("ExternalIP", "203.0.113.5"), ip("Hostname", "node-a")],
+      want: [
+        ip("InternalIP", "fd00::1"),
+        ip("InternalIP", "10.0.0.1"),
+        ip("ExternalIP", "203.0.113.5"),
+        ip("Hostname", "node-a"),
+      ],
     },
     {
       name: "a node IP that is an ExternalIP takes that type instead",
       nodeIP: "203.0.113.5",
       cloud,
-      want: [ip("ExternalIP", "203.0.113.5"), ip("InternalIP", "10.0.0.9"), ip("InternalIP", "10.0.0.1"), ip("InternalIP", "fd00::1"), ip("Hostname", "node-a")],
+      want: [
+        ip("ExternalIP", "203.0.113.5"),
+        ip("InternalIP", "10.0.0.9"),
+        ip("InternalIP", "10.0.0.1"),
+        ip("InternalIP", "fd00::1"),
+        ip("Hostname", "node-a"),
+      ],
     },
     {
       name: "IPs compare as IPs, not as text",
@@ -57,9 +74,19 @@ describe("addressesForNodeIPs", () => {
       cloud: [ip("InternalIP", "FD00::0001")],
       want: [ip("InternalIP", "FD00::0001")],
     },
-    { name: "a node IP the cloud does not report is an error", nodeIP: "10.0.0.2", cloud, want: /matches ip: 10\.0\.0\.2$/ },
+    {
+      name: "a node IP the cloud does not report is an error",
+      nodeIP: "10.0.0.2",
+      cloud,
+      want: /matches ip: 10\.0\.0\.2$/,
+    },
     { name: "no cloud addresses at all is an error", nodeIP: "10.0.0.1", cloud: [], want: /matches ip: 10\.0\.0\.1$/ },
-    { name: "dual-stack with one family missing is an error", nodeIP: "10.0.0.1,fd00::2", cloud, want: /matches ip: fd00::2$/ },
+    {
+      name: "dual-stack with one family missing is an error",
+      nodeIP: "10.0.0.1,fd00::2",
+      cloud,
+      want: /matches ip: fd00::2$/,
+    },
   ];
   for (const row of table) {
     test(row.name, () => {

@@ -26,8 +26,10 @@ export function parseNodeIPAnnotation(text: string): Parsed<IP[]> {
 
 function pairProblem(ips: readonly IP[]): string | undefined {
   const [first, second] = ips;
-  if (ips.length > 2 || (first && second && first.family === second.family)) return "must contain either a single IP or a dual-stack pair of IPs";
-  if (first && second && (isUnspecified(first) || isUnspecified(second))) return "dual-stack node IP cannot include '0.0.0.0' or '::'";
+  if (ips.length > 2 || (first && second && first.family === second.family))
+    return "must contain either a single IP or a dual-stack pair of IPs";
+  if (first && second && (isUnspecified(first) || isUnspecified(second)))
+    return "dual-stack node IP cannot include '0.0.0.0' or '::'";
   return undefined;
 }
 
@@ -41,13 +43,17 @@ export function addressesForNodeIPs(nodeIPs: readonly IP[], cloud: readonly Node
   const taken = new Set<string>();
   for (const ip of nodeIPs) {
     const matching = cloud.filter((a) => sameIP(a.address, ip));
-    if (matching.length === 0) return { ok: false, error: `failed to get node address from cloud provider that matches ip: ${formatIP(ip)}` };
+    if (matching.length === 0)
+      return { ok: false, error: `failed to get node address from cloud provider that matches ip: ${formatIP(ip)}` };
     for (const a of matching) {
       chosen.push({ type: a.type, address: a.address });
       taken.add(a.type);
     }
   }
-  return { ok: true, value: [...chosen, ...cloud.filter((a) => !taken.has(a.type)).map((a) => ({ type: a.type, address: a.address }))] };
+  return {
+    ok: true,
+    value: [...chosen, ...cloud.filter((a) => !taken.has(a.type)).map((a) => ({ type: a.type, address: a.address }))],
+  };
 }
 
 /** The node's addresses as the provided-node-ip annotation allows them; unchanged without the annotation. */

@@ -38,7 +38,10 @@ describe("planInitialization", () => {
       name: "a fresh node gets providerID, GA and beta labels, and loses the taint",
       node: node(),
       metadata: md(),
-      want: { patch: { metadata: { labels: ALL_LABELS }, spec: { providerID: "fake://node-a", taints: [] } }, discarded: [] },
+      want: {
+        patch: { metadata: { labels: ALL_LABELS }, spec: { providerID: "fake://node-a", taints: [] } },
+        discarded: [],
+      },
     },
     {
       name: "a pre-set providerID is never changed, even when the cloud reports another",
@@ -62,7 +65,15 @@ describe("planInitialization", () => {
       name: "empty instance type, zone and region set no labels",
       node: node(),
       metadata: md({ instanceType: "", region: "" }),
-      want: { patch: { metadata: { labels: { "topology.kubernetes.io/zone": "zone-b", "failure-domain.beta.kubernetes.io/zone": "zone-b" } }, spec: { providerID: "fake://node-a", taints: [] } }, discarded: [] },
+      want: {
+        patch: {
+          metadata: {
+            labels: { "topology.kubernetes.io/zone": "zone-b", "failure-domain.beta.kubernetes.io/zone": "zone-b" },
+          },
+          spec: { providerID: "fake://node-a", taints: [] },
+        },
+        discarded: [],
+      },
     },
     {
       name: "additional labels: kubernetes.io / k8s.io keys and conflicting values are discarded, the rest set",
@@ -82,7 +93,10 @@ describe("planInitialization", () => {
         },
       }),
       want: {
-        patch: { metadata: { labels: { "notkubernetes.io/ok": "4", "example.com/new": "5" } }, spec: { providerID: "fake://node-a", taints: [] } },
+        patch: {
+          metadata: { labels: { "notkubernetes.io/ok": "4", "example.com/new": "5" } },
+          spec: { providerID: "fake://node-a", taints: [] },
+        },
         discarded: [
           "discarding node label k8s.io/x with kubernetes prefix",
           "discarding node label node.kubernetes.io/y with kubernetes prefix",
@@ -101,7 +115,15 @@ describe("planInitialization", () => {
         ],
       }),
       metadata: md({ instanceType: "", zone: "", region: "" }),
-      want: { patch: { spec: { providerID: "fake://node-a", taints: [{ key: "example.com/dedicated", value: "db", effect: "NoExecute" }] } }, discarded: [] },
+      want: {
+        patch: {
+          spec: {
+            providerID: "fake://node-a",
+            taints: [{ key: "example.com/dedicated", value: "db", effect: "NoExecute" }],
+          },
+        },
+        discarded: [],
+      },
     },
     {
       name: "a provided node IP the cloud reports passes",
@@ -132,9 +154,15 @@ describe("planInitialization", () => {
 });
 
 describe("planAddresses", () => {
-  const initialised = (o: KubeletNodeOptions & { addresses?: NodeAddress[] } = {}): Node => node({ ...o, uninitialized: false });
+  const initialised = (o: KubeletNodeOptions & { addresses?: NodeAddress[] } = {}): Node =>
+    node({ ...o, uninitialized: false });
   const table: { name: string; node: Node; cloud: NodeAddress[]; want: NodeAddress[] | undefined | RegExp }[] = [
-    { name: "a node still initialising is left to syncNode", node: node(), cloud: [addr("InternalIP", "10.0.0.1")], want: undefined },
+    {
+      name: "a node still initialising is left to syncNode",
+      node: node(),
+      cloud: [addr("InternalIP", "10.0.0.1")],
+      want: undefined,
+    },
     { name: "no cloud addresses: nothing written", node: initialised(), cloud: [], want: undefined },
     {
       name: "the node's own Hostname is kept when the cloud has none",
@@ -151,8 +179,19 @@ describe("planAddresses", () => {
     {
       name: "the provided node IP filters and leads (dual-stack)",
       node: initialised({ nodeIP: "10.0.0.1,fd00::1" }),
-      cloud: [addr("InternalIP", "10.0.0.9"), addr("InternalIP", "fd00::1"), addr("ExternalIP", "203.0.113.5"), addr("InternalIP", "10.0.0.1"), addr("Hostname", "node-a")],
-      want: [addr("InternalIP", "10.0.0.1"), addr("InternalIP", "fd00::1"), addr("ExternalIP", "203.0.113.5"), addr("Hostname", "node-a")],
+      cloud: [
+        addr("InternalIP", "10.0.0.9"),
+        addr("InternalIP", "fd00::1"),
+        addr("ExternalIP", "203.0.113.5"),
+        addr("InternalIP", "10.0.0.1"),
+        addr("Hostname", "node-a"),
+      ],
+      want: [
+        addr("InternalIP", "10.0.0.1"),
+        addr("InternalIP", "fd00::1"),
+        addr("ExternalIP", "203.0.113.5"),
+        addr("Hostname", "node-a"),
+      ],
     },
     {
       name: "unchanged addresses: nothing written",
@@ -162,11 +201,18 @@ describe("planAddresses", () => {
     },
     {
       name: "a reordered list is a change (upstream's per-type compare would miss it)",
-      node: initialised({ addresses: [addr("InternalIP", "10.0.0.2"), addr("InternalIP", "10.0.0.1"), addr("Hostname", "node-a")] }),
+      node: initialised({
+        addresses: [addr("InternalIP", "10.0.0.2"), addr("InternalIP", "10.0.0.1"), addr("Hostname", "node-a")],
+      }),
       cloud: [addr("InternalIP", "10.0.0.1"), addr("InternalIP", "10.0.0.2"), addr("Hostname", "node-a")],
       want: [addr("InternalIP", "10.0.0.1"), addr("InternalIP", "10.0.0.2"), addr("Hostname", "node-a")],
     },
-    { name: "a node IP the cloud lost is an error, nothing written", node: initialised({ nodeIP: "10.0.0.1" }), cloud: [addr("InternalIP", "10.0.0.3")], want: /matches ip: 10\.0\.0\.1/ },
+    {
+      name: "a node IP the cloud lost is an error, nothing written",
+      node: initialised({ nodeIP: "10.0.0.1" }),
+      cloud: [addr("InternalIP", "10.0.0.3")],
+      want: /matches ip: 10\.0\.0\.1/,
+    },
   ];
   for (const row of table) {
     test(row.name, () => {
@@ -179,14 +225,34 @@ describe("planAddresses", () => {
 
 describe("planLabelReconcile", () => {
   const table: { name: string; labels: Record<string, string>; want: Record<string, string> | undefined }[] = [
-    { name: "beta only: GA copied", labels: { "failure-domain.beta.kubernetes.io/zone": "a" }, want: { "topology.kubernetes.io/zone": "a" } },
-    { name: "GA differs: GA takes the beta value", labels: { "beta.kubernetes.io/instance-type": "big", "node.kubernetes.io/instance-type": "small" }, want: { "node.kubernetes.io/instance-type": "big" } },
+    {
+      name: "beta only: GA copied",
+      labels: { "failure-domain.beta.kubernetes.io/zone": "a" },
+      want: { "topology.kubernetes.io/zone": "a" },
+    },
+    {
+      name: "GA differs: GA takes the beta value",
+      labels: { "beta.kubernetes.io/instance-type": "big", "node.kubernetes.io/instance-type": "small" },
+      want: { "node.kubernetes.io/instance-type": "big" },
+    },
     { name: "GA only: left alone", labels: { "topology.kubernetes.io/region": "r" }, want: undefined },
-    { name: "both equal: nothing", labels: { "failure-domain.beta.kubernetes.io/region": "r", "topology.kubernetes.io/region": "r" }, want: undefined },
+    {
+      name: "both equal: nothing",
+      labels: { "failure-domain.beta.kubernetes.io/region": "r", "topology.kubernetes.io/region": "r" },
+      want: undefined,
+    },
     {
       name: "all three pairs at once",
-      labels: { "failure-domain.beta.kubernetes.io/zone": "z", "failure-domain.beta.kubernetes.io/region": "r", "beta.kubernetes.io/instance-type": "t" },
-      want: { "topology.kubernetes.io/zone": "z", "topology.kubernetes.io/region": "r", "node.kubernetes.io/instance-type": "t" },
+      labels: {
+        "failure-domain.beta.kubernetes.io/zone": "z",
+        "failure-domain.beta.kubernetes.io/region": "r",
+        "beta.kubernetes.io/instance-type": "t",
+      },
+      want: {
+        "topology.kubernetes.io/zone": "z",
+        "topology.kubernetes.io/region": "r",
+        "node.kubernetes.io/instance-type": "t",
+      },
     },
   ];
   for (const row of table) {

@@ -46,11 +46,16 @@ export function needsInitialization(node: Node): boolean {
 export function planInitialization(node: Node, metadata: InstanceMetadata): Parsed<InitPlan> {
   const name = node.metadata.name;
   const current = node.spec?.providerID ?? "";
-  if (metadata.providerID === "" && current === "") return { ok: false, error: `cloud provider does not set node provider ID for node ${name}` };
+  if (metadata.providerID === "" && current === "")
+    return { ok: false, error: `cloud provider does not set node provider ID for node ${name}` };
   const addresses = applyProvidedNodeIP(node, metadata.nodeAddresses);
-  if (!addresses.ok) return { ok: false, error: `provided node ip for node ${JSON.stringify(name)} is not valid: ${addresses.error}` };
+  if (!addresses.ok)
+    return { ok: false, error: `provided node ip for node ${JSON.stringify(name)} is not valid: ${addresses.error}` };
   const { labels, discarded } = initLabels(node, metadata);
-  const spec = { ...(current === "" ? { providerID: metadata.providerID } : {}), taints: taintsWithout(node, TAINT_UNINITIALIZED) };
+  const spec = {
+    ...(current === "" ? { providerID: metadata.providerID } : {}),
+    taints: taintsWithout(node, TAINT_UNINITIALIZED),
+  };
   const patch: InitPatch = Object.keys(labels).length > 0 ? { metadata: { labels }, spec } : { spec };
   return { ok: true, value: { patch, discarded } };
 }
@@ -70,13 +75,18 @@ function initLabels(node: Node, metadata: InstanceMetadata): { labels: Record<st
 }
 
 /** Adds the cloud's extra labels to `labels`; returns why each left-out one was left out. */
-function addAdditionalLabels(labels: Record<string, string>, existing: Readonly<Record<string, string>>, extra: Readonly<Record<string, string>>): string[] {
+function addAdditionalLabels(
+  labels: Record<string, string>,
+  existing: Readonly<Record<string, string>>,
+  extra: Readonly<Record<string, string>>,
+): string[] {
   const discarded: string[] = [];
   for (const [key, value] of Object.entries(extra)) {
     const has = existing[key] ?? labels[key];
     if (KUBERNETES_LABEL.test(key)) discarded.push(`discarding node label ${key} with kubernetes prefix`);
     else if (has === undefined) labels[key] = value;
-    else if (has !== value) discarded.push(`discarding node label ${key} with value ${value}, node already has value ${has}`);
+    else if (has !== value)
+      discarded.push(`discarding node label ${key} with value ${value}, node already has value ${has}`);
   }
   return discarded;
 }

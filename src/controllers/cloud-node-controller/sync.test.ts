@@ -73,7 +73,10 @@ function harness(answer: () => InstanceMetadata | undefined = () => METADATA): H
     metrics,
     deps,
     register(node) {
-      const stored = api.put(NODES, { ...node, metadata: { ...node.metadata, uid: `uid-${node.metadata.name}`, creationTimestamp: new Date().toISOString() } }) as Node;
+      const stored = api.put(NODES, {
+        ...node,
+        metadata: { ...node.metadata, uid: `uid-${node.metadata.name}`, creationTimestamp: new Date().toISOString() },
+      }) as Node;
       cache.set(stored.metadata.name, stored);
       return stored;
     },
@@ -83,7 +86,8 @@ function harness(answer: () => InstanceMetadata | undefined = () => METADATA): H
   };
 }
 
-const observations = async (m: Metrics["taintRemovalDelay"]): Promise<number> => (await m.get()).values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
+const observations = async (m: Metrics["taintRemovalDelay"]): Promise<number> =>
+  (await m.get()).values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
 
 describe("syncNode", () => {
   let h: Harness;
@@ -130,9 +134,17 @@ describe("syncNode", () => {
 
   test("a Conflict re-reads the Node and rebuilds the patch from it, keeping what changed meanwhile", async () => {
     const cached = h.register(kubeletNode("node-a"));
-    h.api.put(NODES, { ...cached, metadata: { ...cached.metadata, labels: { ...cached.metadata.labels, "example.com/by-kubelet": "yes" } } });
+    h.api.put(NODES, {
+      ...cached,
+      metadata: { ...cached.metadata, labels: { ...cached.metadata.labels, "example.com/by-kubelet": "yes" } },
+    });
     await syncNode(h.deps, "node-a");
-    expect(h.api.requests).toEqual(["PATCH nodes node-a", "GET nodes node-a", "PATCH nodes node-a", "PATCH nodes/status node-a"]);
+    expect(h.api.requests).toEqual([
+      "PATCH nodes node-a",
+      "GET nodes node-a",
+      "PATCH nodes node-a",
+      "PATCH nodes/status node-a",
+    ]);
     const stored = h.api.stored(NODES, "node-a") as Node;
     expect(stored.metadata.labels?.["example.com/by-kubelet"]).toBe("yes");
     expect(stored.metadata.labels?.["topology.kubernetes.io/zone"]).toBe("zone-a");
@@ -153,7 +165,9 @@ describe("syncNode", () => {
 
   test("a refused initialisation throws and writes nothing", async () => {
     h.register(kubeletNode("node-a", { nodeIP: "10.0.0.99" }));
-    expect(String(await syncNode(h.deps, "node-a").catch((e: unknown) => e))).toMatch(/provided node ip for node "node-a" is not valid/);
+    expect(String(await syncNode(h.deps, "node-a").catch((e: unknown) => e))).toMatch(
+      /provided node ip for node "node-a" is not valid/,
+    );
     expect(h.api.requests).toEqual([]);
     expect(h.events).toEqual([]);
   });

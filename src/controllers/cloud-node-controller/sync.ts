@@ -115,14 +115,20 @@ async function finishInitialization(deps: NodeSyncDeps, node: Node, metadata: In
   deps.progress.unfinished.delete(uidOf(node));
   deps.recorder.event(written, "Normal", "Synced", "Node synced successfully");
   deps.metrics.initialNodeSyncDelay.observe(secondsSinceCreation(deps.clock, written));
-  deps.logger.info(`Successfully initialized node ${node.metadata.name} with cloud provider`, { providerID: written.spec?.providerID ?? "" });
+  deps.logger.info(`Successfully initialized node ${node.metadata.name} with cloud provider`, {
+    providerID: written.spec?.providerID ?? "",
+  });
 }
 
 /**
  * Writes `status.addresses` when the cloud's (filtered) list differs. A node-IP mismatch is logged and
  * nothing is written (upstream); API errors are thrown. Resolves the written Node, if any.
  */
-export async function ensureAddresses(deps: Pick<NodeSyncDeps, "api" | "logger">, node: Node, metadata: InstanceMetadata): Promise<Node | undefined> {
+export async function ensureAddresses(
+  deps: Pick<NodeSyncDeps, "api" | "logger">,
+  node: Node,
+  metadata: InstanceMetadata,
+): Promise<Node | undefined> {
   return patchWithPrecondition({
     api: deps.api,
     resource: NODES,
@@ -131,7 +137,10 @@ export async function ensureAddresses(deps: Pick<NodeSyncDeps, "api" | "logger">
     keep: trimNode,
     build: (current) => {
       const plan = planAddresses(current, metadata);
-      if (!plan.ok) deps.logger.error(`Failed to update node addresses for node ${JSON.stringify(current.metadata.name)}: ${plan.error}`);
+      if (!plan.ok)
+        deps.logger.error(
+          `Failed to update node addresses for node ${JSON.stringify(current.metadata.name)}: ${plan.error}`,
+        );
       return plan.ok && plan.value ? { status: { addresses: plan.value } } : undefined;
     },
   });

@@ -43,7 +43,10 @@ export interface NotReadyObservation {
   readonly now: number;
 }
 
-export function decideNotReady({ node, answer, missingSince, now }: NotReadyObservation, policy: DeletionPolicy): NotReadyDecision {
+export function decideNotReady(
+  { node, answer, missingSince, now }: NotReadyObservation,
+  policy: DeletionPolicy,
+): NotReadyDecision {
   if ("error" in answer) return { action: "none", missingSince: undefined };
   const state = answer.value;
   if (state.exists) {

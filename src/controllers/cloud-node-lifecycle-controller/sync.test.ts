@@ -99,12 +99,19 @@ describe("monitorNodes", () => {
     await monitorNodes(h.deps);
     expect(h.api.requests).toEqual(["DELETE nodes node-a (uid uid-node-a)"]);
     expect(h.api.stored(NODES, "node-a")).toBeUndefined();
-    expect(h.events).toEqual(["Normal DeletingNode Deleting node node-a because it does not exist in the cloud provider"]);
+    expect(h.events).toEqual([
+      "Normal DeletingNode Deleting node node-a because it does not exist in the cloud provider",
+    ]);
   });
 
   test("an error in between starts the confirmation over", async () => {
     h.register("node-a", { ready: false });
-    const answers: [number, InstanceState | Error][] = [[0, GONE], [PERIOD, new Error("RequestLimitExceeded")], [2 * PERIOD, GONE], [3 * PERIOD - 1, GONE]];
+    const answers: [number, InstanceState | Error][] = [
+      [0, GONE],
+      [PERIOD, new Error("RequestLimitExceeded")],
+      [2 * PERIOD, GONE],
+      [3 * PERIOD - 1, GONE],
+    ];
     for (const [at, answer] of answers) {
       h.now = at;
       h.cloud = { "node-a": answer };
@@ -152,7 +159,9 @@ describe("monitorNodes", () => {
     h.cloud = { "node-a": { exists: true, shutdown: true } };
     await monitorNodes(h.deps);
     expect(h.api.requests).toEqual(["PATCH nodes node-a"]);
-    expect((h.api.stored(NODES, "node-a") as Node).spec?.taints).toEqual([{ key: TAINT_SHUTDOWN, effect: "NoSchedule" }]);
+    expect((h.api.stored(NODES, "node-a") as Node).spec?.taints).toEqual([
+      { key: TAINT_SHUTDOWN, effect: "NoSchedule" },
+    ]);
 
     h.register("node-a", { ready: true, taints: [{ key: TAINT_SHUTDOWN, effect: "NoSchedule" }] });
     h.api.requests.length = 0;

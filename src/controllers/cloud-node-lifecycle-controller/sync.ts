@@ -15,7 +15,13 @@ import { errorMessage } from "../../kube/worker.ts";
 import type { Logger } from "../../log/logger.ts";
 import { forEachChunk } from "../../util/chunks.ts";
 import type { Clock } from "../../util/clock.ts";
-import { addShutdownTaintPatch, decideNotReady, readyStatus, removeShutdownTaintPatch, type DeletionPolicy } from "./plan.ts";
+import {
+  addShutdownTaintPatch,
+  decideNotReady,
+  readyStatus,
+  removeShutdownTaintPatch,
+  type DeletionPolicy,
+} from "./plan.ts";
 
 export interface LifecycleDeps {
   readonly api: KubeApi;
@@ -50,7 +56,10 @@ export async function monitorNodes(deps: LifecycleDeps, signal?: AbortSignal): P
     await actOnNotReady(deps, node, answer);
   });
   // One line per pass, not one per Node: a cloud outage with thousands of NotReady Nodes stays readable.
-  if (failures.length > 0) deps.logger.error(`could not check ${failures.length} NotReady node(s) in the cloud, none deleted; first: ${failures[0]}`);
+  if (failures.length > 0)
+    deps.logger.error(
+      `could not check ${failures.length} NotReady node(s) in the cloud, none deleted; first: ${failures[0]}`,
+    );
 }
 
 async function ask(lookup: InstanceLookup, node: Node): Promise<Answer<InstanceState>> {
@@ -63,13 +72,18 @@ async function ask(lookup: InstanceLookup, node: Node): Promise<Answer<InstanceS
 
 async function actOnNotReady(deps: LifecycleDeps, node: Node, answer: Answer<InstanceState>): Promise<void> {
   const uid = uidOf(node);
-  const decision = decideNotReady({ node, answer, missingSince: deps.missingSince.get(uid), now: deps.clock.now() }, deps.policy);
+  const decision = decideNotReady(
+    { node, answer, missingSince: deps.missingSince.get(uid), now: deps.clock.now() },
+    deps.policy,
+  );
   if (decision.missingSince === undefined) deps.missingSince.delete(uid);
   else deps.missingSince.set(uid, decision.missingSince);
   const name = node.metadata.name;
   switch (decision.action) {
     case "awaitConfirmation":
-      deps.logger.info(`node ${name} does not exist in the cloud provider; deleting it if that is still so one monitor period from now`);
+      deps.logger.info(
+        `node ${name} does not exist in the cloud provider; deleting it if that is still so one monitor period from now`,
+      );
       return;
     case "delete":
       return deleteNode(deps, node);
@@ -85,7 +99,8 @@ async function patchTaints(deps: LifecycleDeps, node: Node, build: (node: Node) 
   try {
     await patchWithPrecondition({ api: deps.api, resource: NODES, from: node, build });
   } catch (error) {
-    if (!isNotFound(error)) deps.logger.error(`error patching the taints of node ${node.metadata.name}: ${errorMessage(error)}`);
+    if (!isNotFound(error))
+      deps.logger.error(`error patching the taints of node ${node.metadata.name}: ${errorMessage(error)}`);
   }
 }
 
@@ -96,7 +111,12 @@ async function deleteNode(deps: LifecycleDeps, node: Node): Promise<void> {
   // The pass read the Node before asking the cloud; it may have become Ready or been replaced since.
   if (!current || current.metadata.uid !== uid || readyStatus(current) === "True") return;
   deps.logger.info(`deleting node ${name} since it is no longer present in the cloud provider`);
-  deps.recorder.event(node, "Normal", "DeletingNode", `Deleting node ${name} because it does not exist in the cloud provider`);
+  deps.recorder.event(
+    node,
+    "Normal",
+    "DeletingNode",
+    `Deleting node ${name} because it does not exist in the cloud provider`,
+  );
   try {
     await deps.api.delete(NODES, name, uid ? { preconditions: { uid } } : undefined);
   } catch (error) {

@@ -35,7 +35,9 @@ export const nodeRouteController: ControllerFactory = (ctx) => {
   if (problem) throw new ControllerConfigError(problem);
   const periodMs = ctx.config.routeReconciliationPeriodMs;
   const rateLimiter = exponentialLimiter(Math.min(RETRY_BASE_MS, periodMs), periodMs);
-  const queues: Queues = { routes: new WorkQueue({ name: NAMES.queues.routes, rateLimiter, clock: ctx.clock, metrics: ctx.queueMetrics }) };
+  const queues: Queues = {
+    routes: new WorkQueue({ name: NAMES.queues.routes, rateLimiter, clock: ctx.clock, metrics: ctx.queueMetrics }),
+  };
   const deps: RouteSyncDeps = {
     api: ctx.api,
     nodes: ctx.informers.nodes(),
@@ -54,7 +56,9 @@ export const nodeRouteController: ControllerFactory = (ctx) => {
 
 async function run(w: Wiring<RouteSyncDeps, Queues>, signal: AbortSignal): Promise<void> {
   const { ctx, deps, queues } = w;
-  const removeHandlers = ctx.informers.nodes().addHandler(enqueueOnChange(() => queues.routes.add(ROUTES_KEY), shouldReconcileUpdatedNode));
+  const removeHandlers = ctx.informers
+    .nodes()
+    .addHandler(enqueueOnChange(() => queues.routes.add(ROUTES_KEY), shouldReconcileUpdatedNode));
   // Set by the period timer: the next reconcile lists the cloud's routes first. Taken before the attempt,
   // so a failed listing waits for the next period.
   let listDue = true;

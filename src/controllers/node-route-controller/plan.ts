@@ -62,7 +62,9 @@ export function planRoutes(nodes: readonly Node[], routes: readonly Route[], clu
   for (const node of nodes) {
     const cidrs = podCIDRs(node);
     if (cidrs.length === 0) continue;
-    const perCidr = new Map(cidrs.map((cidr) => [cidr, routeAction(node, cidr, byNode.get(node.metadata.name) ?? [])] as const));
+    const perCidr = new Map(
+      cidrs.map((cidr) => [cidr, routeAction(node, cidr, byNode.get(node.metadata.name) ?? [])] as const),
+    );
     actions.set(node.metadata.name, perCidr);
     for (const [cidr, action] of perCidr) if (action !== "keep") creates.push({ node, cidr });
   }
@@ -78,14 +80,26 @@ export interface NetworkCondition {
   readonly message: string;
 }
 
-const ROUTE_CREATED: NetworkCondition = { status: "False", reason: "RouteCreated", message: "RouteController created a route" };
-const NO_ROUTE_CREATED: NetworkCondition = { status: "True", reason: "NoRouteCreated", message: "RouteController failed to create a route" };
+const ROUTE_CREATED: NetworkCondition = {
+  status: "False",
+  reason: "RouteCreated",
+  message: "RouteController created a route",
+};
+const NO_ROUTE_CREATED: NetworkCondition = {
+  status: "True",
+  reason: "NoRouteCreated",
+  message: "RouteController failed to create a route",
+};
 
 /**
  * The condition a Node should carry once the creates are done (`created`: "node\0cidr" of the creates
  * that succeeded). Undefined: leave the Node alone (no pod CIDRs and no route).
  */
-export function desiredCondition(node: Node, plan: RoutePlan, created: ReadonlySet<string>): NetworkCondition | undefined {
+export function desiredCondition(
+  node: Node,
+  plan: RoutePlan,
+  created: ReadonlySet<string>,
+): NetworkCondition | undefined {
   const name = node.metadata.name;
   const actions = plan.actions.get(name);
   if (!actions) return plan.routedNodes.has(name) ? NO_ROUTE_CREATED : undefined;
@@ -106,6 +120,7 @@ export function needsConditionUpdate(node: Node, desired: NetworkCondition): boo
 /** The condition as written; the transition time moves only when the status does. */
 export function conditionFor(node: Node, desired: NetworkCondition, now: string): NodeCondition {
   const current = node.status?.conditions?.find((c) => c.type === CONDITION_NETWORK_UNAVAILABLE);
-  const transition = current?.status === desired.status && current.lastTransitionTime ? current.lastTransitionTime : now;
+  const transition =
+    current?.status === desired.status && current.lastTransitionTime ? current.lastTransitionTime : now;
   return { type: CONDITION_NETWORK_UNAVAILABLE, ...desired, lastHeartbeatTime: now, lastTransitionTime: transition };
 }

@@ -10,8 +10,17 @@ describe("validateClusterCidrs", () => {
     { name: "one IPv6", flag: "fd00:10::/56", problem: undefined },
     { name: "dual-stack", flag: "10.244.0.0/16,fd00:10::/56", problem: undefined },
     { name: "empty", flag: "", problem: /^invalid value "" for flag --cluster-cidr: .*--configure-cloud-routes=false/ },
-    { name: "three", flag: "10.1.0.0/16,10.2.0.0/16,fd00::/56", problem: /^invalid value "10.1.0.0\/16,10.2.0.0\/16,fd00::\/56" for flag --cluster-cidr: at most two/ },
-    { name: "two IPv4", flag: "10.1.0.0/16,10.2.0.0/16", problem: /^invalid value "10.1.0.0\/16,10.2.0.0\/16" for flag --cluster-cidr: two CIDRs must be one IPv4 and one IPv6/ },
+    {
+      name: "three",
+      flag: "10.1.0.0/16,10.2.0.0/16,fd00::/56",
+      problem: /^invalid value "10.1.0.0\/16,10.2.0.0\/16,fd00::\/56" for flag --cluster-cidr: at most two/,
+    },
+    {
+      name: "two IPv4",
+      flag: "10.1.0.0/16,10.2.0.0/16",
+      problem:
+        /^invalid value "10.1.0.0\/16,10.2.0.0\/16" for flag --cluster-cidr: two CIDRs must be one IPv4 and one IPv6/,
+    },
     { name: "two IPv6", flag: "fd00:1::/56,fd00:2::/56", problem: /one IPv4 and one IPv6/ },
   ])("$name", ({ flag, problem }) => {
     const parsed = flag === "" ? [] : flag.split(",").map((t) => parseCIDR(t)!);
@@ -25,10 +34,22 @@ describe("node changes that reach the route plan", () => {
   const base = kubeletNode("a", { nodeIP: "10.0.0.1", uninitialized: false });
   test.each([
     { name: "labels", change: (n: Node) => void (n.metadata.labels = { x: "y" }), want: false },
-    { name: "conditions (our own writes)", change: (n: Node) => void (n.status!.conditions = [{ type: "NetworkUnavailable", status: "False" }]), want: false },
+    {
+      name: "conditions (our own writes)",
+      change: (n: Node) => void (n.status!.conditions = [{ type: "NetworkUnavailable", status: "False" }]),
+      want: false,
+    },
     { name: "addresses reordered", change: (n: Node) => void n.status!.addresses!.reverse(), want: false },
-    { name: "pod CIDRs assigned", change: (n: Node) => void ((n.spec!.podCIDRs = ["10.244.1.0/24"]), (n.spec!.podCIDR = "10.244.1.0/24")), want: true },
-    { name: "address changed", change: (n: Node) => void (n.status!.addresses = [{ type: "InternalIP", address: "10.0.0.2" }]), want: true },
+    {
+      name: "pod CIDRs assigned",
+      change: (n: Node) => void ((n.spec!.podCIDRs = ["10.244.1.0/24"]), (n.spec!.podCIDR = "10.244.1.0/24")),
+      want: true,
+    },
+    {
+      name: "address changed",
+      change: (n: Node) => void (n.status!.addresses = [{ type: "InternalIP", address: "10.0.0.2" }]),
+      want: true,
+    },
   ])("$name → $want", ({ change, want }) => {
     const after = structuredClone(base);
     change(after);

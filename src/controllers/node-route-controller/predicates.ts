@@ -13,9 +13,13 @@ import { cidrContains, formatCIDR, lastAddress, parseCIDR, type CIDR } from "../
 export function validateClusterCidrs(cidrs: readonly CIDR[]): string | undefined {
   const value = JSON.stringify(cidrs.map(formatCIDR).join(","));
   const invalid = (reason: string): string => `invalid value ${value} for flag --cluster-cidr: ${reason}`;
-  if (cidrs.length === 0) return invalid("the node-route-controller needs the cluster's pod CIDR range(s); set it, or turn routes off with --configure-cloud-routes=false");
+  if (cidrs.length === 0)
+    return invalid(
+      "the node-route-controller needs the cluster's pod CIDR range(s); set it, or turn routes off with --configure-cloud-routes=false",
+    );
   if (cidrs.length > 2) return invalid(`at most two CIDRs (one IPv4 and one IPv6) are allowed, got ${cidrs.length}`);
-  if (cidrs.length === 2 && cidrs[0]?.family === cidrs[1]?.family) return invalid("two CIDRs must be one IPv4 and one IPv6 (dual-stack)");
+  if (cidrs.length === 2 && cidrs[0]?.family === cidrs[1]?.family)
+    return invalid("two CIDRs must be one IPv4 and one IPv6 (dual-stack)");
   return undefined;
 }
 
@@ -54,5 +58,8 @@ export function sameAddresses(a: readonly NodeAddress[] | undefined, b: readonly
 
 /** Only pod CIDRs and addresses feed the route plan (KEP-5237's update filter). */
 export function shouldReconcileUpdatedNode(oldNode: Node, newNode: Node): boolean {
-  return podCIDRs(oldNode).join(",") !== podCIDRs(newNode).join(",") || !sameAddresses(oldNode.status?.addresses, newNode.status?.addresses);
+  return (
+    podCIDRs(oldNode).join(",") !== podCIDRs(newNode).join(",") ||
+    !sameAddresses(oldNode.status?.addresses, newNode.status?.addresses)
+  );
 }

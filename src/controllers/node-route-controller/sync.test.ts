@@ -52,7 +52,10 @@ function setup(wrap: (routes: Routes) => Routes = (r) => r) {
       .sort();
   /** The NetworkUnavailable condition writes, in order. */
   const conditions = (): ConditionWrite[] =>
-    api.writes.map((w) => ({ node: w.name, reason: (w.patch as { status: { conditions: { reason: string }[] } }).status.conditions[0]!.reason }));
+    api.writes.map((w) => ({
+      node: w.name,
+      reason: (w.patch as { status: { conditions: { reason: string }[] } }).status.conditions[0]!.reason,
+    }));
   return { engine, deps, nodes, conditions, events, addNode, cidrsOf };
 }
 
@@ -89,7 +92,10 @@ describe("reconcileRoutes", () => {
   });
 
   test("a provider that does not name created routes: their deletion waits for the next listing", async () => {
-    const s = setup((routes) => ({ ...routes, createRoute: async (...args) => void (await routes.createRoute(...args)) }));
+    const s = setup((routes) => ({
+      ...routes,
+      createRoute: async (...args) => void (await routes.createRoute(...args)),
+    }));
     await reconcileRoutes(s.deps, true);
     s.addNode("b", ["10.244.2.0/24"]);
     await reconcileRoutes(s.deps, false);
@@ -102,8 +108,20 @@ describe("reconcileRoutes", () => {
 
   test("blackholes inside the cluster CIDRs go; routes outside are never touched", async () => {
     const s = setup();
-    s.engine.putRoute({ name: "foreign", clusterName: "kubernetes", targetNode: "elsewhere", destinationCIDR: "10.99.0.0/24", blackhole: false });
-    s.engine.putRoute({ name: "dead", clusterName: "kubernetes", targetNode: "x", destinationCIDR: "10.244.9.0/24", blackhole: true });
+    s.engine.putRoute({
+      name: "foreign",
+      clusterName: "kubernetes",
+      targetNode: "elsewhere",
+      destinationCIDR: "10.99.0.0/24",
+      blackhole: false,
+    });
+    s.engine.putRoute({
+      name: "dead",
+      clusterName: "kubernetes",
+      targetNode: "x",
+      destinationCIDR: "10.244.9.0/24",
+      blackhole: true,
+    });
     await reconcileRoutes(s.deps, true);
     expect(s.engine.routes().map((r) => r.name)).toEqual(["foreign"]);
   });
@@ -114,7 +132,9 @@ describe("reconcileRoutes", () => {
     expect((await rejection(reconcileRoutes(s.deps, true))).message).toStartWith("1 route operation(s) failed");
     expect(s.events).toHaveLength(1);
     expect(s.events[0]).toMatchObject({ object: "a", type: "Warning", reason: "FailedToCreateRoute" });
-    expect(s.events[0]!.message).toMatch(/^Could not create route uid-a 10\.244\.1\.0\/24 for node a after \d+ms: quota exceeded$/);
+    expect(s.events[0]!.message).toMatch(
+      /^Could not create route uid-a 10\.244\.1\.0\/24 for node a after \d+ms: quota exceeded$/,
+    );
     expect(s.conditions()).toEqual([{ node: "a", reason: "NoRouteCreated" }]);
   });
 

@@ -16,7 +16,15 @@ import type { Metrics } from "../../metrics/metrics.ts";
 import type { CIDR } from "../../net/ip.ts";
 import { rfc3339, type Clock } from "../../util/clock.ts";
 import { forEachLimited } from "../../util/concurrency.ts";
-import { conditionFor, createdKey, desiredCondition, needsConditionUpdate, planRoutes, type RoutePlan, type RouteToCreate } from "./plan.ts";
+import {
+  conditionFor,
+  createdKey,
+  desiredCondition,
+  needsConditionUpdate,
+  planRoutes,
+  type RoutePlan,
+  type RouteToCreate,
+} from "./plan.ts";
 import type { RouteView } from "./route-view.ts";
 
 /** Upstream `maxConcurrentRouteOperations`. */
@@ -64,7 +72,9 @@ interface Outcome {
 
 async function deleteRoute(deps: RouteSyncDeps, route: Route, { failures }: Outcome): Promise<void> {
   if (!deps.view.deletable(route)) {
-    deps.logger.debug(`route ${route.destinationCIDR} to ${route.targetNode} is deleted after the next listing (the provider did not name it)`);
+    deps.logger.debug(
+      `route ${route.destinationCIDR} to ${route.targetNode} is deleted after the next listing (the provider did not name it)`,
+    );
     return;
   }
   try {
@@ -80,7 +90,13 @@ async function createRoute(deps: RouteSyncDeps, want: RouteToCreate, { created, 
   const { node, cidr } = want;
   const name = node.metadata.name;
   const nameHint = node.metadata.uid ?? "";
-  const route: Route = { name: "", targetNode: name, destinationCIDR: cidr, blackhole: false, targetNodeAddresses: node.status?.addresses ?? [] };
+  const route: Route = {
+    name: "",
+    targetNode: name,
+    destinationCIDR: cidr,
+    blackhole: false,
+    targetNodeAddresses: node.status?.addresses ?? [],
+  };
   const started = deps.clock.now();
   try {
     deps.view.created(route, await deps.routes.createRoute(deps.clusterName, nameHint, route));
@@ -93,13 +109,22 @@ async function createRoute(deps: RouteSyncDeps, want: RouteToCreate, { created, 
   }
 }
 
-async function updateCondition(deps: RouteSyncDeps, node: Node, plan: RoutePlan, { created, failures }: Outcome): Promise<void> {
+async function updateCondition(
+  deps: RouteSyncDeps,
+  node: Node,
+  plan: RoutePlan,
+  { created, failures }: Outcome,
+): Promise<void> {
   const desired = desiredCondition(node, plan, created);
   if (!desired || !needsConditionUpdate(node, desired)) return;
   const patch = { status: { conditions: [conditionFor(node, desired, rfc3339(deps.clock.now()))] } };
   try {
-    await retryOnConflict(() => deps.api.patch(NODES, node.metadata.name, patch, { subresource: "status", type: "strategic" }), CONDITION_RETRY);
+    await retryOnConflict(
+      () => deps.api.patch(NODES, node.metadata.name, patch, { subresource: "status", type: "strategic" }),
+      CONDITION_RETRY,
+    );
   } catch (error) {
-    if (!isNotFound(error)) failures.push(`set NetworkUnavailable on node ${node.metadata.name}: ${errorMessage(error)}`);
+    if (!isNotFound(error))
+      failures.push(`set NetworkUnavailable on node ${node.metadata.name}: ${errorMessage(error)}`);
   }
 }

@@ -38,7 +38,12 @@ export const serviceLbController: ControllerFactory = (ctx) => {
   const balancer = ctx.provider.loadBalancer;
   if (!balancer) return { skip: "the cloud provider does not support external load balancers" };
   const queue = (name: string): WorkQueue =>
-    new WorkQueue({ name, rateLimiter: exponentialLimiter(BACKOFF_BASE_MS, BACKOFF_MAX_MS), clock: ctx.clock, metrics: ctx.queueMetrics });
+    new WorkQueue({
+      name,
+      rateLimiter: exponentialLimiter(BACKOFF_BASE_MS, BACKOFF_MAX_MS),
+      clock: ctx.clock,
+      metrics: ctx.queueMetrics,
+    });
   const queues: Queues = { services: queue(NAMES.queues.services), nodes: queue(NAMES.queues.nodes) };
   const deps: NodeSyncDeps = {
     api: ctx.api,
@@ -91,7 +96,9 @@ async function run(w: ServiceWiring, signal: AbortSignal): Promise<void> {
 function addHandlers(w: ServiceWiring): () => void {
   const { ctx, queues } = w;
   const removeService = ctx.informers.services().addHandler(serviceHandler(w));
-  const removeNode = ctx.informers.nodes().addHandler(enqueueOnChange(() => queues.nodes.add(NODE_SYNC_KEY), shouldSyncUpdatedNode));
+  const removeNode = ctx.informers
+    .nodes()
+    .addHandler(enqueueOnChange(() => queues.nodes.add(NODE_SYNC_KEY), shouldSyncUpdatedNode));
   return () => {
     removeService();
     removeNode();

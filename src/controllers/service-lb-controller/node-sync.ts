@@ -62,7 +62,8 @@ async function updateHosts(deps: NodeSyncDeps, key: string, nodes: readonly Node
   }
   deps.metrics.updateHostLatency.observe((deps.clock.now() - started) / 1000);
   deps.cache.recordNodes(key, nodes);
-  if (nodes.length === 0) deps.recorder.event(service, "Warning", "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
+  if (nodes.length === 0)
+    deps.recorder.event(service, "Warning", "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
   else deps.recorder.event(service, "Normal", "UpdatedLoadBalancer", "Updated load balancer with new hosts");
 }
 
@@ -71,7 +72,12 @@ async function updateHosts(deps: NodeSyncDeps, key: string, nodes: readonly Node
  * the Service. We requeue in both cases: with the per-key lock a Service being deleted never gets here,
  * so a missing LB means drift that the full sync repairs.
  */
-async function reportUpdateFailure(deps: NodeSyncDeps, key: string, nodes: readonly Node[], error: unknown): Promise<void> {
+async function reportUpdateFailure(
+  deps: NodeSyncDeps,
+  key: string,
+  nodes: readonly Node[],
+  error: unknown,
+): Promise<void> {
   deps.metrics.nodeSyncErrors.inc();
   const service = deps.services.get(key);
   if (!service) return;
@@ -79,7 +85,15 @@ async function reportUpdateFailure(deps: NodeSyncDeps, key: string, nodes: reado
     (lb) => lb.exists,
     () => true,
   );
-  deps.logger.warn(`failed to update load balancer hosts of service ${key}${exists ? "" : " (load balancer not found)"}: ${errorMessage(error)}`);
-  if (exists) deps.recorder.event(service, "Warning", "UpdateLoadBalancerFailed", updateFailedMessage(nodes, errorMessage(error)));
+  deps.logger.warn(
+    `failed to update load balancer hosts of service ${key}${exists ? "" : " (load balancer not found)"}: ${errorMessage(error)}`,
+  );
+  if (exists)
+    deps.recorder.event(
+      service,
+      "Warning",
+      "UpdateLoadBalancerFailed",
+      updateFailedMessage(nodes, errorMessage(error)),
+    );
   deps.resync(key);
 }

@@ -21,11 +21,31 @@ describe("planServiceSync", () => {
     { name: "unknown key, nothing cached", current: undefined, remembered: undefined, want: { action: "none" } },
     { name: "new LoadBalancer Service", current: svc("a"), remembered: undefined, want: { action: "ensure" } },
     { name: "seen before, same object", current: svc("a"), remembered: svc("a"), want: { action: "ensure" } },
-    { name: "being deleted with our finalizer", current: svc("a", deleting), remembered: svc("a"), want: { action: "cleanup" } },
-    { name: "type changed away", current: svc("a", (s) => (s.spec!.type = "ClusterIP")), remembered: svc("a"), want: { action: "cleanup" } },
+    {
+      name: "being deleted with our finalizer",
+      current: svc("a", deleting),
+      remembered: svc("a"),
+      want: { action: "cleanup" },
+    },
+    {
+      name: "type changed away",
+      current: svc("a", (s) => (s.spec!.type = "ClusterIP")),
+      remembered: svc("a"),
+      want: { action: "cleanup" },
+    },
     { name: "gone; last copy wanted an LB", current: undefined, remembered: svc("a"), want: { action: "cleanupGone" } },
-    { name: "gone; last copy was a ClusterIP", current: undefined, remembered: svc("a", (s) => (s.spec!.type = "ClusterIP")), want: { action: "forget" } },
-    { name: "gone; classed, class not served", current: undefined, remembered: svc("a", (s) => (s.spec!.loadBalancerClass = "x.io/y")), want: { action: "forget" } },
+    {
+      name: "gone; last copy was a ClusterIP",
+      current: undefined,
+      remembered: svc("a", (s) => (s.spec!.type = "ClusterIP")),
+      want: { action: "forget" },
+    },
+    {
+      name: "gone; classed, class not served",
+      current: undefined,
+      remembered: svc("a", (s) => (s.spec!.loadBalancerClass = "x.io/y")),
+      want: { action: "forget" },
+    },
   ])("$name → $want.action", ({ current, remembered, want }) => {
     expect(planServiceSync(current, remembered, "")).toEqual(want as ReturnType<typeof planServiceSync>);
   });
@@ -38,7 +58,11 @@ describe("planServiceSync", () => {
   });
 
   test("recreated, the old copy never wanted an LB: nothing to delete first", () => {
-    const plan = planServiceSync(svc("new"), svc("old", (s) => (s.spec!.type = "ClusterIP")), "");
+    const plan = planServiceSync(
+      svc("new"),
+      svc("old", (s) => (s.spec!.type = "ClusterIP")),
+      "",
+    );
     expect(plan).toEqual({ action: "ensure" });
   });
 });
@@ -46,23 +70,47 @@ describe("planServiceSync", () => {
 describe("finalizer and status patches", () => {
   test.each([
     { name: "add", finalizers: undefined, present: true, want: { metadata: { finalizers: [FINALIZER_LB_CLEANUP] } } },
-    { name: "add next to another", finalizers: ["a.io/x"], present: true, want: { metadata: { finalizers: [FINALIZER_LB_CLEANUP] } } },
+    {
+      name: "add next to another",
+      finalizers: ["a.io/x"],
+      present: true,
+      want: { metadata: { finalizers: [FINALIZER_LB_CLEANUP] } },
+    },
     { name: "already there", finalizers: [FINALIZER_LB_CLEANUP], present: true, want: undefined },
-    { name: "remove only ours", finalizers: ["a.io/x", FINALIZER_LB_CLEANUP], present: false, want: { metadata: { "$deleteFromPrimitiveList/finalizers": [FINALIZER_LB_CLEANUP] } } },
+    {
+      name: "remove only ours",
+      finalizers: ["a.io/x", FINALIZER_LB_CLEANUP],
+      present: false,
+      want: { metadata: { "$deleteFromPrimitiveList/finalizers": [FINALIZER_LB_CLEANUP] } },
+    },
     { name: "remove when absent", finalizers: ["a.io/x"], present: false, want: undefined },
   ])("finalizer patch: $name", ({ finalizers, present, want }) => {
     const before = finalizers === undefined ? undefined : [...finalizers];
-    expect(finalizerPatch(svc("a", (s) => (s.metadata.finalizers = before)), present)).toEqual(want);
+    expect(
+      finalizerPatch(
+        svc("a", (s) => (s.metadata.finalizers = before)),
+        present,
+      ),
+    ).toEqual(want);
   });
 
   test("an empty status clears the ingress list", () => {
     expect(statusPatch({})).toEqual({ status: { loadBalancer: { ingress: null } } });
-    expect(statusPatch({ ingress: [{ ip: "1.2.3.4" }] })).toEqual({ status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }] } } });
+    expect(statusPatch({ ingress: [{ ip: "1.2.3.4" }] })).toEqual({
+      status: { loadBalancer: { ingress: [{ ip: "1.2.3.4" }] } },
+    });
   });
 
   test("goneAfter: deleting and no finalizer left", () => {
     expect(goneAfter(svc("a", (s) => (s.metadata.deletionTimestamp = "2026-01-01T00:00:00Z")))).toBe(true);
-    expect(goneAfter(svc("a", (s) => ((s.metadata.deletionTimestamp = "2026-01-01T00:00:00Z"), (s.metadata.finalizers = ["a.io/x"]))))).toBe(false);
+    expect(
+      goneAfter(
+        svc(
+          "a",
+          (s) => ((s.metadata.deletionTimestamp = "2026-01-01T00:00:00Z"), (s.metadata.finalizers = ["a.io/x"])),
+        ),
+      ),
+    ).toBe(false);
     expect(goneAfter(svc("a"))).toBe(false);
   });
 

@@ -29,12 +29,19 @@ export function mayOwnLoadBalancer(service: Service, servedClass: string): boole
   return wantsLoadBalancer(service, servedClass) || hasCleanupFinalizer(service);
 }
 
-export function planServiceSync(current: Service | undefined, remembered: Service | undefined, servedClass: string): ServiceSyncPlan {
+export function planServiceSync(
+  current: Service | undefined,
+  remembered: Service | undefined,
+  servedClass: string,
+): ServiceSyncPlan {
   if (!current) {
     if (!remembered) return { action: "none" };
     return { action: mayOwnLoadBalancer(remembered, servedClass) ? "cleanupGone" : "forget" };
   }
-  const stale = remembered && remembered.metadata.uid !== current.metadata.uid && mayOwnLoadBalancer(remembered, servedClass) ? remembered : undefined;
+  const stale =
+    remembered && remembered.metadata.uid !== current.metadata.uid && mayOwnLoadBalancer(remembered, servedClass)
+      ? remembered
+      : undefined;
   const action = !wantsLoadBalancer(current, servedClass) || needsCleanup(current) ? "cleanup" : "ensure";
   return stale ? { action, deleteFirst: stale } : { action };
 }
@@ -47,7 +54,9 @@ export function planServiceSync(current: Service | undefined, remembered: Servic
 export function finalizerPatch(service: Service, present: boolean): object | undefined {
   const has = service.metadata.finalizers?.includes(FINALIZER_LB_CLEANUP) ?? false;
   if (has === present) return undefined;
-  return present ? { metadata: { finalizers: [FINALIZER_LB_CLEANUP] } } : { metadata: { "$deleteFromPrimitiveList/finalizers": [FINALIZER_LB_CLEANUP] } };
+  return present
+    ? { metadata: { finalizers: [FINALIZER_LB_CLEANUP] } }
+    : { metadata: { "$deleteFromPrimitiveList/finalizers": [FINALIZER_LB_CLEANUP] } };
 }
 
 /** `ingress` is an atomic list: the patch replaces it, and null clears it. */

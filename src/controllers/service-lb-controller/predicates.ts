@@ -3,7 +3,11 @@
  * it serves, when a change matters to the load balancer, and which Nodes back a load balancer.
  */
 import type { LoadBalancerIngress, Node, Service, ServicePort } from "../../kube/objects.ts";
-import { FINALIZER_LB_CLEANUP, LABEL_EXCLUDE_FROM_EXTERNAL_LB, TAINT_TO_BE_DELETED_BY_AUTOSCALER } from "../../kube/well-known.ts";
+import {
+  FINALIZER_LB_CLEANUP,
+  LABEL_EXCLUDE_FROM_EXTERNAL_LB,
+  TAINT_TO_BE_DELETED_BY_AUTOSCALER,
+} from "../../kube/well-known.ts";
 
 /**
  * `type: LoadBalancer` and no `loadBalancerClass` (upstream), or the class this manager was told to
@@ -84,7 +88,11 @@ export function needsUpdate(oldService: Service, newService: Service, servedClas
   const after = wantsLoadBalancer(newService, servedClass);
   if (!before && !after) return false;
   if (before !== after) return true;
-  return specChangedForLB(oldService, newService) || !annotationsEqual(oldService, newService) || oldService.metadata.uid !== newService.metadata.uid;
+  return (
+    specChangedForLB(oldService, newService) ||
+    !annotationsEqual(oldService, newService) ||
+    oldService.metadata.uid !== newService.metadata.uid
+  );
 }
 
 /**
@@ -132,7 +140,10 @@ export function loadBalancerNodes(nodes: readonly Node[]): Node[] {
  * autoscaler taint or a deletion timestamp takes the node out at once.
  */
 export function shouldSyncUpdatedNode(oldNode: Node, newNode: Node): boolean {
-  return includedInLoadBalancers(oldNode) !== includedInLoadBalancers(newNode) || (oldNode.spec?.providerID ?? "") !== (newNode.spec?.providerID ?? "");
+  return (
+    includedInLoadBalancers(oldNode) !== includedInLoadBalancers(newNode) ||
+    (oldNode.spec?.providerID ?? "") !== (newNode.spec?.providerID ?? "")
+  );
 }
 
 function nodeIdentities(nodes: readonly Node[]): Set<string> {
@@ -148,14 +159,22 @@ export function sameNodeSet(a: readonly Node[], b: readonly Node[]): boolean {
 
 function normalIngress(ingress: LoadBalancerIngress): string {
   const ipMode = ingress.ip ? (ingress.ipMode ?? "VIP") : ingress.ipMode;
-  return json({ ip: ingress.ip ?? "", hostname: ingress.hostname ?? "", ipMode: ipMode ?? "", ports: ingress.ports ?? [] });
+  return json({
+    ip: ingress.ip ?? "",
+    hostname: ingress.hostname ?? "",
+    ipMode: ipMode ?? "",
+    ports: ingress.ports ?? [],
+  });
 }
 
 /**
  * Upstream compares `status.loadBalancer.ingress` semantically. The API server defaults `ipMode` to VIP
  * for IP ingress, so an unset mode equals VIP here; otherwise every sync would rewrite the status.
  */
-export function ingressEqual(a: readonly LoadBalancerIngress[] | undefined, b: readonly LoadBalancerIngress[] | undefined): boolean {
+export function ingressEqual(
+  a: readonly LoadBalancerIngress[] | undefined,
+  b: readonly LoadBalancerIngress[] | undefined,
+): boolean {
   const x = (a ?? []).map(normalIngress);
   const y = (b ?? []).map(normalIngress);
   return x.length === y.length && x.every((v, i) => v === y[i]);

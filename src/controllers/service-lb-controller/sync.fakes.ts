@@ -29,7 +29,9 @@ export function stubBalancer(calls: BalancerCall[], behave: Partial<LoadBalancer
     getLoadBalancerName: () => "lb",
     async getLoadBalancer(cluster, service) {
       record("get", service);
-      return behave.getLoadBalancer ? behave.getLoadBalancer(cluster, service) : { exists: true, status: ensured.status };
+      return behave.getLoadBalancer
+        ? behave.getLoadBalancer(cluster, service)
+        : { exists: true, status: ensured.status };
     },
     async ensureLoadBalancer(cluster, service, nodes) {
       record("ensure", service, nodes);

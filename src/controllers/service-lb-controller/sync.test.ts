@@ -56,15 +56,29 @@ describe("syncService: ensure", () => {
     const h = harness();
     addService(h);
     await syncService(h.deps, KEY);
-    expect(h.events.find((e) => e.reason === "UnAvailableLoadBalancer")).toMatchObject({ type: "Warning", message: "There are no available nodes for LoadBalancer" });
+    expect(h.events.find((e) => e.reason === "UnAvailableLoadBalancer")).toMatchObject({
+      type: "Warning",
+      message: "There are no available nodes for LoadBalancer",
+    });
     expect(methods(h)).toEqual(["ensure"]);
   });
 
   test("provider warnings become Warning events with their reason", async () => {
-    const h = harness({ ensureLoadBalancer: () => Promise.resolve({ status: { ingress: [{ ip: "1.2.3.4" }] }, warnings: [{ reason: "UnsupportedAnnotation", message: "ignored x" }] }) });
+    const h = harness({
+      ensureLoadBalancer: () =>
+        Promise.resolve({
+          status: { ingress: [{ ip: "1.2.3.4" }] },
+          warnings: [{ reason: "UnsupportedAnnotation", message: "ignored x" }],
+        }),
+    });
     addService(h);
     await syncService(h.deps, KEY);
-    expect(h.events).toContainEqual({ object: "web", type: "Warning", reason: "UnsupportedAnnotation", message: "ignored x" });
+    expect(h.events).toContainEqual({
+      object: "web",
+      type: "Warning",
+      reason: "UnsupportedAnnotation",
+      message: "ignored x",
+    });
   });
 
   test("ImplementedElsewhere: finalizer added, no status write, no EnsuredLoadBalancer", async () => {
@@ -85,7 +99,11 @@ describe("syncService: ensure", () => {
     addService(h);
     const error = await syncService(h.deps, KEY).catch((e: unknown) => e);
     expect(findRetryError(error)?.retryAfterMs).toBe(1500);
-    expect(h.events.at(-1)).toMatchObject({ type: "Warning", reason: "SyncLoadBalancerFailed", message: "Error syncing load balancer: failed to ensure load balancer: still provisioning" });
+    expect(h.events.at(-1)).toMatchObject({
+      type: "Warning",
+      reason: "SyncLoadBalancerFailed",
+      message: "Error syncing load balancer: failed to ensure load balancer: still provisioning",
+    });
     expect(h.services.get(KEY)?.metadata.finalizers).toEqual([FINALIZER_LB_CLEANUP]);
   });
 
@@ -152,12 +170,17 @@ describe("syncService: cleanup", () => {
 
   test("gone without our finalizer: the last copy's LB is deleted; a failure warns with DeleteLoadBalancerFailed", async () => {
     let fail = true;
-    const h = harness({ ensureLoadBalancerDeleted: async () => (fail ? Promise.reject(new Error("timeout")) : undefined) });
+    const h = harness({
+      ensureLoadBalancerDeleted: async () => (fail ? Promise.reject(new Error("timeout")) : undefined),
+    });
     addService(h);
     await syncService(h.deps, KEY);
     h.services.delete(KEY);
     expect((await rejection(syncService(h.deps, KEY))).message).toBe("timeout");
-    expect(h.events.at(-1)).toMatchObject({ reason: "DeleteLoadBalancerFailed", message: "Error deleting load balancer: timeout" });
+    expect(h.events.at(-1)).toMatchObject({
+      reason: "DeleteLoadBalancerFailed",
+      message: "Error deleting load balancer: timeout",
+    });
     fail = false;
     await syncService(h.deps, KEY);
     expect(reasons(h).slice(-2)).toEqual(["DeletingLoadBalancer", "DeletedLoadBalancer"]);
@@ -218,7 +241,9 @@ describe("syncNodes", () => {
     addNode(h, "b");
     await syncNodes(h.deps);
     expect(h.events.at(-1)).toMatchObject({ reason: "UpdateLoadBalancerFailed" });
-    expect(h.events.at(-1)?.message).toContain("[a b] [node names limited, total number of nodes: 2], error: backend pool busy");
+    expect(h.events.at(-1)?.message).toContain(
+      "[a b] [node names limited, total number of nodes: 2], error: backend pool busy",
+    );
     expect(h.resynced).toEqual([KEY]);
   });
 

@@ -48,7 +48,12 @@ export async function syncService(deps: ServiceSyncDeps, key: string): Promise<v
     if (plan.action === "ensure") await ensureService(deps, key, service);
     else await cleanupService(deps, key, service);
   } catch (error) {
-    deps.recorder.event(service, "Warning", "SyncLoadBalancerFailed", `Error syncing load balancer: ${errorMessage(error)}`);
+    deps.recorder.event(
+      service,
+      "Warning",
+      "SyncLoadBalancerFailed",
+      `Error syncing load balancer: ${errorMessage(error)}`,
+    );
     throw error;
   }
 }
@@ -60,15 +65,18 @@ async function ensureService(deps: ServiceSyncDeps, key: string, service: Servic
     throw new Error(`failed to add load balancer cleanup finalizer: ${errorMessage(error)}`, { cause: error });
   })) as Service;
   const nodes = loadBalancerNodes(deps.nodes.list());
-  if (nodes.length === 0) deps.recorder.event(service, "Warning", "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
+  if (nodes.length === 0)
+    deps.recorder.event(service, "Warning", "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
   let status: LoadBalancerStatus;
   try {
     const ensured = await deps.balancer.ensureLoadBalancer(deps.clusterName, latest, nodes);
     if (!ensured?.status) throw new Error("service status returned by EnsureLoadBalancer is nil");
-    for (const warning of ensured.warnings ?? []) deps.recorder.event(service, "Warning", warning.reason, warning.message);
+    for (const warning of ensured.warnings ?? [])
+      deps.recorder.event(service, "Warning", warning.reason, warning.message);
     status = ensured.status;
   } catch (error) {
-    if (!(error instanceof ImplementedElsewhereError)) throw new Error(`failed to ensure load balancer: ${errorMessage(error)}`, { cause: error });
+    if (!(error instanceof ImplementedElsewhereError))
+      throw new Error(`failed to ensure load balancer: ${errorMessage(error)}`, { cause: error });
     deps.logger.debug(`load balancer for service ${key} is implemented elsewhere`);
     deps.cache.recordNodes(key, nodes);
     return;
@@ -109,7 +117,12 @@ async function deleteGoneLoadBalancer(deps: ServiceSyncDeps, key: string, servic
   try {
     await ensureDeleted(deps, service);
   } catch (error) {
-    deps.recorder.event(service, "Warning", "DeleteLoadBalancerFailed", `Error deleting load balancer: ${errorMessage(error)}`);
+    deps.recorder.event(
+      service,
+      "Warning",
+      "DeleteLoadBalancerFailed",
+      `Error deleting load balancer: ${errorMessage(error)}`,
+    );
     throw error;
   }
   deps.recorder.event(service, "Normal", "DeletedLoadBalancer", "Deleted load balancer");
@@ -133,7 +146,9 @@ async function setFinalizer(deps: ServiceSyncDeps, service: Service, present: bo
   if (!patch) return service;
   const { name, namespace } = service.metadata;
   try {
-    return trimService(await deps.api.patch<Service>(SERVICES, name, patch, { namespace, subresource: "status", type: "strategic" }));
+    return trimService(
+      await deps.api.patch<Service>(SERVICES, name, patch, { namespace, subresource: "status", type: "strategic" }),
+    );
   } catch (error) {
     if (!present && isNotFound(error)) return undefined;
     throw error;
@@ -147,6 +162,7 @@ async function writeStatus(deps: ServiceSyncDeps, service: Service, status: Load
   try {
     await deps.api.patch(SERVICES, name, statusPatch(status), { namespace, subresource: "status", type: "strategic" });
   } catch (error) {
-    if (!isNotFound(error)) throw new Error(`failed to update load balancer status: ${errorMessage(error)}`, { cause: error });
+    if (!isNotFound(error))
+      throw new Error(`failed to update load balancer status: ${errorMessage(error)}`, { cause: error });
   }
 }
