@@ -4,8 +4,9 @@
  * with that chain's credentials, refreshed by the SDK before they expire (upstream's stscreds
  * provider). `SourceARN` goes with each AssumeRole as the `x-amz-source-arn` / `x-amz-source-account`
  * headers upstream sends, for roles whose trust policy checks `aws:SourceArn` / `aws:SourceAccount`.
+ * The SDK's credential providers (and the STS client they bring) load only when a role is configured:
+ * they would otherwise add to every process's memory, whatever its provider.
  */
-import { fromTemporaryCredentials } from "@aws-sdk/credential-providers";
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from "@aws-sdk/types";
 import type { AssumeRole } from "./config.ts";
 
@@ -54,7 +55,7 @@ export function roleCredentials(
       ? []
       : [headersPlugin({ "x-amz-source-arn": role.sourceARN, "x-amz-source-account": accountOf(role.sourceARN) })];
   const region = sts.signingRegion ?? sts.region;
-  return fromTemporaryCredentials({
+  const options = {
     params: { RoleArn: role.roleARN, RoleSessionName: `cloud-controller-manager-${Date.now()}` },
     ...(caller ? { masterCredentials: caller } : {}),
     clientConfig: {
@@ -66,5 +67,10 @@ export function roleCredentials(
       },
     },
     clientPlugins: plugins as never[],
-  });
+  };
+  let provider: Promise<AwsCredentialIdentityProvider> | undefined;
+  return async (props) => {
+    provider ??= import("@aws-sdk/credential-providers").then((m) => m.fromTemporaryCredentials(options));
+    return (await provider)(props);
+  };
 }
