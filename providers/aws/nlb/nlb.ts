@@ -10,7 +10,8 @@ import type {
   SubnetMapping,
   TargetGroup,
 } from "@aws-sdk/client-elastic-load-balancing-v2";
-import { errorCode, type AwsApi } from "../api.ts";
+import type { AwsApi } from "../api.ts";
+import { errorCode } from "../call.ts";
 import type { Ec2Instance } from "../ec2-instance.ts";
 import { PREFIX, type LbOptions } from "../lb-annotations.ts";
 import { syncMarkedRules } from "../lb-node-rules.ts";
