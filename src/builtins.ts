@@ -14,7 +14,12 @@ import { checkCommand } from "./cli/commands/check.ts";
 import { installCommand } from "./cli/commands/install.ts";
 
 export function providerFactories(): ProviderFactory<never>[] {
-  return [awsProviderFactory, baremetalProviderFactory, fakeProviderFactory, vsphereProviderFactory] as ProviderFactory<never>[];
+  return [
+    awsProviderFactory,
+    baremetalProviderFactory,
+    fakeProviderFactory,
+    vsphereProviderFactory,
+  ] as ProviderFactory<never>[];
 }
 
 export function builtins(): Builtins {

@@ -25,7 +25,12 @@
  * As upstream's gcfg reading, a key with an empty value is the same as a key left out.
  */
 import { parseIni, parseIniBool, type IniEntry } from "./ini.ts";
-import { missingOverrides, parseOverrides, type OverridableService, type ServiceOverride } from "./service-overrides.ts";
+import {
+  missingOverrides,
+  parseOverrides,
+  type OverridableService,
+  type ServiceOverride,
+} from "./service-overrides.ts";
 
 export type { OverridableService, ServiceOverride } from "./service-overrides.ts";
 export type IpFamily = "ipv4" | "ipv6";
@@ -49,6 +54,8 @@ export interface AwsConfig {
   readonly legacyClusterTag: boolean;
   readonly disableSecurityGroupIngress: boolean;
   readonly elbSecurityGroup: string;
+  /** `NLBSecurityGroupMode = Managed`: each new NLB gets its own security group (upstream: any other value is off). */
+  readonly nlbManagedSecurityGroup: boolean;
   readonly nodeIPFamilies: readonly IpFamily[];
   readonly healthProbe: { readonly shared: boolean; readonly port: number; readonly path: string };
   readonly overrides: readonly ServiceOverride[];
@@ -68,16 +75,18 @@ const PATTERNS: Readonly<Record<string, [RegExp, string]>> = {
   clusterservicesharedloadbalancerhealthprobepath: [/^\/\S*$/, "an absolute path"],
   clusterservicesharedloadbalancerhealthprobeport: [/^\d{1,5}$/, "a port number"],
   rolearn: [/^arn:aws[a-z-]*:iam::\d{12}:role\/\S+$/, "an IAM role ARN such as arn:aws:iam::111122223333:role/name"],
-  sourcearn: [/^arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:\d{12}:\S+$/, "an ARN such as arn:aws:eks:us-west-2:111122223333:cluster/name"],
+  sourcearn: [
+    /^arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:\d{12}:\S+$/,
+    "an ARN such as arn:aws:eks:us-west-2:111122223333:cluster/name",
+  ],
 };
 
 /** Upstream keys this provider refuses rather than silently ignores, with the reason. */
 const UNSUPPORTED: Readonly<Record<string, string>> = {
   supportedtopologyinstancetypepattern: "topology labels (DescribeInstanceTopology) are not supported",
-  nlbsecuritygroupmode: "security groups on network load balancers are not supported",
 };
 
-const SCALAR_KEYS = [...Object.keys(PATTERNS), "disablesecuritygroupingress", "nodeipfamilies"];
+const SCALAR_KEYS = [...Object.keys(PATTERNS), "disablesecuritygroupingress", "nodeipfamilies", "nlbsecuritygroupmode"];
 
 type Problems = string[];
 
@@ -89,7 +98,9 @@ function keyProblem(e: IniEntry, key: string): string | undefined {
 }
 
 function repeated(values: ReadonlyMap<string, readonly string[]>): string[] {
-  return [...values].filter(([key, list]) => list.length > 1 && key !== "nodeipfamilies").map(([key, list]) => `[Global] ${key}: given ${list.length} times`);
+  return [...values]
+    .filter(([key, list]) => list.length > 1 && key !== "nodeipfamilies")
+    .map(([key, list]) => `[Global] ${key}: given ${list.length} times`);
 }
 
 function globalValues(p: Problems, entries: readonly IniEntry[]): Map<string, string[]> {
@@ -109,8 +120,14 @@ function globalValues(p: Problems, entries: readonly IniEntry[]): Map<string, st
 function clusterID(p: Problems, get: (key: string) => string): string {
   const id = get("kubernetesclusterid");
   const legacy = get("kubernetesclustertag");
-  if (id !== "" && legacy !== "" && id !== legacy) p.push(`[Global] KubernetesClusterID ${JSON.stringify(id)} and KubernetesClusterTag ${JSON.stringify(legacy)} must be equal when both are set`);
-  if (id === "" && legacy === "") p.push("[Global] KubernetesClusterID: required (without instance metadata the cluster ID cannot be read from this machine's tags)");
+  if (id !== "" && legacy !== "" && id !== legacy)
+    p.push(
+      `[Global] KubernetesClusterID ${JSON.stringify(id)} and KubernetesClusterTag ${JSON.stringify(legacy)} must be equal when both are set`,
+    );
+  if (id === "" && legacy === "")
+    p.push(
+      "[Global] KubernetesClusterID: required (without instance metadata the cluster ID cannot be read from this machine's tags)",
+    );
   return id || legacy;
 }
 
@@ -118,32 +135,42 @@ function region(p: Problems, get: (key: string) => string): string {
   const explicit = get("region");
   const zone = get("zone");
   const fromZone = zone === "" ? "" : zone.slice(0, -1);
-  if (explicit !== "" && fromZone !== "" && explicit !== fromZone) p.push(`[Global] Zone ${JSON.stringify(zone)} is not in Region ${JSON.stringify(explicit)}`);
+  if (explicit !== "" && fromZone !== "" && explicit !== fromZone)
+    p.push(`[Global] Zone ${JSON.stringify(zone)} is not in Region ${JSON.stringify(explicit)}`);
   return explicit || fromZone;
 }
 
 function families(p: Problems, list: readonly string[]): IpFamily[] {
   if (list.length === 0) return ["ipv4"];
   const out = list.map((v) => v.toLowerCase());
-  for (const v of out) if (v !== "ipv4" && v !== "ipv6") p.push(`[Global] NodeIPFamilies: ${JSON.stringify(v)} is not ipv4 or ipv6`);
+  for (const v of out)
+    if (v !== "ipv4" && v !== "ipv6") p.push(`[Global] NodeIPFamilies: ${JSON.stringify(v)} is not ipv4 or ipv6`);
   if (new Set(out).size !== out.length) p.push("[Global] NodeIPFamilies: a family is given twice");
   return out as IpFamily[];
 }
 
-function sections(p: Problems, entries: readonly IniEntry[]): { global: IniEntry[]; overrides: Map<string, IniEntry[]> } {
+function sections(
+  p: Problems,
+  entries: readonly IniEntry[],
+): { global: IniEntry[]; overrides: Map<string, IniEntry[]> } {
   const global: IniEntry[] = [];
   const overrides = new Map<string, IniEntry[]>();
   for (const e of entries) {
     if (e.section === "global" && e.subsection === undefined) global.push(e);
-    else if (e.section === "serviceoverride" && e.subsection !== undefined) overrides.set(e.subsection, [...(overrides.get(e.subsection) ?? []), e]);
-    else p.push(`line ${e.line}: unknown section [${e.section}${e.subsection === undefined ? "" : ` "${e.subsection}"`}] (known: [Global], [ServiceOverride "name"])`);
+    else if (e.section === "serviceoverride" && e.subsection !== undefined)
+      overrides.set(e.subsection, [...(overrides.get(e.subsection) ?? []), e]);
+    else
+      p.push(
+        `line ${e.line}: unknown section [${e.section}${e.subsection === undefined ? "" : ` "${e.subsection}"`}] (known: [Global], [ServiceOverride "name"])`,
+      );
   }
   return { global, overrides };
 }
 
 function healthProbe(p: Problems, get: (key: string) => string): AwsConfig["healthProbe"] {
   const port = Number(get("clusterservicesharedloadbalancerhealthprobeport") || "10256");
-  if (port < 1 || port > 65535) p.push(`[Global] ClusterServiceSharedLoadBalancerHealthProbePort: ${port} is not a port from 1 to 65535`);
+  if (port < 1 || port > 65535)
+    p.push(`[Global] ClusterServiceSharedLoadBalancerHealthProbePort: ${port} is not a port from 1 to 65535`);
   return {
     shared: get("clusterserviceloadbalancerhealthprobemode") === "Shared",
     port,
@@ -151,7 +178,9 @@ function healthProbe(p: Problems, get: (key: string) => string): AwsConfig["heal
   };
 }
 
-export function parseAwsConfig(text: string | undefined): { ok: true; config: AwsConfig } | { ok: false; errors: string[] } {
+export function parseAwsConfig(
+  text: string | undefined,
+): { ok: true; config: AwsConfig } | { ok: false; errors: string[] } {
   const ini = parseIni(text ?? "");
   if (!ini.ok) return ini;
   const p: Problems = [];
@@ -159,7 +188,10 @@ export function parseAwsConfig(text: string | undefined): { ok: true; config: Aw
   const values = globalValues(p, global);
   const get = (key: string): string => values.get(key)?.[0] ?? "";
   const disable = parseIniBool(get("disablesecuritygroupingress"));
-  if (disable === undefined) p.push(`[Global] DisableSecurityGroupIngress: ${JSON.stringify(get("disablesecuritygroupingress"))} is not true or false`);
+  if (disable === undefined)
+    p.push(
+      `[Global] DisableSecurityGroupIngress: ${JSON.stringify(get("disablesecuritygroupingress"))} is not true or false`,
+    );
   const config: AwsConfig = {
     region: region(p, get),
     zone: get("zone"),
@@ -170,6 +202,7 @@ export function parseAwsConfig(text: string | undefined): { ok: true; config: Aw
     legacyClusterTag: get("kubernetesclustertag") !== "",
     disableSecurityGroupIngress: disable ?? false,
     elbSecurityGroup: get("elbsecuritygroup"),
+    nlbManagedSecurityGroup: get("nlbsecuritygroupmode") === "Managed",
     nodeIPFamilies: families(p, values.get("nodeipfamilies") ?? []),
     healthProbe: healthProbe(p, get),
     overrides: parseOverrides(p, overrides),

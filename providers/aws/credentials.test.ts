@@ -27,14 +27,26 @@ const ROLE = "arn:aws:iam::111122223333:role/ccm";
 
 describe("AssumeRole credentials", () => {
   test("no role: the caller's credentials unchanged", () => {
-    expect(roleCredentials(undefined, caller, { region: "us-east-1", endpoint: undefined, signingRegion: undefined, requestTimeoutMs: 1000 })).toBe(caller);
+    expect(
+      roleCredentials(undefined, caller, {
+        region: "us-east-1",
+        endpoint: undefined,
+        signingRegion: undefined,
+        requestTimeoutMs: 1000,
+      }),
+    ).toBe(caller);
   });
 
   test("RoleARN through the sts endpoint, with SourceARN as upstream's source headers", async () => {
     const sts = fakeSts();
     try {
       const role = { roleARN: ROLE, sourceARN: "arn:aws:eks:us-east-1:444455556666:cluster/prod" };
-      const provider = roleCredentials(role, caller, { region: "us-east-1", endpoint: sts.url, signingRegion: "us-east-1", requestTimeoutMs: 5000 });
+      const provider = roleCredentials(role, caller, {
+        region: "us-east-1",
+        endpoint: sts.url,
+        signingRegion: "us-east-1",
+        requestTimeoutMs: 5000,
+      });
       if (typeof provider !== "function") throw new Error("expected a credential provider");
       expect(await provider()).toMatchObject({ accessKeyId: "ASIAROLE", sessionToken: "token" });
       const [request] = sts.seen;
@@ -52,7 +64,12 @@ describe("AssumeRole credentials", () => {
   test("without SourceARN no source headers are sent", async () => {
     const sts = fakeSts();
     try {
-      const provider = roleCredentials({ roleARN: ROLE, sourceARN: "" }, caller, { region: "us-east-1", endpoint: sts.url, signingRegion: undefined, requestTimeoutMs: 5000 });
+      const provider = roleCredentials({ roleARN: ROLE, sourceARN: "" }, caller, {
+        region: "us-east-1",
+        endpoint: sts.url,
+        signingRegion: undefined,
+        requestTimeoutMs: 5000,
+      });
       if (typeof provider !== "function") throw new Error("expected a credential provider");
       await provider();
       expect(sts.seen[0]?.headers.get("x-amz-source-arn")).toBeNull();

@@ -4,8 +4,9 @@
  * with that chain's credentials, refreshed by the SDK before they expire (upstream's stscreds
  * provider). `SourceARN` goes with each AssumeRole as the `x-amz-source-arn` / `x-amz-source-account`
  * headers upstream sends, for roles whose trust policy checks `aws:SourceArn` / `aws:SourceAccount`.
+ * The SDK's credential providers (and the STS client they bring) load only when a role is configured:
+ * they would otherwise add to every process's memory, whatever its provider.
  */
-import { fromTemporaryCredentials } from "@aws-sdk/credential-providers";
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from "@aws-sdk/types";
 import type { AssumeRole } from "./config.ts";
 
@@ -17,7 +18,9 @@ interface HeaderArgs {
 type Next = (args: HeaderArgs) => Promise<unknown>;
 
 /** A client plugin adding fixed headers to each request, before signing so they are signed too. */
-function headersPlugin(headers: Readonly<Record<string, string>>): { applyToStack: (stack: { add: (m: unknown, o: unknown) => void }) => void } {
+function headersPlugin(headers: Readonly<Record<string, string>>): {
+  applyToStack: (stack: { add: (m: unknown, o: unknown) => void }) => void;
+} {
   const middleware = (next: Next) => (args: HeaderArgs) => {
     const request = args.request;
     if (request.headers) Object.assign(request.headers, headers);
@@ -41,18 +44,33 @@ export interface AssumeRoleClient {
 }
 
 /** The caller's credentials unchanged, or an AssumeRole provider built on them. */
-export function roleCredentials(role: AssumeRole | undefined, caller: Credentials | undefined, sts: AssumeRoleClient): Credentials | undefined {
+export function roleCredentials(
+  role: AssumeRole | undefined,
+  caller: Credentials | undefined,
+  sts: AssumeRoleClient,
+): Credentials | undefined {
   if (!role) return caller;
-  const plugins = role.sourceARN === "" ? [] : [headersPlugin({ "x-amz-source-arn": role.sourceARN, "x-amz-source-account": accountOf(role.sourceARN) })];
+  const plugins =
+    role.sourceARN === ""
+      ? []
+      : [headersPlugin({ "x-amz-source-arn": role.sourceARN, "x-amz-source-account": accountOf(role.sourceARN) })];
   const region = sts.signingRegion ?? sts.region;
-  return fromTemporaryCredentials({
+  const options = {
     params: { RoleArn: role.roleARN, RoleSessionName: `cloud-controller-manager-${Date.now()}` },
     ...(caller ? { masterCredentials: caller } : {}),
     clientConfig: {
       ...(region ? { region } : {}),
       ...(sts.endpoint ? { endpoint: sts.endpoint } : {}),
-      requestHandler: { requestTimeout: sts.requestTimeoutMs, connectionTimeout: Math.min(sts.requestTimeoutMs, 10_000) },
+      requestHandler: {
+        requestTimeout: sts.requestTimeoutMs,
+        connectionTimeout: Math.min(sts.requestTimeoutMs, 10_000),
+      },
     },
     clientPlugins: plugins as never[],
-  });
+  };
+  let provider: Promise<AwsCredentialIdentityProvider> | undefined;
+  return async (props) => {
+    provider ??= import("@aws-sdk/credential-providers").then((m) => m.fromTemporaryCredentials(options));
+    return (await provider)(props);
+  };
 }

@@ -53,12 +53,17 @@ export function parseIni(text: string): IniResult {
     if (content === "") return;
     const header = HEADER.exec(content);
     if (header) {
-      section = { name: header[1]!.toLowerCase(), sub: header[2] === undefined ? undefined : unquote(`"${header[2]}"`) };
+      section = {
+        name: header[1]!.toLowerCase(),
+        sub: header[2] === undefined ? undefined : unquote(`"${header[2]}"`),
+      };
       return;
     }
     if (content.startsWith("[")) {
       // One error for a broken header; its keys would only repeat it (as keys of the section before).
-      errors.push(`line ${line}: malformed section header ${JSON.stringify(rawLine.trim())} (expected [Name] or [Name "sub"])`);
+      errors.push(
+        `line ${line}: malformed section header ${JSON.stringify(rawLine.trim())} (expected [Name] or [Name "sub"])`,
+      );
       section = "broken";
       return;
     }

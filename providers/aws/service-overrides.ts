@@ -50,7 +50,9 @@ function problems(where: string, get: (key: string) => string): string[] {
   const p: string[] = [];
   const service = get("service").toLowerCase();
   if (!SERVICES[service] && !UNUSED.has(service)) {
-    p.push(`${where} Service: ${JSON.stringify(get("service"))} is not ec2, elasticloadbalancing, elasticloadbalancingv2 or sts`);
+    p.push(
+      `${where} Service: ${JSON.stringify(get("service"))} is not ec2, elasticloadbalancing, elasticloadbalancingv2 or sts`,
+    );
   }
   let url: URL | undefined;
   try {
@@ -58,23 +60,33 @@ function problems(where: string, get: (key: string) => string): string[] {
   } catch {
     url = undefined;
   }
-  if (!url || !/^https?:$/.test(url.protocol)) p.push(`${where} URL: ${JSON.stringify(get("url"))} is not an http(s) URL`);
-  if (!REGION.test(get("region"))) p.push(`${where} Region: ${JSON.stringify(get("region"))} is not a region such as us-west-2`);
+  if (!url || !/^https?:$/.test(url.protocol))
+    p.push(`${where} URL: ${JSON.stringify(get("url"))} is not an http(s) URL`);
+  if (!REGION.test(get("region")))
+    p.push(`${where} Region: ${JSON.stringify(get("region"))} is not a region such as us-west-2`);
   const signing = get("signingregion");
-  if (signing !== "" && !REGION.test(signing)) p.push(`${where} SigningRegion: ${JSON.stringify(signing)} is not a region`);
+  if (signing !== "" && !REGION.test(signing))
+    p.push(`${where} SigningRegion: ${JSON.stringify(signing)} is not a region`);
   return p;
 }
 
 function one(p: string[], name: string, entries: readonly IniEntry[]): ServiceOverride | undefined {
   const where = `[ServiceOverride ${JSON.stringify(name)}]`;
   const get = (key: string): string => entries.find((e) => e.key.toLowerCase() === key)?.value.trim() ?? "";
-  for (const e of entries) if (!KEYS.includes(e.key.toLowerCase())) p.push(`${where} ${e.key}: unknown key (line ${e.line})`);
+  for (const e of entries)
+    if (!KEYS.includes(e.key.toLowerCase())) p.push(`${where} ${e.key}: unknown key (line ${e.line})`);
   const found = problems(where, get);
   p.push(...found);
   const service = SERVICES[get("service").toLowerCase()];
   if (!service || found.length > 0) return undefined;
   const region = get("region");
-  return { service, region, url: get("url"), signingRegion: get("signingregion") || region, signingName: get("signingname") };
+  return {
+    service,
+    region,
+    url: get("url"),
+    signingRegion: get("signingregion") || region,
+    signingName: get("signingname"),
+  };
 }
 
 /** Every section parsed; duplicates of one service and region are reported, as upstream does. */
@@ -84,22 +96,36 @@ export function parseOverrides(p: string[], sections: ReadonlyMap<string, readon
     const o = one(p, name, entries);
     if (!o) continue;
     if (out.some((x) => x.service === o.service && x.region === o.region)) {
-      p.push(`[ServiceOverride ${JSON.stringify(name)}]: a second override for ${upstreamName(o.service)} in ${o.region}`);
+      p.push(
+        `[ServiceOverride ${JSON.stringify(name)}]: a second override for ${upstreamName(o.service)} in ${o.region}`,
+      );
     } else out.push(o);
   }
   return out;
 }
 
 /** The override serving `service` in `region` (any region when empty); ELBv2 falls back to ELB's. */
-export function overrideFor(overrides: readonly ServiceOverride[], service: OverridableService, region: string): ServiceOverride | undefined {
-  const match = (s: OverridableService): ServiceOverride | undefined => overrides.find((o) => o.service === s && (region === "" || o.region === region));
+export function overrideFor(
+  overrides: readonly ServiceOverride[],
+  service: OverridableService,
+  region: string,
+): ServiceOverride | undefined {
+  const match = (s: OverridableService): ServiceOverride | undefined =>
+    overrides.find((o) => o.service === s && (region === "" || o.region === region));
   return match(service) ?? (service === "elbv2" ? match("elb") : undefined);
 }
 
 /** With overrides in use, the services among `needed` that would still go to a public endpoint. */
-export function missingOverrides(overrides: readonly ServiceOverride[], needed: readonly OverridableService[], region: string): string[] {
+export function missingOverrides(
+  overrides: readonly ServiceOverride[],
+  needed: readonly OverridableService[],
+  region: string,
+): string[] {
   if (overrides.length === 0) return [];
   const missing = needed.filter((s) => !overrideFor(overrides, s, region));
   const where = region === "" ? "" : ` in ${region}`;
-  return missing.map((s) => `[ServiceOverride] no override for ${upstreamName(s)}${where}: with private endpoints configured, every service called needs one (${needed.map(upstreamName).join(", ")}); a public endpoint is never tried`);
+  return missing.map(
+    (s) =>
+      `[ServiceOverride] no override for ${upstreamName(s)}${where}: with private endpoints configured, every service called needs one (${needed.map(upstreamName).join(", ")}); a public endpoint is never tried`,
+  );
 }

@@ -19,7 +19,8 @@ export interface BaremetalConfig {
 /** Every Service annotation and condition of this provider lives under this prefix. */
 export const BAREMETAL_KEYS = serviceKeys("baremetal.cloudprovider.io");
 
-export type ParsedConfig = { readonly ok: true; readonly config: BaremetalConfig } | { readonly ok: false; readonly errors: string[] };
+export type ParsedConfig =
+  { readonly ok: true; readonly config: BaremetalConfig } | { readonly ok: false; readonly errors: string[] };
 
 const TOP_KEYS = ["inventory", "loadBalancers"];
 
@@ -27,10 +28,14 @@ export function parseBaremetalConfig(text: string | undefined): ParsedConfig {
   const parsed = parseConfigText(text);
   if ("error" in parsed) return { ok: false, errors: [parsed.error] };
   const raw = parsed.raw ?? {};
-  if (!isMapping(raw)) return { ok: false, errors: ["must be a YAML or JSON mapping with inventory and loadBalancers"] };
+  if (!isMapping(raw))
+    return { ok: false, errors: ["must be a YAML or JSON mapping with inventory and loadBalancers"] };
   const p = new Problems();
   onlyKeys(p, raw, "", TOP_KEYS);
-  const config: BaremetalConfig = { inventory: parseInventory(p, raw.inventory), loadBalancers: parseLoadBalancers(p, raw.loadBalancers, BAREMETAL_KEYS) };
+  const config: BaremetalConfig = {
+    inventory: parseInventory(p, raw.inventory),
+    loadBalancers: parseLoadBalancers(p, raw.loadBalancers, BAREMETAL_KEYS),
+  };
   return p.list.length > 0 ? { ok: false, errors: p.list } : { ok: true, config };
 }
 
@@ -38,6 +43,10 @@ export function parseBaremetalConfig(text: string | undefined): ParsedConfig {
 export function describeConfig(config: BaremetalConfig): string {
   const inv = config.inventory;
   const lb = config.loadBalancers;
-  const lbs = !lb ? "no load balancers" : lb.source === "cluster" ? "address pools from AddressPool objects" : `${lb.pools.length} address pool(s)`;
+  const lbs = !lb
+    ? "no load balancers"
+    : lb.source === "cluster"
+      ? "address pools from AddressPool objects"
+      : `${lb.pools.length} address pool(s)`;
   return `${inv.byName.size} machine(s), ${inv.patterns.length} pattern(s), unmatched nodes: ${inv.unmatchedNodes}, ${lbs}`;
 }

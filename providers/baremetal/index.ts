@@ -2,7 +2,7 @@
 import type { ProviderFactory } from "../../src/cloud/provider.ts";
 import { parseBaremetalConfig } from "./config.ts";
 import { ADDRESS_POOL_RULES, addressPoolCrd } from "../shared/address-pools/crd.ts";
-import { createBaremetalProvider, type BaremetalProviderInput } from "./provider.ts";
+import type { BaremetalProviderInput } from "./provider.ts";
 
 export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> = {
   name: "baremetal",
@@ -10,15 +10,11 @@ export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> =
     const parsed = parseBaremetalConfig(text);
     return parsed.ok ? { ok: true, config: { config: parsed.config, path, text } } : parsed;
   },
-  create: (input, context) => createBaremetalProvider(input, context),
+  create: async (input, context) => (await import("./provider.ts")).createBaremetalProvider(input, context),
   // The allocated addresses go to an annotation announcers read (kube-vip.io/loadbalancerIPs): a merge
   // patch of the Service's metadata, never an update, never its spec.
-  rbacRules: [
-    { apiGroups: [""], resources: ["services"], verbs: ["patch"] },
-    ...ADDRESS_POOL_RULES,
-  ],
+  rbacRules: [{ apiGroups: [""], resources: ["services"], verbs: ["patch"] }, ...ADDRESS_POOL_RULES],
   customResourceDefinitions: [addressPoolCrd()],
 };
 
-export { createBaremetalProvider, type BaremetalProvider } from "./provider.ts";
 export { parseBaremetalConfig, type BaremetalConfig } from "./config.ts";

@@ -30,25 +30,34 @@ export interface BaremetalProvider extends CloudProvider {
 
 const FOLLOW_INTERVAL_MS = 1000;
 
-export function createBaremetalProvider(input: BaremetalProviderInput, context: ProviderContext, options: BaremetalProviderOptions = {}): BaremetalProvider {
+export function createBaremetalProvider(
+  input: BaremetalProviderInput,
+  context: ProviderContext,
+  options: BaremetalProviderOptions = {},
+): BaremetalProvider {
   const log = context.logger;
   let current = input.config;
   /** The load-balancer capability is fixed at start: the service controller is built (or skipped) once. */
   const startSettings = input.config.loadBalancers;
-  const settings = (): NonNullable<BaremetalConfig["loadBalancers"]> => current.loadBalancers ?? (startSettings as NonNullable<typeof startSettings>);
+  const settings = (): NonNullable<BaremetalConfig["loadBalancers"]> =>
+    current.loadBalancers ?? (startSettings as NonNullable<typeof startSettings>);
   const lb: SourcedLoadBalancer | undefined = startSettings
     ? createSourcedLoadBalancer({ settings, logger: log, observeCall: context.observeCall })
     : undefined;
 
   function apply(config: BaremetalConfig): void {
     if ((config.loadBalancers === undefined) !== (startSettings === undefined)) {
-      log.warn(`adding or removing the loadBalancers section takes a restart; until then load balancers stay ${startSettings ? "on, with the last pools" : "off"}`);
+      log.warn(
+        `adding or removing the loadBalancers section takes a restart; until then load balancers stay ${startSettings ? "on, with the last pools" : "off"}`,
+      );
       current = { inventory: config.inventory, loadBalancers: current.loadBalancers };
       return;
     }
     const source = config.loadBalancers?.source;
     if (startSettings && source !== startSettings.source) {
-      log.warn(`changing loadBalancers.source (${startSettings.source} → ${source ?? "none"}) takes a restart; until then pools stay as they were`);
+      log.warn(
+        `changing loadBalancers.source (${startSettings.source} → ${source ?? "none"}) takes a restart; until then pools stay as they were`,
+      );
       current = { inventory: config.inventory, loadBalancers: current.loadBalancers };
       return;
     }
@@ -61,14 +70,19 @@ export function createBaremetalProvider(input: BaremetalProviderInput, context: 
     lastText = text;
     const parsed = parseBaremetalConfig(text);
     if (!parsed.ok) {
-      for (const line of parsed.errors) log.warn(`ignoring the edit of ${input.path}, the last good configuration stays in force: ${line}`);
+      for (const line of parsed.errors)
+        log.warn(`ignoring the edit of ${input.path}, the last good configuration stays in force: ${line}`);
       return;
     }
     apply(parsed.config);
     log.info(`applied the edit of ${input.path}: ${describeConfig(parsed.config)}`);
   };
-  const onError = (error: Error): void => log.warn(`cannot read ${input.path}, the last good configuration stays in force: ${error.message}`);
-  const stopFollowing = input.path === "" ? (): void => undefined : followCloudConfig(input.path, options.followIntervalMs ?? FOLLOW_INTERVAL_MS, onText, onError);
+  const onError = (error: Error): void =>
+    log.warn(`cannot read ${input.path}, the last good configuration stays in force: ${error.message}`);
+  const stopFollowing =
+    input.path === ""
+      ? (): void => undefined
+      : followCloudConfig(input.path, options.followIntervalMs ?? FOLLOW_INTERVAL_MS, onText, onError);
 
   log.info(`bare-metal provider: ${describeConfig(input.config)}`);
   return {

@@ -1,6 +1,7 @@
 import { runProviderConformance } from "../../test/conformance/provider-conformance.ts";
 import type { Node } from "../../src/kube/objects.ts";
-import { createFakeProvider, FakeCloud, parseFakeConfig } from "./index.ts";
+import { FakeCloud, parseFakeConfig } from "./index.ts";
+import { createFakeProvider } from "./provider.ts";
 import { serveFakeCloud } from "./server.ts";
 import { testProviderContext } from "../../test/harness/provider-context.ts";
 
@@ -16,7 +17,9 @@ function fakeSession(remote: boolean) {
       provider,
       cloud: {
         async createInstance(name: string): Promise<Node> {
-          engine.putInstance(engine.instanceWithDefaults({ name, addresses: [{ type: "InternalIP", address: "10.1.2.3" }] }));
+          engine.putInstance(
+            engine.instanceWithDefaults({ name, addresses: [{ type: "InternalIP", address: "10.1.2.3" }] }),
+          );
           return { apiVersion: "v1", kind: "Node", metadata: { name }, spec: {} };
         },
         stopInstance: async (node: Node) => engine.setInstanceState(node.metadata.name, "stopped"),

@@ -12,7 +12,8 @@ export class Problems {
   }
 }
 
-export const isMapping = (value: unknown): value is Raw => typeof value === "object" && value !== null && !Array.isArray(value);
+export const isMapping = (value: unknown): value is Raw =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The mapping at `path`; undefined (and a problem, unless the value is absent) otherwise. */
 export function mappingAt(p: Problems, value: unknown, path: string): Raw | undefined {
@@ -31,7 +32,10 @@ export function onlyKeys(p: Problems, raw: Raw, path: string, known: readonly st
 const at = (path: string, key: string): string => (path === "" ? key : `${path}.${key}`);
 
 /** A reader of one optional scalar field: absent or null is undefined, a wrong type is a problem. */
-function optionalReader<T>(accept: (value: unknown) => value is T, message: string): (p: Problems, raw: Raw, key: string, path: string) => T | undefined {
+function optionalReader<T>(
+  accept: (value: unknown) => value is T,
+  message: string,
+): (p: Problems, raw: Raw, key: string, path: string) => T | undefined {
   return (p, raw, key, path) => {
     const value = raw[key];
     if (value === undefined || value === null) return undefined;
@@ -43,7 +47,10 @@ function optionalReader<T>(accept: (value: unknown) => value is T, message: stri
 
 export const optionalString = optionalReader((v): v is string => typeof v === "string", "must be a string");
 export const optionalBool = optionalReader((v): v is boolean => typeof v === "boolean", "must be true or false");
-export const optionalCount = optionalReader((v): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0, "must be a whole number, 0 or more");
+export const optionalCount = optionalReader(
+  (v): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0,
+  "must be a whole number, 0 or more",
+);
 
 /** The list at `raw[key]`; absent means empty. */
 export function listAt(p: Problems, raw: Raw, key: string, path: string): unknown[] {
@@ -107,7 +114,8 @@ export function labelsAt(p: Problems, raw: Raw, key: string, path: string): Reco
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(value)) {
     const text = typeof v === "number" || typeof v === "boolean" ? String(v) : v;
-    const problem = typeof text === "string" ? (labelKeyProblem(k) ?? labelValueProblem(text)) : "label values must be strings";
+    const problem =
+      typeof text === "string" ? (labelKeyProblem(k) ?? labelValueProblem(text)) : "label values must be strings";
     if (problem) p.add(at(path, key), problem);
     else out[k] = text as string;
   }

@@ -4,7 +4,7 @@
  * their factory; `manifests crds` prints them and `manifests rbac` grants their use.
  */
 import type { Resource } from "../../src/kube/api.ts";
-import type { Manifest } from "../../src/manifests/rbac.ts";
+import type { Manifest } from "../../src/kube/objects.ts";
 
 export const GROUP = "cloud-controller-manager.io";
 export const VERSION = "v1alpha1";
@@ -14,11 +14,34 @@ const CATEGORY = "cloud-controller-manager";
 export type Schema = Record<string, unknown>;
 
 export const str = (description: string, extra: Schema = {}): Schema => ({ type: "string", description, ...extra });
-export const bool = (description: string, fallback?: boolean): Schema => ({ type: "boolean", description, ...(fallback === undefined ? {} : { default: fallback }) });
-export const int = (description: string, extra: Schema = {}): Schema => ({ type: "integer", format: "int64", description, ...extra });
-export const list = (description: string, items: Schema, extra: Schema = {}): Schema => ({ type: "array", description, items, ...extra });
-export const obj = (description: string, properties: Record<string, Schema>, extra: Schema = {}): Schema => ({ type: "object", description, properties, ...extra });
-export const stringMap = (description: string): Schema => ({ type: "object", description, additionalProperties: { type: "string" } });
+export const bool = (description: string, fallback?: boolean): Schema => ({
+  type: "boolean",
+  description,
+  ...(fallback === undefined ? {} : { default: fallback }),
+});
+export const int = (description: string, extra: Schema = {}): Schema => ({
+  type: "integer",
+  format: "int64",
+  description,
+  ...extra,
+});
+export const list = (description: string, items: Schema, extra: Schema = {}): Schema => ({
+  type: "array",
+  description,
+  items,
+  ...extra,
+});
+export const obj = (description: string, properties: Record<string, Schema>, extra: Schema = {}): Schema => ({
+  type: "object",
+  description,
+  properties,
+  ...extra,
+});
+export const stringMap = (description: string): Schema => ({
+  type: "object",
+  description,
+  additionalProperties: { type: "string" },
+});
 
 /** `metav1.LabelSelector`. */
 export const labelSelectorSchema: Schema = obj(
@@ -88,7 +111,12 @@ export function resourceOf(kind: KindDefinition): Resource {
 
 function rootSchema(kind: KindDefinition): Schema {
   const spec = kind.specRules ? { ...kind.spec, "x-kubernetes-validations": kind.specRules } : kind.spec;
-  const properties: Record<string, Schema> = { apiVersion: { type: "string" }, kind: { type: "string" }, metadata: { type: "object" }, spec };
+  const properties: Record<string, Schema> = {
+    apiVersion: { type: "string" },
+    kind: { type: "string" },
+    metadata: { type: "object" },
+    spec,
+  };
   if (kind.status) properties.status = kind.status;
   return { type: "object", description: kind.description, properties, required: ["spec"] };
 }
@@ -103,7 +131,14 @@ export function customResourceDefinition(kind: KindDefinition): Manifest {
     spec: {
       group: GROUP,
       scope: "Cluster",
-      names: { kind: kind.kind, listKind: `${kind.kind}List`, plural: kind.plural, singular: kind.kind.toLowerCase(), shortNames: [...(kind.shortNames ?? [])], categories: [CATEGORY] },
+      names: {
+        kind: kind.kind,
+        listKind: `${kind.kind}List`,
+        plural: kind.plural,
+        singular: kind.kind.toLowerCase(),
+        shortNames: [...(kind.shortNames ?? [])],
+        categories: [CATEGORY],
+      },
       versions: [
         {
           name: VERSION,
@@ -111,7 +146,10 @@ export function customResourceDefinition(kind: KindDefinition): Manifest {
           storage: true,
           schema: { openAPIV3Schema: rootSchema(kind) },
           ...(kind.status ? { subresources: { status: {} } } : {}),
-          additionalPrinterColumns: [...kind.columns.map(column), { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" }],
+          additionalPrinterColumns: [
+            ...kind.columns.map(column),
+            { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+          ],
         },
       ],
     },

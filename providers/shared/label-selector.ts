@@ -36,7 +36,9 @@ function requirementMatches(r: SelectorRequirement, labels: Readonly<Record<stri
 
 export function selectorMatches(selector: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
   const pairs = Object.entries(selector.matchLabels);
-  return pairs.every(([k, v]) => labels[k] === v) && selector.matchExpressions.every((r) => requirementMatches(r, labels));
+  return (
+    pairs.every(([k, v]) => labels[k] === v) && selector.matchExpressions.every((r) => requirementMatches(r, labels))
+  );
 }
 
 /** `app=web,tier in (a,b)`-style text, for messages. */
@@ -66,7 +68,8 @@ function readRequirement(p: Problems, item: unknown, path: string): SelectorRequ
     return undefined;
   }
   const needsValues = requirement.operator === "In" || requirement.operator === "NotIn";
-  if (needsValues !== requirement.values.length > 0) p.add(path, `operator ${requirement.operator} ${needsValues ? "needs" : "takes no"} values`);
+  if (needsValues !== requirement.values.length > 0)
+    p.add(path, `operator ${requirement.operator} ${needsValues ? "needs" : "takes no"} values`);
   return requirement;
 }
 
@@ -86,7 +89,8 @@ export function readSelector(p: Problems, item: unknown, path: string): LabelSel
     return undefined;
   }
   const expressions = Array.isArray(item.matchExpressions) ? item.matchExpressions : [];
-  if (item.matchExpressions !== undefined && !Array.isArray(item.matchExpressions)) p.add(`${path}.matchExpressions`, "must be a list");
+  if (item.matchExpressions !== undefined && !Array.isArray(item.matchExpressions))
+    p.add(`${path}.matchExpressions`, "must be a list");
   return {
     matchLabels: readMatchLabels(p, item, path),
     matchExpressions: expressions.flatMap((e, i) => readRequirement(p, e, `${path}.matchExpressions[${i}]`) ?? []),

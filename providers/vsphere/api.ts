@@ -251,7 +251,7 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
     const options = { maxObjects: String(deps.pageSize ?? DEFAULT_PAGE_SIZE) };
     const first = await page("RetrievePropertiesEx", { specSet: spec, options }, signal);
     const objects = [...first.objects];
-    for (let token = first.token; token !== undefined; ) {
+    for (let token = first.token; token !== undefined;) {
       const next = await page("ContinueRetrievePropertiesEx", { token }, signal);
       objects.push(...next.objects);
       token = next.token;

@@ -83,7 +83,10 @@ describe("vsphere.conf", () => {
   });
 
   test("loadBalancers.source: cluster reads AddressPool objects instead of listed pools", () => {
-    expect(ok(`${YAML}loadBalancers: { source: cluster }\n`).loadBalancers).toMatchObject({ source: "cluster", pools: [] });
+    expect(ok(`${YAML}loadBalancers: { source: cluster }\n`).loadBalancers).toMatchObject({
+      source: "cluster",
+      pools: [],
+    });
   });
 
   test.each([

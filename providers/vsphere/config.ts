@@ -37,8 +37,7 @@ export interface VSphereConfig {
 export const VSPHERE_KEYS = serviceKeys("vsphere.cloudprovider.io");
 
 export type ParsedConfig =
-  | { readonly ok: true; readonly config: VSphereConfig }
-  | { readonly ok: false; readonly errors: string[] };
+  { readonly ok: true; readonly config: VSphereConfig } | { readonly ok: false; readonly errors: string[] };
 
 const TOP_KEYS = ["global", "vcenter", "labels", "nodes", "loadBalancers"];
 /** Upstream sections refused, with the reason. */

@@ -65,11 +65,19 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
   const kubeconfigs = writeKubeconfigs(options.dir, server, pki);
   const admin = await createAdminApi(kubeconfigs.admin);
   let apiserver = startApiServer(binaries, options, ports, pki);
-  const ready = async (): Promise<void> => waitFor(`kube-apiserver on ${ports.apiserver}`, () => readyz(server, pki), 120_000, apiserver);
+  const ready = async (): Promise<void> =>
+    waitFor(`kube-apiserver on ${ports.apiserver}`, () => readyz(server, pki), 120_000, apiserver);
   await ready();
   // Every provider's extra role too: one control plane serves the tests of all providers.
   const registry = createRegistry(providerFactories());
-  await applyObjects(admin, rbacManifests({ namespace: "kube-system", leaseName: "cloud-controller-manager", providerRules: registry.rbacRules() }));
+  await applyObjects(
+    admin,
+    rbacManifests({
+      namespace: "kube-system",
+      leaseName: "cloud-controller-manager",
+      providerRules: registry.rbacRules(),
+    }),
+  );
   // Every provider's custom resources, served before any test starts.
   await applyObjects(admin, registry.customResources());
   await waitFor("custom resources served", () => crdsServed(admin, registry.customResources()), 30_000, apiserver);
@@ -106,16 +114,31 @@ function startEtcd(binaries: KubeBinaries, dir: string, ports: { etcd: number; p
   const peer = `http://127.0.0.1:${ports.peer}`;
   const out = logFile(dir, "etcd");
   const proc = Bun.spawn(
-    [binaries.etcd, "--name=default", `--data-dir=${data}`, `--listen-client-urls=${client}`, `--advertise-client-urls=${client}`,
-      `--listen-peer-urls=${peer}`, `--initial-advertise-peer-urls=${peer}`, `--initial-cluster=default=${peer}`,
-      "--unsafe-no-fsync=true", "--quota-backend-bytes=8589934592", "--log-level=warn"],
+    [
+      binaries.etcd,
+      "--name=default",
+      `--data-dir=${data}`,
+      `--listen-client-urls=${client}`,
+      `--advertise-client-urls=${client}`,
+      `--listen-peer-urls=${peer}`,
+      `--initial-advertise-peer-urls=${peer}`,
+      `--initial-cluster=default=${peer}`,
+      "--unsafe-no-fsync=true",
+      "--quota-backend-bytes=8589934592",
+      "--log-level=warn",
+    ],
     { stdout: out, stderr: out },
   );
   closeSync(out);
   return proc;
 }
 
-function startApiServer(binaries: KubeBinaries, options: StartOptions, ports: { etcd: number; apiserver: number }, pki: Pki): Subprocess {
+function startApiServer(
+  binaries: KubeBinaries,
+  options: StartOptions,
+  ports: { etcd: number; apiserver: number },
+  pki: Pki,
+): Subprocess {
   const out = logFile(options.dir, "kube-apiserver");
   const args = [
     binaries.kubeApiserver,
@@ -157,7 +180,21 @@ function writeAuditPolicy(dir: string, rules?: readonly object[]): string {
       {
         level: "Metadata",
         verbs: ["create", "update", "patch", "delete"],
-        resources: [{ group: "", resources: ["nodes", "nodes/status", "services", "services/status", "events", "serviceaccounts", "serviceaccounts/token"] }, { group: "coordination.k8s.io", resources: ["leases"] }],
+        resources: [
+          {
+            group: "",
+            resources: [
+              "nodes",
+              "nodes/status",
+              "services",
+              "services/status",
+              "events",
+              "serviceaccounts",
+              "serviceaccounts/token",
+            ],
+          },
+          { group: "coordination.k8s.io", resources: ["leases"] },
+        ],
       },
       { level: "None" },
     ],
@@ -181,7 +218,10 @@ function writeKubeconfigs(dir: string, server: string, pki: Pki): Kubeconfigs {
     return path;
   };
   return {
-    admin: write("admin", { "client-certificate": pki.clients.admin.certFile, "client-key": pki.clients.admin.keyFile }),
+    admin: write("admin", {
+      "client-certificate": pki.clients.admin.certFile,
+      "client-key": pki.clients.admin.keyFile,
+    }),
     ccm: write("ccm", { "client-certificate": pki.clients.ccm.certFile, "client-key": pki.clients.ccm.keyFile }),
     ccmToken: write("ccm-token", { token: CCM_TOKEN }),
   };
@@ -201,7 +241,11 @@ async function httpOk(url: string): Promise<boolean> {
  */
 async function readyz(server: string, pki: Pki): Promise<boolean> {
   try {
-    const tls = { ca: readFileSync(pki.caFile, "utf8"), cert: readFileSync(pki.clients.admin.certFile, "utf8"), key: readFileSync(pki.clients.admin.keyFile, "utf8") };
+    const tls = {
+      ca: readFileSync(pki.caFile, "utf8"),
+      cert: readFileSync(pki.clients.admin.certFile, "utf8"),
+      key: readFileSync(pki.clients.admin.keyFile, "utf8"),
+    };
     return (await fetch(`${server}/readyz`, { tls, signal: AbortSignal.timeout(2000) })).ok;
   } catch {
     return false;
@@ -211,18 +255,38 @@ async function readyz(server: string, pki: Pki): Promise<boolean> {
 /** Every custom resource answers a list: its CRD is established and served. */
 async function crdsServed(admin: KubeApi, crds: readonly KubeObject[]): Promise<boolean> {
   for (const crd of crds) {
-    const spec = (crd as { spec?: { group: string; names: { plural: string; kind: string }; versions: { name: string }[] } }).spec;
+    const spec = (
+      crd as { spec?: { group: string; names: { plural: string; kind: string }; versions: { name: string }[] } }
+    ).spec;
     if (!spec) continue;
-    const resource = { group: spec.group, version: spec.versions[0]?.name ?? "v1", plural: spec.names.plural, kind: spec.names.kind, namespaced: false };
-    if (!(await admin.list(resource, { limit: 1 }).then(() => true, () => false))) return false;
+    const resource = {
+      group: spec.group,
+      version: spec.versions[0]?.name ?? "v1",
+      plural: spec.names.plural,
+      kind: spec.names.kind,
+      namespaced: false,
+    };
+    if (
+      !(await admin.list(resource, { limit: 1 }).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return false;
   }
   return true;
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, proc: Subprocess): Promise<void> {
+async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  proc: Subprocess,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`${what} exited with status ${proc.exitCode} before it was ready (see its log)`);
+    if (proc.exitCode !== null)
+      throw new Error(`${what} exited with status ${proc.exitCode} before it was ready (see its log)`);
     if (await check()) return;
     await Bun.sleep(250);
   }

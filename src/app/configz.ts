@@ -3,8 +3,8 @@
  * `cloudcontrollermanager.config.k8s.io/v1alpha1` CloudControllerManagerConfiguration, field names as
  * upstream serialises them), so tools reading upstream's `/configz` find the same keys.
  */
-import type { Config } from "../cli/config.ts";
-import { formatDuration } from "../cli/values.ts";
+import type { Config } from "../config/config.ts";
+import { formatDuration } from "../config/values.ts";
 import { formatCIDR } from "../net/ip.ts";
 
 const d = (ms: number): string => formatDuration(ms);
@@ -14,7 +14,12 @@ function generic(c: Config): Record<string, unknown> {
   return {
     Port: 0,
     Address: c.serving.bindAddress,
-    ClientConnection: { Kubeconfig: c.kubeconfig, ContentType: "application/json", QPS: c.kubeApiQps, Burst: c.kubeApiBurst },
+    ClientConnection: {
+      Kubeconfig: c.kubeconfig,
+      ContentType: "application/json",
+      QPS: c.kubeApiQps,
+      Burst: c.kubeApiBurst,
+    },
     ControllerStartInterval: d(c.controllerStartIntervalMs),
     LeaderElection: {
       LeaderElect: le.enabled,
@@ -46,8 +51,14 @@ export function configz(c: Config): { contentType: string; body: string } {
       ConfigureCloudRoutes: c.configureCloudRoutes,
     },
     ServiceController: { ConcurrentServiceSyncs: c.concurrentServiceSyncs },
-    NodeController: { ConcurrentNodeSyncs: c.concurrentNodeSyncs, ConcurrentNodeStatusUpdates: c.concurrentNodeStatusUpdates },
+    NodeController: {
+      ConcurrentNodeSyncs: c.concurrentNodeSyncs,
+      ConcurrentNodeStatusUpdates: c.concurrentNodeStatusUpdates,
+    },
     NodeStatusUpdateFrequency: d(c.nodeStatusUpdateFrequencyMs),
   };
-  return { contentType: "application/json", body: JSON.stringify({ "cloudcontrollermanager.config.k8s.io": configuration }) };
+  return {
+    contentType: "application/json",
+    body: JSON.stringify({ "cloudcontrollermanager.config.k8s.io": configuration }),
+  };
 }

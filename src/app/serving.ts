@@ -3,11 +3,12 @@
  * `informer-sync` for readiness), delegated auth through the manager's (or the dedicated) kubeconfigs,
  * `/metrics` from the registry, `/metrics/slis` from the health checks, `/configz` from the config.
  */
-import type { Config } from "../cli/config.ts";
+import type { Config } from "../config/config.ts";
 import type { KubeApi } from "../kube/api.ts";
 import { resolveConnection } from "../kube/connection.ts";
 import { TokenBucket } from "../kube/token-bucket.ts";
 import type { Logger } from "../log/logger.ts";
+import type { LagMonitor } from "../metrics/event-loop-lag.ts";
 import type { MetricsHub } from "../metrics/hub.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { HealthSlis } from "../metrics/slis.ts";
@@ -15,7 +16,7 @@ import { createAuthorizer } from "../serving/auth.ts";
 import { createHealthRegistry, type HealthRegistry } from "../serving/health.ts";
 import { watchClientAuth } from "../serving/authn-sources.ts";
 import { startSecureServer, type SecureServer } from "../serving/server.ts";
-import { resolveTls, type TlsSettings } from "../serving/tls-options.ts";
+import { resolveTls, type TlsSettings } from "../config/tls-options.ts";
 import type { ClientFactory } from "./clients.ts";
 import { configz } from "./configz.ts";
 import { PROVIDER_READINESS_PREFIX } from "./run-controllers.ts";
@@ -25,12 +26,15 @@ const AUTH_QPS = 200;
 const AUTH_BURST = 400;
 
 /**
- * `/healthz` as upstream (ping, leaderElection, one check per controller); `/livez` only what a restart
- * would fix; `/readyz` also waits for the caches (`informer-sync*`), so a fresh leader is not "ready" early,
+/**
+ * `/healthz` as upstream (ping, leaderElection, one check per controller) and the main thread's
+ * `event-loop-lag`; `/livez` only what a restart would fix (not lag: a restart would not make the work
+ * lighter); `/readyz` also waits for the caches (`informer-sync*`), so a fresh leader is not "ready" early,
  * and runs the provider's own readiness checks (`provider-*`).
  */
-export function createHealth(slis: HealthSlis): HealthRegistry {
-  const readinessOnly = (name: string): boolean => name.startsWith("informer-sync") || name.startsWith(PROVIDER_READINESS_PREFIX);
+export function createHealth(slis: HealthSlis, lag?: LagMonitor): HealthRegistry {
+  const readinessOnly = (name: string): boolean =>
+    name.startsWith("informer-sync") || name.startsWith(PROVIDER_READINESS_PREFIX);
   const health = createHealthRegistry(
     {
       "/healthz": (name) => !readinessOnly(name),
@@ -40,17 +44,27 @@ export function createHealth(slis: HealthSlis): HealthRegistry {
     (type, name, healthy) => slis.record(type, name, healthy),
   );
   health.add("ping", () => undefined);
+  if (lag) health.add("event-loop-lag", () => lag.check());
   return health;
 }
 
-async function reviewClient(path: string, fallback: KubeApi, factory: ClientFactory, limiter: TokenBucket): Promise<KubeApi> {
+async function reviewClient(
+  path: string,
+  fallback: KubeApi,
+  factory: ClientFactory,
+  limiter: TokenBucket,
+): Promise<KubeApi> {
   if (path === "") return fallback;
   return factory.api(await resolveConnection({ kubeconfig: path, master: "" }), limiter);
 }
 
 /** The TLS and client-certificate flags in the serving layer's terms. */
 function tlsOf(s: Config["serving"]): TlsSettings {
-  const resolved = resolveTls({ minVersion: s.tlsMinVersion, cipherSuites: s.tlsCipherSuites, curvePreferences: s.tlsCurvePreferences });
+  const resolved = resolveTls({
+    minVersion: s.tlsMinVersion,
+    cipherSuites: s.tlsCipherSuites,
+    curvePreferences: s.tlsCurvePreferences,
+  });
   if (!resolved.ok) throw new Error(resolved.errors.join("; "));
   return resolved.settings;
 }
@@ -86,7 +100,10 @@ export async function startServing(o: {
     deniedTtlMs: s.unauthorizedTtlMs,
     logger,
     observe: (review, code, seconds) => {
-      const [count, latency] = review === "authn" ? [o.registry.delegatedAuthnRequests, o.registry.delegatedAuthnLatency] : [o.registry.delegatedAuthzRequests, o.registry.delegatedAuthzLatency];
+      const [count, latency] =
+        review === "authn"
+          ? [o.registry.delegatedAuthnRequests, o.registry.delegatedAuthnLatency]
+          : [o.registry.delegatedAuthzRequests, o.registry.delegatedAuthzLatency];
       count.inc({ code });
       latency.observe({ code }, seconds);
     },

@@ -3,7 +3,7 @@
  * `subCommands`. Help and version are answered before anything else. Returns the exit status.
  */
 import { defineCommand, renderUsage, runCommand, type CommandDef, type SubCommandsDef } from "citty";
-import { FLAGS } from "./flags.ts";
+import { FLAGS } from "../config/flags.ts";
 import { renderManagerHelp } from "./usage.ts";
 import { runManagerCommand, type Builtins, type Io } from "./run.ts";
 import { buildInfo } from "../version.ts";
@@ -19,20 +19,32 @@ export interface CommandData {
 }
 
 function managerArgs(): CommandDef["args"] {
-  return Object.fromEntries(FLAGS.map((f) => [f.name, { type: f.type === "bool" ? "boolean" : "string", description: f.usage }] as const));
+  return Object.fromEntries(
+    FLAGS.map((f) => [f.name, { type: f.type === "bool" ? "boolean" : "string", description: f.usage }] as const),
+  );
 }
 
-export async function runCli(argv: readonly string[], io: Io, builtins: Builtins, subCommands: SubCommands = {}): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  io: Io,
+  builtins: Builtins,
+  subCommands: SubCommands = {},
+): Promise<number> {
   const sub = argv[0] !== undefined && !argv[0].startsWith("-") ? argv[0] : undefined;
   const wantsHelp = argv.includes("--help") || argv.includes("-h");
-  if (sub === undefined || sub === "run") return runDefault(sub === "run" ? argv.slice(1) : argv, wantsHelp, io, builtins);
+  if (sub === undefined || sub === "run")
+    return runDefault(sub === "run" ? argv.slice(1) : argv, wantsHelp, io, builtins);
   const command = subCommands[sub] as CommandDef | undefined;
   if (!command) {
-    io.stderr(`error: unknown command ${JSON.stringify(sub)} (commands: run, ${Object.keys(subCommands).join(", ")})\n`);
+    io.stderr(
+      `error: unknown command ${JSON.stringify(sub)} (commands: run, ${Object.keys(subCommands).join(", ")})\n`,
+    );
     return 2;
   }
   if (wantsHelp) {
-    io.stdout(`${await renderUsage(command, defineCommand({ meta: { name: "cloud-controller-manager" }, args: managerArgs() }))}\n`);
+    io.stdout(
+      `${await renderUsage(command, defineCommand({ meta: { name: "cloud-controller-manager" }, args: managerArgs() }))}\n`,
+    );
     return 0;
   }
   const data: CommandData = { io, builtins, exitCode: 0 };

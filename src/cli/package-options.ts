@@ -4,16 +4,36 @@
  * by the kind's rules. Every problem is returned, one line each naming the flag and value.
  */
 import type { ProviderRegistry } from "../cloud/registry.ts";
-import { loadConfig } from "./config.ts";
+import { loadConfig } from "../config/load.ts";
 import { ownValue, type OwnFlag, type SplitArgs } from "./command-args.ts";
 import { isKind, kindArgs, kindProblems, KINDS, type Kind } from "../manifests/catalog.ts";
 import { DEFAULTS, normalizeArgs, type PackageOptions } from "../manifests/options.ts";
 
 export const PACKAGE_FLAGS = {
-  binary: { name: "binary", type: "string", default: DEFAULTS.binary, usage: "Path of the executable on the host, or inside --image." },
-  image: { name: "image", type: "string", default: "", usage: "An image holding the executable at --binary (pods). Empty: mount the host's --binary into --base-image." },
-  baseImage: { name: "base-image", type: "string", default: DEFAULTS.baseImage, usage: "A glibc image that runs the host's binary when --image is empty." },
-  envFile: { name: "env-file", type: "string", default: DEFAULTS.envFile, usage: "The environment file holding the unit's flags (systemd)." },
+  binary: {
+    name: "binary",
+    type: "string",
+    default: DEFAULTS.binary,
+    usage: "Path of the executable on the host, or inside --image.",
+  },
+  image: {
+    name: "image",
+    type: "string",
+    default: "",
+    usage: "An image holding the executable at --binary (pods). Empty: mount the host's --binary into --base-image.",
+  },
+  baseImage: {
+    name: "base-image",
+    type: "string",
+    default: DEFAULTS.baseImage,
+    usage: "A glibc image that runs the host's binary when --image is empty.",
+  },
+  envFile: {
+    name: "env-file",
+    type: "string",
+    default: DEFAULTS.envFile,
+    usage: "The environment file holding the unit's flags (systemd).",
+  },
 } as const satisfies Record<string, OwnFlag>;
 
 export const PACKAGE_FLAG_LIST: readonly OwnFlag[] = Object.values(PACKAGE_FLAGS);
@@ -35,7 +55,8 @@ export function packageOptions(split: SplitArgs, registry: ProviderRegistry): Pa
   const errors = [...split.errors];
   const [kindText, ...extra] = split.positionals;
   if (kindText === undefined) return { ok: false, errors: [...errors, `a kind is required: ${KINDS.join(", ")}`] };
-  if (!isKind(kindText)) return { ok: false, errors: [...errors, `unknown kind ${JSON.stringify(kindText)} (kinds: ${KINDS.join(", ")})`] };
+  if (!isKind(kindText))
+    return { ok: false, errors: [...errors, `unknown kind ${JSON.stringify(kindText)} (kinds: ${KINDS.join(", ")})`] };
   if (extra.length > 0) errors.push(`unexpected arguments ${JSON.stringify(extra)}`);
   const args = kindArgs(kindText, split.manager);
   const needsProvider = namesProvider(kindText, args);

@@ -4,7 +4,7 @@
  * `--version=vX.Y.Z…` runs with that as the reported version; it must keep this build's
  * major.minor.patch (only the pre-release or build suffix may differ), as upstream requires.
  */
-import { parseBool } from "./values.ts";
+import { parseBool } from "../config/values.ts";
 import { platform, type BuildInfo } from "../version.ts";
 
 export type VersionRequest =
@@ -26,9 +26,16 @@ export function versionRequest(argv: readonly string[], build: BuildInfo): Versi
   if (bool !== undefined) return bool ? { kind: "print" } : { kind: "none" };
   const wanted = CORE.exec(value);
   const own = CORE.exec(build.version);
-  if (!wanted) return { kind: "error", message: `invalid argument ${JSON.stringify(value)} for "--version" flag: not true, false, raw or a version vX.Y.Z` };
+  if (!wanted)
+    return {
+      kind: "error",
+      message: `invalid argument ${JSON.stringify(value)} for "--version" flag: not true, false, raw or a version vX.Y.Z`,
+    };
   if (own && wanted.slice(1, 4).join(".") !== own.slice(1, 4).join(".")) {
-    return { kind: "error", message: `invalid argument ${JSON.stringify(value)} for "--version" flag: version ${JSON.stringify(value)} must match major/minor/patch of default version ${JSON.stringify(build.version)}` };
+    return {
+      kind: "error",
+      message: `invalid argument ${JSON.stringify(value)} for "--version" flag: version ${JSON.stringify(value)} must match major/minor/patch of default version ${JSON.stringify(build.version)}`,
+    };
   }
   return { kind: "report", version: value };
 }
@@ -36,5 +43,5 @@ export function versionRequest(argv: readonly string[], build: BuildInfo): Versi
 /** `--version=raw`: every field, in upstream's `version.Info` layout. */
 export function rawVersion(build: BuildInfo): string {
   const [, major = "", minor = ""] = CORE.exec(build.version) ?? [];
-  return `version.Info{Major:"${major}", Minor:"${minor}", GitVersion:"${build.version}", GitCommit:"${build.commit}", GitTreeState:"", BuildDate:"", GoVersion:"", Compiler:"bun ${Bun.version}", Platform:"${platform()}"}`;
+  return `version.Info{Major:"${major}", Minor:"${minor}", GitVersion:"${build.version}", GitCommit:"${build.commit}", GitTreeState:"${build.treeState}", BuildDate:"${build.date}", GoVersion:"", Compiler:"bun ${Bun.version}", Platform:"${platform()}"}`;
 }

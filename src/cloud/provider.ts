@@ -12,9 +12,8 @@
  */
 import type { KubeApi } from "../kube/api.ts";
 import type { Lister } from "../kube/informer.ts";
-import type { LoadBalancerStatus, Node, NodeAddress, Service } from "../kube/objects.ts";
+import type { LoadBalancerStatus, Manifest, Node, NodeAddress, PolicyRule, Service } from "../kube/objects.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Manifest, PolicyRule } from "../manifests/rbac.ts";
 
 export interface CloudProvider {
   /** The registered name (`--cloud-provider`); also the conventional providerID scheme `<name>://`. */
@@ -111,7 +110,10 @@ export interface InstancesV2 {
 export interface InstancesBatch {
   /** The most nodes one call may carry. */
   readonly maxBatchSize: number;
-  instanceMetadataBatch(nodes: readonly Node[], signal?: AbortSignal): Promise<readonly Answer<InstanceMetadata | undefined>[]>;
+  instanceMetadataBatch(
+    nodes: readonly Node[],
+    signal?: AbortSignal,
+  ): Promise<readonly Answer<InstanceMetadata | undefined>[]>;
   instanceStateBatch(nodes: readonly Node[], signal?: AbortSignal): Promise<readonly Answer<InstanceState>[]>;
 }
 
@@ -137,7 +139,11 @@ export interface LoadBalancer {
    * The LB for this Service, if this controller created one (`exists: false` otherwise). Consulted only
    * before deletion and after a failed `updateLoadBalancer`.
    */
-  getLoadBalancer(clusterName: string, service: Service, signal?: AbortSignal): Promise<{ status: LoadBalancerStatus; exists: boolean }>;
+  getLoadBalancer(
+    clusterName: string,
+    service: Service,
+    signal?: AbortSignal,
+  ): Promise<{ status: LoadBalancerStatus; exists: boolean }>;
   /** The cloud name of the Service's LB; provider-internal, never called by the controller. */
   getLoadBalancerName(clusterName: string, service: Service): string;
   /**
@@ -145,9 +151,19 @@ export interface LoadBalancer {
    * another controller owns this kind of LB, `RetryError` to be called again after a fixed delay, and a
    * plain error (its message reaches the Service's Warning event) for bad annotations.
    */
-  ensureLoadBalancer(clusterName: string, service: Service, nodes: readonly Node[], signal?: AbortSignal): Promise<EnsuredLoadBalancer>;
+  ensureLoadBalancer(
+    clusterName: string,
+    service: Service,
+    nodes: readonly Node[],
+    signal?: AbortSignal,
+  ): Promise<EnsuredLoadBalancer>;
   /** Point the existing LB at `nodes` (backends only). Same error rules as `ensureLoadBalancer`. */
-  updateLoadBalancer(clusterName: string, service: Service, nodes: readonly Node[], signal?: AbortSignal): Promise<void>;
+  updateLoadBalancer(
+    clusterName: string,
+    service: Service,
+    nodes: readonly Node[],
+    signal?: AbortSignal,
+  ): Promise<void>;
   /**
    * Delete the LB and everything created for it; resolve when it is gone, also when it never existed.
    * Must not throw `ImplementedElsewhereError`.
@@ -222,14 +238,24 @@ export interface ProviderContext {
 export type CallOutcome = "success" | "error" | "throttled";
 
 /**
- * A provider as registered: validates its cloud-config text (all problems at once) and builds the
- * provider from the validated form.
+ * A provider as registered, configured in two steps: `parseConfig` validates the cloud-config text (all
+ * problems at once) on the main thread, and `create` builds the provider from the validated form, there
+ * or in a worker thread.
  */
 export interface ProviderFactory<C = unknown> {
   readonly name: string;
-  /** `text` is the `--cloud-config` file's content, undefined without the flag. */
+  /**
+   * `text` is the `--cloud-config` file's content, undefined without the flag. The result must be plain
+   * data (objects, arrays, strings, numbers, booleans; Maps at most): it is deep-frozen and, with
+   * `--controller-threads`, posted to every thread by structured clone. No functions, no class instances.
+   */
   parseConfig(text: string | undefined, path: string): { ok: true; config: C } | { ok: false; errors: string[] };
-  create(config: C, context: ProviderContext): CloudProvider;
+  /**
+   * Builds the provider from what `parseConfig` returned, or from a structured clone of it. A factory
+   * loads its provider's code here (a dynamic import), so a process holds the selected provider only:
+   * the factory itself (name, `parseConfig`, permissions, CRDs) stays light to import.
+   */
+  create(config: C, context: ProviderContext): Promise<CloudProvider>;
   /**
    * Cluster-wide permissions this provider needs beyond the controllers' own (e.g. writing an annotation
    * its LB announcers read). `manifests rbac` grants them in a ClusterRole of their own.

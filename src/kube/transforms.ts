@@ -41,7 +41,13 @@ export function trimNode(node: Node): Node {
     apiVersion: "v1",
     kind: "Node",
     metadata: trimMeta(node.metadata),
-    spec: { providerID: spec.providerID, podCIDR: spec.podCIDR, podCIDRs: spec.podCIDRs, taints: spec.taints, unschedulable: spec.unschedulable },
+    spec: {
+      providerID: spec.providerID,
+      podCIDR: spec.podCIDR,
+      podCIDRs: spec.podCIDRs,
+      taints: spec.taints,
+      unschedulable: spec.unschedulable,
+    },
     status: { addresses: node.status?.addresses, conditions, ...systemUuidOf(node) },
   };
 }
@@ -53,6 +59,9 @@ export function trimService(service: Service): Service {
     metadata: trimMeta(service.metadata),
     spec: service.spec,
     // Conditions: a provider may report on the Service there (bare metal: addresses kept outside the pools).
-    status: { loadBalancer: service.status?.loadBalancer, ...(service.status?.conditions ? { conditions: service.status.conditions } : {}) },
+    status: {
+      loadBalancer: service.status?.loadBalancer,
+      ...(service.status?.conditions ? { conditions: service.status.conditions } : {}),
+    },
   };
 }

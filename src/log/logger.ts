@@ -81,7 +81,13 @@ function jsonReporter(write: Write): ConsolaReporter {
     log(obj: LogObject): void {
       const { message, fields } = splitArgs(obj.args);
       const extra = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, renderField(v)]));
-      const line = { ts: obj.date.getTime() / 1000, level: obj.type, logger: obj.tag || "main", msg: message, ...extra };
+      const line = {
+        ts: obj.date.getTime() / 1000,
+        level: obj.type,
+        logger: obj.tag || "main",
+        msg: message,
+        ...extra,
+      };
       write(`${JSON.stringify(line)}\n`, obj.level <= 0);
     },
   };

@@ -10,7 +10,7 @@ function streams(): { out: string[]; err: string[]; stdout: (t: string) => void;
 describe("log sink", () => {
   test("one stream: everything to stderr", () => {
     const s = streams();
-    const sink = createLogSink({ splitStream: false, infoBufferBytes: 0, flushMs: 5000, ...s });
+    const sink = createLogSink({ splitStream: false, infoBufferBytes: 0, flushFrequencyMs: 5000, ...s });
     sink.write("I1\n", false);
     sink.write("E1\n", true);
     expect(s.err).toEqual(["I1\n", "E1\n"]);
@@ -19,7 +19,7 @@ describe("log sink", () => {
 
   test("split: info to stdout, errors to stderr", () => {
     const s = streams();
-    const sink = createLogSink({ splitStream: true, infoBufferBytes: 0, flushMs: 5000, ...s });
+    const sink = createLogSink({ splitStream: true, infoBufferBytes: 0, flushFrequencyMs: 5000, ...s });
     sink.write("I1\n", false);
     sink.write("E1\n", true);
     expect(s).toMatchObject({ out: ["I1\n"], err: ["E1\n"] });
@@ -27,7 +27,7 @@ describe("log sink", () => {
 
   test("buffered info lines leave when the buffer fills, before an error, and on flush", () => {
     const s = streams();
-    const sink = createLogSink({ splitStream: true, infoBufferBytes: 8, flushMs: 60_000, ...s });
+    const sink = createLogSink({ splitStream: true, infoBufferBytes: 8, flushFrequencyMs: 60_000, ...s });
     sink.write("I1\n", false);
     sink.write("I2\n", false);
     expect(s.out).toEqual([]);

@@ -9,7 +9,7 @@ export interface SinkOptions {
   readonly splitStream: boolean;
   /** Bytes of info lines held back; 0 writes each line at once. */
   readonly infoBufferBytes: number;
-  readonly flushMs: number;
+  readonly flushFrequencyMs: number;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
 }
@@ -30,7 +30,7 @@ export function createLogSink(o: SinkOptions): LogSink {
     bytes = 0;
     o.stdout(text);
   };
-  if (o.infoBufferBytes > 0) setInterval(flush, o.flushMs).unref();
+  if (o.infoBufferBytes > 0) setInterval(flush, o.flushFrequencyMs).unref();
   return {
     write(line, error) {
       if (error) {

@@ -4,6 +4,8 @@
  * so shipped and tested RBAC are one. The per-controller ServiceAccounts rely on the bootstrap
  * `system:controller:*` roles (see controller-identities.ts).
  */
+import type { ProviderRules } from "../cloud/registry.ts";
+import type { Manifest, PolicyRule } from "../kube/objects.ts";
 import { controllerIdentityBindings } from "./controller-identities.ts";
 
 export const CCM_USER = "system:cloud-controller-manager";
@@ -17,28 +19,6 @@ export interface RbacOptions {
   readonly leaseName: string;
   /** Providers' own extra permissions, each granted in a ClusterRole named after the provider. */
   readonly providerRules?: readonly ProviderRules[];
-}
-
-export interface ProviderRules {
-  readonly provider: string;
-  readonly rules: readonly PolicyRule[];
-  /** Granted in the manager's namespace only (a Role), e.g. reading credential Secrets. */
-  readonly namespacedRules?: readonly PolicyRule[];
-}
-
-export interface PolicyRule {
-  apiGroups: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-  verbs: string[];
-}
-
-export interface Manifest {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
-  [field: string]: unknown;
 }
 
 const LABELS = { "app.kubernetes.io/name": "cloud-controller-manager" };
@@ -62,7 +42,12 @@ export function clusterRules(): PolicyRule[] {
 export function namespaceRules(options: RbacOptions): PolicyRule[] {
   return [
     { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
-    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [options.leaseName], verbs: ["get", "list", "watch", "update", "patch"] },
+    {
+      apiGroups: ["coordination.k8s.io"],
+      resources: ["leases"],
+      resourceNames: [options.leaseName],
+      verbs: ["get", "list", "watch", "update", "patch"],
+    },
     { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get", "create"] },
     { apiGroups: [""], resources: ["serviceaccounts/token"], verbs: ["create"] },
   ];
@@ -79,11 +64,27 @@ export function rbacManifests(options: RbacOptions): Manifest[] {
   const named = { name: CCM_ROLE, labels: LABELS };
   const inNamespace = { ...named, namespace: options.namespace };
   return [
-    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: CCM_SERVICE_ACCOUNT, namespace: options.namespace, labels: LABELS } },
+    {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: CCM_SERVICE_ACCOUNT, namespace: options.namespace, labels: LABELS },
+    },
     { apiVersion: rbac, kind: "ClusterRole", metadata: named, rules: clusterRules() },
-    { apiVersion: rbac, kind: "ClusterRoleBinding", metadata: named, roleRef: roleRef("ClusterRole"), subjects: subjects(options.namespace) },
+    {
+      apiVersion: rbac,
+      kind: "ClusterRoleBinding",
+      metadata: named,
+      roleRef: roleRef("ClusterRole"),
+      subjects: subjects(options.namespace),
+    },
     { apiVersion: rbac, kind: "Role", metadata: inNamespace, rules: namespaceRules(options) },
-    { apiVersion: rbac, kind: "RoleBinding", metadata: inNamespace, roleRef: roleRef("Role"), subjects: subjects(options.namespace) },
+    {
+      apiVersion: rbac,
+      kind: "RoleBinding",
+      metadata: inNamespace,
+      roleRef: roleRef("Role"),
+      subjects: subjects(options.namespace),
+    },
     authenticationReaderBinding(options.namespace),
     ...(controllerIdentityBindings(options.namespace, LABELS) as Manifest[]),
     ...(options.providerRules ?? []).flatMap((p) => providerRoles(p, options.namespace)),
@@ -110,13 +111,25 @@ function providerRoles(p: ProviderRules, namespace: string): Manifest[] {
   const roleRef = (kind: string): unknown => ({ apiGroup: "rbac.authorization.k8s.io", kind, name: named.name });
   const cluster: Manifest[] = [
     { apiVersion: rbac, kind: "ClusterRole", metadata: named, rules: [...p.rules] },
-    { apiVersion: rbac, kind: "ClusterRoleBinding", metadata: named, roleRef: roleRef("ClusterRole"), subjects: subjects(namespace) },
+    {
+      apiVersion: rbac,
+      kind: "ClusterRoleBinding",
+      metadata: named,
+      roleRef: roleRef("ClusterRole"),
+      subjects: subjects(namespace),
+    },
   ];
   if ((p.namespacedRules ?? []).length === 0) return cluster;
   const inNamespace = { ...named, namespace };
   return [
     ...cluster,
     { apiVersion: rbac, kind: "Role", metadata: inNamespace, rules: [...(p.namespacedRules ?? [])] },
-    { apiVersion: rbac, kind: "RoleBinding", metadata: inNamespace, roleRef: roleRef("Role"), subjects: subjects(namespace) },
+    {
+      apiVersion: rbac,
+      kind: "RoleBinding",
+      metadata: inNamespace,
+      roleRef: roleRef("Role"),
+      subjects: subjects(namespace),
+    },
   ];
 }

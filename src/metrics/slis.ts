@@ -13,8 +13,18 @@ export interface HealthSlis {
 export function createHealthSlis(): HealthSlis {
   const registry = new Registry();
   const registers = [registry];
-  const last = new Gauge({ name: "kubernetes_healthcheck", help: "This metric records the result of a single healthcheck.", labelNames: ["name", "type"], registers });
-  const total = new Counter({ name: "kubernetes_healthchecks_total", help: "This metric records the results of all healthcheck.", labelNames: ["name", "status", "type"], registers });
+  const last = new Gauge({
+    name: "kubernetes_healthcheck",
+    help: "This metric records the result of a single healthcheck.",
+    labelNames: ["name", "type"],
+    registers,
+  });
+  const total = new Counter({
+    name: "kubernetes_healthchecks_total",
+    help: "This metric records the results of all healthcheck.",
+    labelNames: ["name", "status", "type"],
+    registers,
+  });
   return {
     record(type, name, healthy) {
       last.set({ name, type }, healthy ? 1 : 0);

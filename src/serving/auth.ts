@@ -10,14 +10,7 @@ import { SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS, type KubeApi } from "../kube/api
 import { KubeApiError } from "../kube/transport.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
-import { authenticateCertificate, type ClientCertAuth, type PeerRequest } from "./client-auth.ts";
-
-export interface UserInfo {
-  readonly username: string;
-  readonly uid?: string;
-  readonly groups: readonly string[];
-  readonly extra?: Readonly<Record<string, readonly string[]>>;
-}
+import { authenticateCertificate, type ClientCertAuth, type PeerRequest, type UserInfo } from "./client-auth.ts";
 
 export interface AuthOptions {
   readonly authn: KubeApi;
@@ -87,7 +80,9 @@ export function createAuthorizer(o: AuthOptions): (req: Request, path: string, p
     const key = createHash("sha256").update(token).digest("hex");
     const hit = tokens.get(key);
     if (hit && hit.until > now()) return hit.value;
-    const review = await timed(o, "authn", () => o.authn.create(TOKEN_REVIEWS, { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } }));
+    const review = await timed(o, "authn", () =>
+      o.authn.create(TOKEN_REVIEWS, { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } }),
+    );
     return remember(tokens, key, { value: userOf(review as ReviewedUser), until: now() + o.authnTtlMs });
   }
 
@@ -100,7 +95,13 @@ export function createAuthorizer(o: AuthOptions): (req: Request, path: string, p
       o.authz.create(SUBJECT_ACCESS_REVIEWS, {
         apiVersion: "authorization.k8s.io/v1",
         kind: "SubjectAccessReview",
-        spec: { user: user.username, uid: user.uid, groups: user.groups, extra: user.extra, nonResourceAttributes: { path, verb } },
+        spec: {
+          user: user.username,
+          uid: user.uid,
+          groups: user.groups,
+          extra: user.extra,
+          nonResourceAttributes: { path, verb },
+        },
       }),
     );
     const allowed = (review as { status?: { allowed?: boolean } }).status?.allowed === true;
@@ -122,10 +123,18 @@ export function createAuthorizer(o: AuthOptions): (req: Request, path: string, p
       if (!user) return { allowed: false, status: 401, reason: "Unauthorized" };
       const verb = req.method === "GET" || req.method === "HEAD" ? "get" : req.method.toLowerCase();
       if (await authorize(user, path, verb)) return { allowed: true };
-      return { allowed: false, status: 403, reason: `Forbidden: user "${user.username}" cannot ${verb} path "${path}"` };
+      return {
+        allowed: false,
+        status: 403,
+        reason: `Forbidden: user "${user.username}" cannot ${verb} path "${path}"`,
+      };
     } catch (error) {
       o.logger.warn(`delegated auth for ${path} failed: ${errorMessage(error)}`);
-      return { allowed: false, status: 401, reason: "Unauthorized: authentication or authorization could not be checked" };
+      return {
+        allowed: false,
+        status: 401,
+        reason: "Unauthorized: authentication or authorization could not be checked",
+      };
     }
   };
 }

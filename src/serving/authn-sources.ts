@@ -8,23 +8,14 @@
  * `--authentication-tolerate-lookup-failure`.
  */
 import { readFileSync } from "node:fs";
+import type { ClientAuthFlags } from "../config/config.ts";
 import { CONFIG_MAPS, type KubeApi } from "../kube/api.ts";
 import { KubeApiError } from "../kube/transport.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
 import { parseBundle, type ClientCertAuth, type RequestHeaderAuth } from "./client-auth.ts";
 
-export interface ClientAuthFlags {
-  readonly clientCAFile: string;
-  readonly requestHeaderClientCAFile: string;
-  readonly requestHeaderAllowedNames: readonly string[];
-  readonly requestHeaderUsernameHeaders: readonly string[];
-  readonly requestHeaderUIDHeaders: readonly string[];
-  readonly requestHeaderGroupHeaders: readonly string[];
-  readonly requestHeaderExtraHeadersPrefix: readonly string[];
-  readonly skipLookup: boolean;
-  readonly tolerateLookupFailure: boolean;
-}
+export type { ClientAuthFlags };
 
 /** The PEM bundles and the settings built from them. */
 export interface ClientAuthSource {
@@ -56,7 +47,9 @@ function requestHeaderFrom(pem: string, data: Data | undefined, f: ClientAuthFla
     usernameHeaders: fromFlags ? f.requestHeaderUsernameHeaders : jsonList(data, "requestheader-username-headers"),
     uidHeaders: fromFlags ? f.requestHeaderUIDHeaders : jsonList(data, "requestheader-uid-headers"),
     groupHeaders: fromFlags ? f.requestHeaderGroupHeaders : jsonList(data, "requestheader-group-headers"),
-    extraHeaderPrefixes: fromFlags ? f.requestHeaderExtraHeadersPrefix : jsonList(data, "requestheader-extra-headers-prefix"),
+    extraHeaderPrefixes: fromFlags
+      ? f.requestHeaderExtraHeadersPrefix
+      : jsonList(data, "requestheader-extra-headers-prefix"),
   };
 }
 
@@ -64,9 +57,14 @@ function requestHeaderFrom(pem: string, data: Data | undefined, f: ClientAuthFla
 export function buildClientAuth(f: ClientAuthFlags, data: Data | undefined): ClientAuthSource {
   const clientPem = f.clientCAFile !== "" ? readFileSync(f.clientCAFile, "utf8") : (data?.["client-ca-file"] ?? "");
   const headerFromFlags = f.requestHeaderClientCAFile !== "";
-  const headerPem = headerFromFlags ? readFileSync(f.requestHeaderClientCAFile, "utf8") : (data?.["requestheader-client-ca-file"] ?? "");
+  const headerPem = headerFromFlags
+    ? readFileSync(f.requestHeaderClientCAFile, "utf8")
+    : (data?.["requestheader-client-ca-file"] ?? "");
   return {
-    auth: { clientCA: parseBundle(clientPem), requestHeader: requestHeaderFrom(headerPem, headerFromFlags ? undefined : data, f) },
+    auth: {
+      clientCA: parseBundle(clientPem),
+      requestHeader: requestHeaderFrom(headerPem, headerFromFlags ? undefined : data, f),
+    },
     pems: [clientPem, headerPem].filter((p) => p !== ""),
   };
 }
@@ -89,15 +87,23 @@ function needsLookup(f: ClientAuthFlags): boolean {
  * The current settings (a getter, refreshed in the background until `signal` aborts). Throws at start
  * only for a lookup failure that is neither Forbidden nor tolerated.
  */
-export async function watchClientAuth(f: ClientAuthFlags, api: KubeApi, logger: Logger, signal: AbortSignal): Promise<() => ClientAuthSource> {
+export async function watchClientAuth(
+  f: ClientAuthFlags,
+  api: KubeApi,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<() => ClientAuthSource> {
   let data: Data | undefined;
   if (needsLookup(f)) {
     try {
       data = await readData(api);
     } catch (error) {
       const forbidden = error instanceof KubeApiError && error.status === 403;
-      if (!forbidden && !f.tolerateLookupFailure) throw new Error(`reading configmap ${NAMESPACE}/${NAME}: ${errorMessage(error)}`);
-      logger.warn(`unable to get configmap/${NAME} in ${NAMESPACE} (${errorMessage(error)}); client certificates are checked against the flags' CAs only. Usually fixed by binding the Role extension-apiserver-authentication-reader in ${NAMESPACE}`);
+      if (!forbidden && !f.tolerateLookupFailure)
+        throw new Error(`reading configmap ${NAMESPACE}/${NAME}: ${errorMessage(error)}`);
+      logger.warn(
+        `unable to get configmap/${NAME} in ${NAMESPACE} (${errorMessage(error)}); client certificates are checked against the flags' CAs only. Usually fixed by binding the Role extension-apiserver-authentication-reader in ${NAMESPACE}`,
+      );
     }
   }
   let current = buildClientAuth(f, data);

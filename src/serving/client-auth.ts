@@ -10,7 +10,6 @@
  * The TLS layer proves the client holds the certificate's key; the chain is checked here, per CA set.
  */
 import { X509Certificate } from "node:crypto";
-import type { UserInfo } from "./auth.ts";
 
 export interface RequestHeaderAuth {
   readonly ca: readonly X509Certificate[];
@@ -32,6 +31,14 @@ export interface PeerRequest {
   readonly chain: readonly X509Certificate[];
   /** Lower-cased header names; every value of repeated headers, in order. */
   readonly headers: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Who a request comes from, as a TokenReview or a client certificate says. */
+export interface UserInfo {
+  readonly username: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 export type CertVerdict = { user: UserInfo } | { error: string } | undefined;
@@ -60,7 +67,11 @@ function usableForClientAuth(leaf: X509Certificate): boolean {
 }
 
 /** Whether the chain (leaf first, intermediates as sent) leads to one of `roots`, all certificates current. */
-export function chainsTo(chain: readonly X509Certificate[], roots: readonly X509Certificate[], now = new Date()): boolean {
+export function chainsTo(
+  chain: readonly X509Certificate[],
+  roots: readonly X509Certificate[],
+  now = new Date(),
+): boolean {
   let cert = chain[0];
   if (!cert || roots.length === 0 || !usableForClientAuth(cert)) return false;
   for (let depth = 0; depth < MAX_DEPTH; depth++) {
@@ -106,7 +117,9 @@ function fromRequestHeader(o: RequestHeaderAuth, peer: PeerRequest): CertVerdict
   if (!chainsTo(peer.chain, o.ca)) return undefined;
   const name = subjectValues(peer.chain[0]!, "CN")[0] ?? "";
   if (o.allowedNames.length > 0 && !o.allowedNames.includes(name)) {
-    return { error: `request-header client certificate ${JSON.stringify(name)} is not in --requestheader-allowed-names` };
+    return {
+      error: `request-header client certificate ${JSON.stringify(name)} is not in --requestheader-allowed-names`,
+    };
   }
   const username = firstHeader(peer.headers, o.usernameHeaders);
   if (username === undefined) return undefined;

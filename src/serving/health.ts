@@ -18,7 +18,10 @@ export type EndpointChecks = "all" | ((name: string) => boolean);
 /** Told the result of every check an endpoint runs (`/metrics/slis`). */
 export type CheckObserver = (endpoint: string, name: string, healthy: boolean) => void;
 
-export function createHealthRegistry(endpoints: Readonly<Record<string, EndpointChecks>>, observe: CheckObserver = () => undefined): HealthRegistry {
+export function createHealthRegistry(
+  endpoints: Readonly<Record<string, EndpointChecks>>,
+  observe: CheckObserver = () => undefined,
+): HealthRegistry {
   const checks = new Map<string, Check>();
   const namesFor = (endpoint: string): string[] => {
     const wanted = endpoints[endpoint] ?? "all";
@@ -43,9 +46,15 @@ export function createHealthRegistry(endpoints: Readonly<Record<string, Endpoint
       const failed = results.filter((r) => r.failure !== undefined);
       const verbose = url.searchParams.has("verbose") || failed.length > 0;
       const body = verbose
-        ? [...results.map((r) => (r.failure === undefined ? `[+]${r.name} ok` : `[-]${r.name} failed: ${r.failure}`)), failed.length > 0 ? `${endpoint} check failed` : `${endpoint} check passed`].join("\n")
+        ? [
+            ...results.map((r) => (r.failure === undefined ? `[+]${r.name} ok` : `[-]${r.name} failed: ${r.failure}`)),
+            failed.length > 0 ? `${endpoint} check failed` : `${endpoint} check passed`,
+          ].join("\n")
         : "ok";
-      return new Response(`${body}\n`, { status: failed.length > 0 ? 500 : 200, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
+      return new Response(`${body}\n`, {
+        status: failed.length > 0 ? 500 : 200,
+        headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" },
+      });
     },
   };
 }
@@ -62,5 +71,7 @@ function single(check: Check | undefined, name: string, observe: (healthy: boole
   if (!check) return new Response(`no such check: ${name}\n`, { status: 404 });
   const failure = safely(check);
   observe(failure === undefined);
-  return new Response(failure === undefined ? "ok\n" : `internal server error: ${failure}\n`, { status: failure === undefined ? 200 : 500 });
+  return new Response(failure === undefined ? "ok\n" : `internal server error: ${failure}\n`, {
+    status: failure === undefined ? 200 : 500,
+  });
 }

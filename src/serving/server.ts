@@ -10,14 +10,20 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createSecureContext, createServer as createTlsServer, type PeerCertificate, type SecureContext, type TLSSocket } from "node:tls";
-import type { ServingConfig } from "../cli/config.ts";
+import {
+  createSecureContext,
+  createServer as createTlsServer,
+  type PeerCertificate,
+  type SecureContext,
+  type TLSSocket,
+} from "node:tls";
+import type { ServingConfig } from "../config/config.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Verdict } from "./auth.ts";
 import type { PeerRequest } from "./client-auth.ts";
 import type { HealthRegistry } from "./health.ts";
 import { loadServingCert } from "./tls.ts";
-import { sniMatches, type SniCertKey, type TlsSettings } from "./tls-options.ts";
+import { sniMatches, type SniCertKey, type TlsSettings } from "../config/tls-options.ts";
 
 export interface SecureServerDeps {
   readonly config: ServingConfig;
@@ -76,7 +82,8 @@ function headerMap(raw: readonly string[]): Map<string, string[]> {
 
 async function serve(deps: SecureServerDeps, incoming: IncomingMessage, out: ServerResponse): Promise<void> {
   const headers = new Headers();
-  for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2) headers.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+  for (let i = 0; i + 1 < incoming.rawHeaders.length; i += 2)
+    headers.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
   const req = new Request(`https://${deps.hostname}${incoming.url ?? "/"}`, { method: incoming.method, headers });
   const peer: PeerRequest = { chain: peerChain(incoming.socket as TLSSocket), headers: headerMap(incoming.rawHeaders) };
   const response = await route(deps, req, peer).catch((error: unknown) => {
@@ -94,7 +101,16 @@ function sniContexts(deps: SecureServerDeps): { names: readonly string[]; contex
     const own = [...(x509.subjectAltName ?? "").matchAll(/DNS:([^,\s]+)/g)].map((m) => m[1]!);
     const cn = /CN=([^\n]+)/.exec(x509.subject)?.[1];
     const names = s.names.length > 0 ? s.names : [...own, ...(cn && own.length === 0 ? [cn] : [])];
-    return { names, context: createSecureContext({ cert, key: readFileSync(s.keyFile, "utf8"), minVersion: deps.tls.minVersion, ciphers: deps.tls.ciphers, ecdhCurve: deps.tls.ecdhCurve }) };
+    return {
+      names,
+      context: createSecureContext({
+        cert,
+        key: readFileSync(s.keyFile, "utf8"),
+        minVersion: deps.tls.minVersion,
+        ciphers: deps.tls.ciphers,
+        ecdhCurve: deps.tls.ecdhCurve,
+      }),
+    };
   });
 }
 
@@ -125,10 +141,14 @@ export async function startSecureServer(deps: SecureServerDeps): Promise<SecureS
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen({ host: config.bindAddress, port: config.securePort, reusePort: config.permitPortSharing }, () => resolve());
+    server.listen({ host: config.bindAddress, port: config.securePort, reusePort: config.permitPortSharing }, () =>
+      resolve(),
+    );
   });
   const port = (server.address() as { port: number }).port;
-  deps.logger.info(`serving securely on ${config.bindAddress}:${port} (certificate: ${pair.source}${sni.length > 0 ? `, ${sni.length} SNI certificate(s)` : ""}${cas.length > 0 ? ", client certificates accepted" : ""})`);
+  deps.logger.info(
+    `serving securely on ${config.bindAddress}:${port} (certificate: ${pair.source}${sni.length > 0 ? `, ${sni.length} SNI certificate(s)` : ""}${cas.length > 0 ? ", client certificates accepted" : ""})`,
+  );
   return {
     port,
     // Idle keep-alive connections would hold `close` open: the port stops with its connections.

@@ -7,7 +7,7 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parseBundle } from "./client-auth.ts";
-import type { SniCertKey } from "./tls-options.ts";
+import type { SniCertKey } from "../config/tls-options.ts";
 
 export interface ServingFiles {
   readonly tlsCertFile: string;
@@ -39,24 +39,35 @@ function pairProblems(certFlag: string, certFile: string, keyFlag: string, keyFi
   const key = read(keyFlag, keyFile, (t): KeyObject => createPrivateKey(t), "a PEM private key");
   const errors = [cert, key].flatMap((r) => ("error" in r ? [r.error] : []));
   if (errors.length > 0 || !("value" in cert) || !("value" in key)) return errors;
-  return cert.value.checkPrivateKey(key.value) ? [] : [`${keyFlag}: ${JSON.stringify(keyFile)} does not match the certificate in ${JSON.stringify(certFile)}`];
+  return cert.value.checkPrivateKey(key.value)
+    ? []
+    : [`${keyFlag}: ${JSON.stringify(keyFile)} does not match the certificate in ${JSON.stringify(certFile)}`];
 }
 
 function bundleProblems(flag: string, file: string): string[] {
-  const bundle = read(flag, file, (t) => {
-    const certs = parseBundle(t);
-    if (certs.length === 0) throw new Error("empty");
-    return certs;
-  }, "a PEM bundle of CA certificates");
+  const bundle = read(
+    flag,
+    file,
+    (t) => {
+      const certs = parseBundle(t);
+      if (certs.length === 0) throw new Error("empty");
+      return certs;
+    },
+    "a PEM bundle of CA certificates",
+  );
   return "error" in bundle ? [bundle.error] : [];
 }
 
 /** One line per problem, each naming its flag and file. */
 export function servingFileProblems(f: ServingFiles): string[] {
   return [
-    ...(f.tlsCertFile !== "" && f.tlsPrivateKeyFile !== "" ? pairProblems("--tls-cert-file", f.tlsCertFile, "--tls-private-key-file", f.tlsPrivateKeyFile) : []),
+    ...(f.tlsCertFile !== "" && f.tlsPrivateKeyFile !== ""
+      ? pairProblems("--tls-cert-file", f.tlsCertFile, "--tls-private-key-file", f.tlsPrivateKeyFile)
+      : []),
     ...f.sniCertKeys.flatMap((s) => pairProblems("--tls-sni-cert-key", s.certFile, "--tls-sni-cert-key", s.keyFile)),
     ...(f.clientCAFile !== "" ? bundleProblems("--client-ca-file", f.clientCAFile) : []),
-    ...(f.requestHeaderClientCAFile !== "" ? bundleProblems("--requestheader-client-ca-file", f.requestHeaderClientCAFile) : []),
+    ...(f.requestHeaderClientCAFile !== ""
+      ? bundleProblems("--requestheader-client-ca-file", f.requestHeaderClientCAFile)
+      : []),
   ];
 }

@@ -7,7 +7,8 @@
 import * as ec2 from "@aws-sdk/client-ec2";
 import * as elb from "@aws-sdk/client-elastic-load-balancing";
 import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
-import { createAwsProvider, parseAwsConfig, type AwsProviderOptions } from "../../providers/aws/index.ts";
+import { parseAwsConfig } from "../../providers/aws/index.ts";
+import { createAwsProvider, type AwsProviderOptions } from "../../providers/aws/provider.ts";
 import type { CloudProvider, LoadBalancer } from "../../src/cloud/provider.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import type { Pluggable } from "@smithy/types";
@@ -53,24 +54,53 @@ export interface AwsTestCloud {
   env(): Record<string, string>;
 }
 
-const tags = (pairs: Record<string, string>): ec2.Tag[] => Object.entries(pairs).map(([Key, Value]) => ({ Key, Value }));
+const tags = (pairs: Record<string, string>): ec2.Tag[] =>
+  Object.entries(pairs).map(([Key, Value]) => ({ Key, Value }));
 
-async function network(client: ec2.EC2Client, clusterTag: string): Promise<{ vpcId: string; subnetIds: string[]; routeTableId: string; nodeSecurityGroup: string }> {
+async function network(
+  client: ec2.EC2Client,
+  clusterTag: string,
+): Promise<{ vpcId: string; subnetIds: string[]; routeTableId: string; nodeSecurityGroup: string }> {
   const vpcId = (await client.send(new ec2.CreateVpcCommand({ CidrBlock: "10.0.0.0/16" }))).Vpc!.VpcId!;
   const igw = (await client.send(new ec2.CreateInternetGatewayCommand({}))).InternetGateway!.InternetGatewayId!;
   await client.send(new ec2.AttachInternetGatewayCommand({ InternetGatewayId: igw, VpcId: vpcId }));
   const publicTable = (await client.send(new ec2.CreateRouteTableCommand({ VpcId: vpcId }))).RouteTable!.RouteTableId!;
-  await client.send(new ec2.CreateRouteCommand({ RouteTableId: publicTable, DestinationCidrBlock: "0.0.0.0/0", GatewayId: igw }));
+  await client.send(
+    new ec2.CreateRouteCommand({ RouteTableId: publicTable, DestinationCidrBlock: "0.0.0.0/0", GatewayId: igw }),
+  );
   const subnetIds: string[] = [];
   for (const [i, zone] of ZONES.entries()) {
-    const subnet = (await client.send(new ec2.CreateSubnetCommand({ VpcId: vpcId, CidrBlock: `10.0.${i + 1}.0/24`, AvailabilityZone: zone }))).Subnet!.SubnetId!;
-    await client.send(new ec2.CreateTagsCommand({ Resources: [subnet], Tags: tags({ [clusterTag]: "shared", "kubernetes.io/role/elb": "1" }) }));
+    const subnet = (
+      await client.send(
+        new ec2.CreateSubnetCommand({ VpcId: vpcId, CidrBlock: `10.0.${i + 1}.0/24`, AvailabilityZone: zone }),
+      )
+    ).Subnet!.SubnetId!;
+    await client.send(
+      new ec2.CreateTagsCommand({
+        Resources: [subnet],
+        Tags: tags({ [clusterTag]: "shared", "kubernetes.io/role/elb": "1" }),
+      }),
+    );
     await client.send(new ec2.AssociateRouteTableCommand({ RouteTableId: publicTable, SubnetId: subnet }));
     subnetIds.push(subnet);
   }
-  const routeTableId = (await client.send(new ec2.CreateRouteTableCommand({ VpcId: vpcId, TagSpecifications: [{ ResourceType: "route-table", Tags: tags({ [clusterTag]: "owned" }) }] }))).RouteTable!.RouteTableId!;
+  const routeTableId = (
+    await client.send(
+      new ec2.CreateRouteTableCommand({
+        VpcId: vpcId,
+        TagSpecifications: [{ ResourceType: "route-table", Tags: tags({ [clusterTag]: "owned" }) }],
+      }),
+    )
+  ).RouteTable!.RouteTableId!;
   const nodeSecurityGroup = (
-    await client.send(new ec2.CreateSecurityGroupCommand({ GroupName: "nodes", Description: "cluster nodes", VpcId: vpcId, TagSpecifications: [{ ResourceType: "security-group", Tags: tags({ [clusterTag]: "owned" }) }] }))
+    await client.send(
+      new ec2.CreateSecurityGroupCommand({
+        GroupName: "nodes",
+        Description: "cluster nodes",
+        VpcId: vpcId,
+        TagSpecifications: [{ ResourceType: "security-group", Tags: tags({ [clusterTag]: "owned" }) }],
+      }),
+    )
   ).GroupId!;
   return { vpcId, subnetIds, routeTableId, nodeSecurityGroup };
 }
@@ -93,7 +123,11 @@ function motoAccount(account: string): Pluggable<any, any> {
 export async function awsTestCloud(clusterID = "test-cluster", account?: string): Promise<AwsTestCloud> {
   const server = await moto();
   await server.reset();
-  const config = { region: REGION, endpoint: server.endpoint, credentials: { accessKeyId: "testing", secretAccessKey: "testing" } };
+  const config = {
+    region: REGION,
+    endpoint: server.endpoint,
+    credentials: { accessKeyId: "testing", secretAccessKey: "testing" },
+  };
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const withAccount = <C extends { middlewareStack: { use: (p: Pluggable<any, any>) => void } }>(c: C): C => {
     if (account) c.middlewareStack.use(motoAccount(account));
@@ -112,10 +146,18 @@ export async function awsTestCloud(clusterID = "test-cluster", account?: string)
     elbv2: withAccount(new elbv2.ElasticLoadBalancingV2Client(config)),
     configText: (extra = "") => `[Global]\nRegion = ${REGION}\nKubernetesClusterID = ${clusterID}\n${extra}\n`,
     overrides: (endpoint = server.endpoint) =>
-      ["ec2", "elasticloadbalancing", "elasticloadbalancingv2"].map((service, i) => `[ServiceOverride "${i + 1}"]\nService = ${service}\nRegion = ${REGION}\nURL = ${endpoint}\nSigningRegion = ${REGION}\n`).join("\n"),
+      ["ec2", "elasticloadbalancing", "elasticloadbalancingv2"]
+        .map(
+          (service, i) =>
+            `[ServiceOverride "${i + 1}"]\nService = ${service}\nRegion = ${REGION}\nURL = ${endpoint}\nSigningRegion = ${REGION}\n`,
+        )
+        .join("\n"),
     async launch(o = {}) {
       const zone = o.zone ?? ZONES[0];
-      const instanceTags = { ...(o.clusterTagged === false ? {} : { [clusterTag]: "owned" }), ...(o.name ? { Name: o.name } : {}) };
+      const instanceTags = {
+        ...(o.clusterTagged === false ? {} : { [clusterTag]: "owned" }),
+        ...(o.name ? { Name: o.name } : {}),
+      };
       const run = await client.send(
         new ec2.RunInstancesCommand({
           ImageId: "ami-12c6146b",
@@ -124,7 +166,9 @@ export async function awsTestCloud(clusterID = "test-cluster", account?: string)
           InstanceType: (o.instanceType ?? "m5.large") as ec2._InstanceType,
           SubnetId: net.subnetIds[ZONES.indexOf(zone)],
           SecurityGroupIds: [net.nodeSecurityGroup],
-          ...(Object.keys(instanceTags).length > 0 ? { TagSpecifications: [{ ResourceType: "instance", Tags: tags(instanceTags) }] } : {}),
+          ...(Object.keys(instanceTags).length > 0
+            ? { TagSpecifications: [{ ResourceType: "instance", Tags: tags(instanceTags) }] }
+            : {}),
         }),
       );
       const i = run.Instances![0]!;
@@ -136,7 +180,13 @@ export async function awsTestCloud(clusterID = "test-cluster", account?: string)
     async terminate(id) {
       await client.send(new ec2.TerminateInstancesCommand({ InstanceIds: [id] }));
     },
-    env: () => ({ AWS_ENDPOINT_URL: server.endpoint, AWS_ACCESS_KEY_ID: "testing", AWS_SECRET_ACCESS_KEY: "testing", AWS_REGION: REGION, AWS_EC2_METADATA_DISABLED: "true" }),
+    env: () => ({
+      AWS_ENDPOINT_URL: server.endpoint,
+      AWS_ACCESS_KEY_ID: "testing",
+      AWS_SECRET_ACCESS_KEY: "testing",
+      AWS_REGION: REGION,
+      AWS_EC2_METADATA_DISABLED: "true",
+    }),
   };
 }
 
@@ -156,7 +206,12 @@ export function awsTestProvider(cloud: AwsTestCloud, o: TestProviderOptions = {}
   if (!parsed.ok) throw new Error(`bad test cloud config: ${parsed.errors.join("; ")}`);
   const options: AwsProviderOptions = {
     ...o.options,
-    api: { credentials: { accessKeyId: "testing", secretAccessKey: "testing" }, requestTimeoutMs: 10_000, backoffMs: 20, ...o.options?.api },
+    api: {
+      credentials: { accessKeyId: "testing", secretAccessKey: "testing" },
+      requestTimeoutMs: 10_000,
+      backoffMs: 20,
+      ...o.options?.api,
+    },
   };
   return createAwsProvider(parsed.config, testProviderContext(o.calls, o.lines), options);
 }
@@ -174,6 +229,9 @@ export async function loadBalancerBed(): Promise<LoadBalancerBed> {
   const cloud = await awsTestCloud();
   const lb = awsTestProvider(cloud, { options: { cacheMaxAgeMs: 0 } }).loadBalancer!;
   const launched = [await cloud.launch({ zone: "us-west-2a" }), await cloud.launch({ zone: "us-west-2b" })];
-  const nodes = launched.map((i): Node => ({ metadata: { name: i.privateDnsName, labels: {} }, spec: { providerID: `aws:///${i.zone}/${i.id}` } }));
+  const nodes = launched.map((i): Node => ({
+    metadata: { name: i.privateDnsName, labels: {} },
+    spec: { providerID: `aws:///${i.zone}/${i.id}` },
+  }));
   return { cloud, lb, launched, nodes };
 }

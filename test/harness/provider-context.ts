@@ -13,6 +13,7 @@ export function testProviderContext(calls: RecordedCall[] = [], lines: string[] 
     clusterName: "test",
     namespace: "kube-system",
     observeCall: (operation, _seconds, outcome) => calls.push({ operation, outcome }),
-    observeConfigurationDrift: (drifting) => calls.push({ operation: "ConfigurationDrift", outcome: drifting ? "error" : "success" }),
+    observeConfigurationDrift: (drifting) =>
+      calls.push({ operation: "ConfigurationDrift", outcome: drifting ? "error" : "success" }),
   };
 }

@@ -13,7 +13,11 @@ export async function grantLease(leaseName: string): Promise<void> {
     .filter((m) => m.kind === "Role" || (m.kind === "RoleBinding" && (m.roleRef as { name: string }).name === CCM_ROLE))
     .map((m) => {
       const roleRef = m.roleRef as { name: string } | undefined;
-      return { ...m, metadata: { ...m.metadata, name: rename(m.metadata.name) }, ...(roleRef ? { roleRef: { ...roleRef, name: rename(roleRef.name) } } : {}) };
+      return {
+        ...m,
+        metadata: { ...m.metadata, name: rename(m.metadata.name) },
+        ...(roleRef ? { roleRef: { ...roleRef, name: rename(roleRef.name) } } : {}),
+      };
     });
   await applyObjects(cp.admin, scoped);
 }

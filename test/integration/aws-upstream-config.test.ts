@@ -60,6 +60,8 @@ describe("aws provider from an upstream cloud-config with RoleARN and private en
   let cloud: AwsTestCloud;
   let ccm: CcmProcess;
   const admin = async () => (await controlPlane()).admin;
+  /** Nodes this file registers: moto hands the role's account the same private addresses as other accounts. */
+  const registered: string[] = [];
 
   beforeAll(async () => {
     cloud = await awsTestCloud(uniqueName("xacct"), ACCOUNT);
@@ -69,7 +71,13 @@ describe("aws provider from an upstream cloud-config with RoleARN and private en
     writeFileSync(configFile, upstreamConfig(cloud));
     ccm = startCcm({
       cleanEnv: true,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: tmpdir(), AWS_ACCESS_KEY_ID: "caller", AWS_SECRET_ACCESS_KEY: "caller", AWS_EC2_METADATA_DISABLED: "true" },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: tmpdir(),
+        AWS_ACCESS_KEY_ID: "caller",
+        AWS_SECRET_ACCESS_KEY: "caller",
+        AWS_EC2_METADATA_DISABLED: "true",
+      },
       args: [
         "--cloud-provider=aws",
         `--cloud-config=${configFile}`,
@@ -84,11 +92,19 @@ describe("aws provider from an upstream cloud-config with RoleARN and private en
 
   afterAll(async () => {
     await ccm?.stop();
+    const api = await admin();
+    for (const name of registered) {
+      await api.delete(NODES, name).catch((e: unknown) => {
+        if (!isNotFound(e)) throw e;
+      });
+    }
   });
 
   test("the start-up line shows the role's account: its instance, its route table, both load-balancer APIs", async () => {
     const line = await ccm.waitForLine(/aws: region|aws: cannot reach/, 60_000);
-    expect(line).toContain(`aws: region ${REGION}, cluster tag kubernetes.io/cluster/${cloud.clusterID}: 1 instance(s), `);
+    expect(line).toContain(
+      `aws: region ${REGION}, cluster tag kubernetes.io/cluster/${cloud.clusterID}: 1 instance(s), `,
+    );
     expect(line).toContain(`route table ${cloud.routeTableId}; ELB reachable, ELBv2 reachable`);
   }, 120_000);
 
@@ -96,20 +112,46 @@ describe("aws provider from an upstream cloud-config with RoleARN and private en
     const api = await admin();
     const instance = await cloud.launch({ zone: "us-west-2b" });
     await api.create(NODES, kubeletNode(instance.privateDnsName, { nodeIP: instance.privateIp }));
-    await api.patch(NODES, instance.privateDnsName, { status: { conditions: [readyCondition(true)] } }, { type: "strategic", subresource: "status" });
-    const node = await eventually("node initialised", async () => {
-      const n = await api.get<Node>(NODES, instance.privateDnsName);
-      return n.spec?.providerID && !(n.spec.taints ?? []).some((t) => t.key === TAINT_UNINITIALIZED) ? n : undefined;
-    }, 60_000);
+    registered.push(instance.privateDnsName);
+    await api.patch(
+      NODES,
+      instance.privateDnsName,
+      { status: { conditions: [readyCondition(true)] } },
+      { type: "strategic", subresource: "status" },
+    );
+    const node = await eventually(
+      "node initialised",
+      async () => {
+        const n = await api.get<Node>(NODES, instance.privateDnsName);
+        return n.spec?.providerID && !(n.spec.taints ?? []).some((t) => t.key === TAINT_UNINITIALIZED) ? n : undefined;
+      },
+      60_000,
+    );
     expect(node.spec?.providerID).toBe(`aws:///us-west-2b/${instance.id}`);
 
     const namespace = uniqueName("aws-upstream");
     await api.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
     const ports = [{ name: "tcp", protocol: "TCP" as const, port: 80, targetPort: 8080 }];
-    const classic = await api.create<Service>(SERVICES, loadBalancerService("classic", namespace, { ports }), { namespace });
-    const nlb = await api.create<Service>(SERVICES, loadBalancerService("nlb", namespace, { ports, annotations: { "service.beta.kubernetes.io/aws-load-balancer-type": "nlb" } }), { namespace });
+    const classic = await api.create<Service>(SERVICES, loadBalancerService("classic", namespace, { ports }), {
+      namespace,
+    });
+    const nlb = await api.create<Service>(
+      SERVICES,
+      loadBalancerService("nlb", namespace, {
+        ports,
+        annotations: { "service.beta.kubernetes.io/aws-load-balancer-type": "nlb" },
+      }),
+      { namespace },
+    );
     for (const name of ["classic", "nlb"]) {
-      await eventually(`${name} ingress`, async () => ((await api.get<Service>(SERVICES, name, { namespace })).status?.loadBalancer?.ingress?.[0]?.hostname ? true : undefined), 90_000);
+      await eventually(
+        `${name} ingress`,
+        async () =>
+          (await api.get<Service>(SERVICES, name, { namespace })).status?.loadBalancer?.ingress?.[0]?.hostname
+            ? true
+            : undefined,
+        90_000,
+      );
     }
     const elbs = await cloud.elb.send(new elb.DescribeLoadBalancersCommand({ LoadBalancerNames: [lbName(classic)] }));
     expect(elbs.LoadBalancerDescriptions?.[0]?.Instances?.map((i) => i.InstanceId)).toContain(instance.id);
@@ -119,11 +161,23 @@ describe("aws provider from an upstream cloud-config with RoleARN and private en
     await api.delete(SERVICES, "classic", { namespace });
     await api.delete(SERVICES, "nlb", { namespace });
     for (const name of ["classic", "nlb"]) {
-      await eventually(`${name} Service gone after its finalizer`, () => api.get(SERVICES, name, { namespace }).then(() => false, (e: unknown) => isNotFound(e)), 90_000);
+      await eventually(
+        `${name} Service gone after its finalizer`,
+        () =>
+          api.get(SERVICES, name, { namespace }).then(
+            () => false,
+            (e: unknown) => isNotFound(e),
+          ),
+        90_000,
+      );
     }
-    const gone = await cloud.elb.send(new elb.DescribeLoadBalancersCommand({ LoadBalancerNames: [lbName(classic)] })).catch((e: Error) => e);
+    const gone = await cloud.elb
+      .send(new elb.DescribeLoadBalancersCommand({ LoadBalancerNames: [lbName(classic)] }))
+      .catch((e: Error) => e);
     expect(gone).toHaveProperty("name", "AccessPointNotFoundException");
-    const goneV2 = await cloud.elbv2.send(new elbv2.DescribeLoadBalancersCommand({ Names: [lbName(nlb)] })).catch((e: Error) => e);
+    const goneV2 = await cloud.elbv2
+      .send(new elbv2.DescribeLoadBalancersCommand({ Names: [lbName(nlb)] }))
+      .catch((e: Error) => e);
     expect(goneV2).toHaveProperty("name", "LoadBalancerNotFoundException");
     expect(ccm.output()).not.toMatch(/ENOTFOUND|getaddrinfo/);
   }, 300_000);

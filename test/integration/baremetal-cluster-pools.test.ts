@@ -53,41 +53,83 @@ describe("bare metal with AddressPool objects", () => {
     const dir = mkdtempSync(join(tmpdir(), "baremetal-crd-"));
     writeFileSync(join(dir, "cloud.yaml"), "loadBalancers: { source: cluster }\n");
     const ccm = startCcm({
-      args: ["--cloud-provider=baremetal", `--cloud-config=${join(dir, "cloud.yaml")}`, `--kubeconfig=${kubeconfig}`, "--leader-elect=false", "--secure-port=0", "--configure-cloud-routes=false"],
+      args: [
+        "--cloud-provider=baremetal",
+        `--cloud-config=${join(dir, "cloud.yaml")}`,
+        `--kubeconfig=${kubeconfig}`,
+        "--leader-elect=false",
+        "--secure-port=0",
+        "--configure-cloud-routes=false",
+      ],
     });
     running.push(ccm);
     await ccm.waitForLine(/address pools from AddressPool objects: .*first/, 60_000);
 
     await admin.create(SERVICES, loadBalancerService("web", ns), { namespace: ns });
-    const web = await eventually("web to get an address", async () => ingressIPs(await admin.get<Service>(SERVICES, "web", { namespace: ns }))[0], 60_000);
+    const web = await eventually(
+      "web to get an address",
+      async () => ingressIPs(await admin.get<Service>(SERVICES, "web", { namespace: ns }))[0],
+      60_000,
+    );
     expect(web).toBe("172.30.40.0");
-    await eventually("the pool's status to count it", async () => {
-      const status = (await admin.get<AddressPool>(ADDRESS_POOLS, first)).status;
-      return status?.used === 1 && status.free === "3" && status.conditions?.some((c) => c.type === "Valid" && c.status === "True");
-    }, 30_000);
+    await eventually(
+      "the pool's status to count it",
+      async () => {
+        const status = (await admin.get<AddressPool>(ADDRESS_POOLS, first)).status;
+        return (
+          status?.used === 1 &&
+          status.free === "3" &&
+          status.conditions?.some((c) => c.type === "Valid" && c.status === "True")
+        );
+      },
+      30_000,
+    );
 
     // A pool created while the manager runs serves the next Service that asks for it.
     await admin.create(ADDRESS_POOLS, pool(second, { addresses: ["172.30.41.8-172.30.41.9"], autoAssign: false }));
-    await admin.create(SERVICES, loadBalancerService("api", ns, { annotations: { [POOL_ANNOTATION]: second } }), { namespace: ns });
-    const api = await eventually("api to get an address of the new pool", async () => ingressIPs(await admin.get<Service>(SERVICES, "api", { namespace: ns }))[0], 60_000);
+    await admin.create(SERVICES, loadBalancerService("api", ns, { annotations: { [POOL_ANNOTATION]: second } }), {
+      namespace: ns,
+    });
+    const api = await eventually(
+      "api to get an address of the new pool",
+      async () => ingressIPs(await admin.get<Service>(SERVICES, "api", { namespace: ns }))[0],
+      60_000,
+    );
     expect(api).toBe("172.30.41.8");
 
     // An overlapping pool offers nothing and says why; the older pool stays in force.
     const clash = uniqueName("clash");
     await admin.create(ADDRESS_POOLS, pool(clash, { addresses: ["172.30.41.9"] }));
-    await eventually("the overlapping pool to be marked not valid", async () => {
-      const status = (await admin.get<AddressPool>(ADDRESS_POOLS, clash)).status;
-      return status?.conditions?.some((c) => c.type === "Valid" && c.status === "False" && c.message.includes(second));
-    }, 30_000);
+    await eventually(
+      "the overlapping pool to be marked not valid",
+      async () => {
+        const status = (await admin.get<AddressPool>(ADDRESS_POOLS, clash)).status;
+        return status?.conditions?.some(
+          (c) => c.type === "Valid" && c.status === "False" && c.message.includes(second),
+        );
+      },
+      30_000,
+    );
 
     // The first pool shrinks under web's address: web keeps it, flagged, with a Warning event.
     const current = await admin.get<AddressPool>(ADDRESS_POOLS, first);
     await admin.update(ADDRESS_POOLS, { ...current, spec: { ...current.spec, addresses: ["172.30.40.2/31"] } });
-    await admin.patch(SERVICES, "web", { metadata: { annotations: { "example.com/touched": "1" } } }, { namespace: ns, type: "merge" });
-    await eventually("web's condition to say it keeps an address outside the pools", async () => {
-      const svc = await admin.get<Service>(SERVICES, "web", { namespace: ns });
-      return svc.status?.conditions?.some((c) => c.type === CONDITION && c.status === "False" && c.message.includes("172.30.40.0"));
-    }, 60_000);
+    await admin.patch(
+      SERVICES,
+      "web",
+      { metadata: { annotations: { "example.com/touched": "1" } } },
+      { namespace: ns, type: "merge" },
+    );
+    await eventually(
+      "web's condition to say it keeps an address outside the pools",
+      async () => {
+        const svc = await admin.get<Service>(SERVICES, "web", { namespace: ns });
+        return svc.status?.conditions?.some(
+          (c) => c.type === CONDITION && c.status === "False" && c.message.includes("172.30.40.0"),
+        );
+      },
+      60_000,
+    );
     const kept = (await eventsFor(admin, ns, "Service", "web")).find((e) => e.reason === "LoadBalancerAddressKept");
     expect(kept).toMatchObject({ type: "Warning" });
     expect(kept?.message).toContain("kept 172.30.40.0");

@@ -26,8 +26,19 @@ async function bindMetricsReader(user: string, paths = ["/metrics"]): Promise<vo
   const cp = await controlPlane();
   const name = `${user}-metrics-reader`;
   await applyObjects(cp.admin, [
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name }, rules: [{ nonResourceURLs: paths, verbs: ["get"] }] },
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name }, subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: user }] },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name },
+      rules: [{ nonResourceURLs: paths, verbs: ["get"] }],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
+      subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: user }],
+    },
   ] as unknown as KubeObject[]);
 }
 
@@ -73,24 +84,45 @@ describe("secure serving with client certificates", () => {
   test("a certificate from the cluster CA (read from the ConfigMap): 200 with RBAC for /metrics, 403 without", async () => {
     const scraper = uniqueName("prometheus");
     await bindMetricsReader(scraper);
-    const allowed = await get("/metrics", pem(issueCertificate({ subject: { commonName: scraper, organizations: ["monitoring"] }, clientAuth: true }, clusterCA)));
+    const allowed = await get(
+      "/metrics",
+      pem(
+        issueCertificate(
+          { subject: { commonName: scraper, organizations: ["monitoring"] }, clientAuth: true },
+          clusterCA,
+        ),
+      ),
+    );
     expect(allowed.status).toBe(200);
     expect(await allowed.text()).toContain("rest_client_requests_total");
-    const stranger = await get("/metrics", pem(issueCertificate({ subject: { commonName: uniqueName("stranger") }, clientAuth: true }, clusterCA)));
+    const stranger = await get(
+      "/metrics",
+      pem(issueCertificate({ subject: { commonName: uniqueName("stranger") }, clientAuth: true }, clusterCA)),
+    );
     expect(stranger.status).toBe(403);
-    expect(await stranger.text()).toContain("cannot get path \"/metrics\"");
+    expect(await stranger.text()).toContain('cannot get path "/metrics"');
   });
 
   test("a certificate from an unknown CA: 401", async () => {
     const other = issueCertificate({ subject: { commonName: "rogue-ca" }, isCA: true });
-    const response = await get("/metrics", pem(issueCertificate({ subject: { commonName: "system:admin", organizations: ["system:masters"] }, clientAuth: true }, other)));
+    const response = await get(
+      "/metrics",
+      pem(
+        issueCertificate(
+          { subject: { commonName: "system:admin", organizations: ["system:masters"] }, clientAuth: true },
+          other,
+        ),
+      ),
+    );
     expect(response.status).toBe(401);
   });
 
   test("a front proxy's certificate vouches for the user in X-Remote-User; a proxy not in the allowed names does not", async () => {
     const user = uniqueName("proxied");
     await bindMetricsReader(user);
-    const proxy = pem(issueCertificate({ subject: { commonName: "front-proxy-client" }, clientAuth: true }, frontProxyCA));
+    const proxy = pem(
+      issueCertificate({ subject: { commonName: "front-proxy-client" }, clientAuth: true }, frontProxyCA),
+    );
     expect((await get("/metrics", proxy, { "X-Remote-User": user, "X-Remote-Group": "viewers" })).status).toBe(200);
     expect((await get("/metrics", proxy, { "X-Remote-User": uniqueName("nobody") })).status).toBe(403);
     const impostor = pem(issueCertificate({ subject: { commonName: "someone-else" }, clientAuth: true }, frontProxyCA));
@@ -114,12 +146,26 @@ describe("secure serving with client certificates", () => {
       /apiserver_delegated_authz_request_total\{code="201"\} \d+/,
       /apiserver_delegated_authz_request_duration_seconds_bucket\{le="0.25",code="201"\} \d+/,
       /# TYPE apiserver_delegated_authn_request_total counter/,
-    ]) expect(body).toMatch(series);
+    ])
+      expect(body).toMatch(series);
     const slis = await (await get("/metrics/slis", client)).text();
     expect(slis).toContain('kubernetes_healthcheck{name="ping",type="healthz"} 1');
     expect(slis).toMatch(/kubernetes_healthchecks_total\{name="ping",type="healthz",status="success"\} \d+/);
-    const config = (await (await get("/configz", client)).json()) as Record<string, { kind: string; KubeCloudShared: { CloudProvider: { Name: string } } }>;
-    expect(config["cloudcontrollermanager.config.k8s.io"]).toMatchObject({ kind: "CloudControllerManagerConfiguration", KubeCloudShared: { CloudProvider: { Name: "fake" } } });
-    expect((await get("/configz", pem(issueCertificate({ subject: { commonName: uniqueName("nosy") }, clientAuth: true }, clusterCA)))).status).toBe(403);
+    const config = (await (await get("/configz", client)).json()) as Record<
+      string,
+      { kind: string; KubeCloudShared: { CloudProvider: { Name: string } } }
+    >;
+    expect(config["cloudcontrollermanager.config.k8s.io"]).toMatchObject({
+      kind: "CloudControllerManagerConfiguration",
+      KubeCloudShared: { CloudProvider: { Name: "fake" } },
+    });
+    expect(
+      (
+        await get(
+          "/configz",
+          pem(issueCertificate({ subject: { commonName: uniqueName("nosy") }, clientAuth: true }, clusterCA)),
+        )
+      ).status,
+    ).toBe(403);
   });
 });

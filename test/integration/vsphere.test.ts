@@ -11,7 +11,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { controllerFactories } from "../../src/app/controllers.ts";
-import { CONTROLLER_NAMES } from "../../src/controllers/names.ts";
+import { CONTROLLER_NAMES } from "../../src/names/controllers.ts";
 import { NAMESPACES, NODES, SERVICES, type KubeApi, type Resource } from "../../src/kube/api.ts";
 import type { Node, NodeAddress, Service } from "../../src/kube/objects.ts";
 import { isNotFound } from "../../src/kube/transport.ts";

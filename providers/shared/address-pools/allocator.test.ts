@@ -24,7 +24,12 @@ const RESERVED_ONLY = `{ pools: [{ name: team-a, namespaces: [team-a], addresses
 const NAMESPACE_LABELS: Record<string, Record<string, string>> = { "team-c": { tier: "gold" } };
 
 function run(settings: LoadBalancerSettings, table = new AllocationTable(), moveGuard?: string) {
-  const view: AllocatorView = { table, pools: settings.pools, sharingAnnotation: settings.sharingAnnotation, moveGuard };
+  const view: AllocatorView = {
+    table,
+    pools: settings.pools,
+    sharingAnnotation: settings.sharingAnnotation,
+    moveGuard,
+  };
   const context = { pools: settings.pools, namespaceLabels: (ns: string) => NAMESPACE_LABELS[ns] ?? {} };
   return {
     table,
@@ -55,7 +60,14 @@ interface Case {
 
 const cases: Case[] = [
   // Order and exhaustion.
-  { name: "first free address, in order", pools: V4, steps: [{ svc: ["a"], want: ["10.0.0.0"] }, { svc: ["b"], want: ["10.0.0.1"] }] },
+  {
+    name: "first free address, in order",
+    pools: V4,
+    steps: [
+      { svc: ["a"], want: ["10.0.0.0"] },
+      { svc: ["b"], want: ["10.0.0.1"] },
+    ],
+  },
   {
     name: "a full pool fails the next Service and names the pool",
     pools: TWO_ADDRESSES,
@@ -65,50 +77,222 @@ const cases: Case[] = [
       { svc: ["c"], want: /^no free IPv4 address in address pool\(s\) p1$/ },
     ],
   },
-  { name: "a Service that holds an address keeps it", pools: V4, steps: [{ svc: ["a"], want: ["10.0.0.0"] }, { svc: ["b"], want: ["10.0.0.1"] }, { svc: ["a"], want: ["10.0.0.0"] }] },
-  { name: "lower priority number first, pools without priority last", pools: PRIORITIES, steps: [{ svc: ["a"], want: ["10.2.0.0"] }] },
+  {
+    name: "a Service that holds an address keeps it",
+    pools: V4,
+    steps: [
+      { svc: ["a"], want: ["10.0.0.0"] },
+      { svc: ["b"], want: ["10.0.0.1"] },
+      { svc: ["a"], want: ["10.0.0.0"] },
+    ],
+  },
+  {
+    name: "lower priority number first, pools without priority last",
+    pools: PRIORITIES,
+    steps: [{ svc: ["a"], want: ["10.2.0.0"] }],
+  },
   // Namespaces and pool choice.
-  { name: "a namespace's reserved pool before open pools", pools: TENANTS, steps: [{ svc: ["a", { ns: "team-a" }], want: ["10.10.0.0"] }, { svc: ["b", { ns: "team-b" }], want: ["10.0.0.0"] }] },
-  { name: "a reserved pool serves no other namespace", pools: RESERVED_ONLY, steps: [{ svc: ["a", { ns: "team-b" }], want: /^no address pool offers IPv4 addresses to namespace team-b$/ }] },
-  { name: "autoAssign: false pools are used only when asked for", pools: TENANTS, steps: [{ svc: ["a", { ns: "x", pool: "vip" }], want: ["10.20.0.0"] }] },
-  { name: "an unknown pool is the Service's problem", pools: TENANTS, steps: [{ svc: ["a", { pool: "nope" }], want: /address pool "nope", which does not exist \(pools: shared, team-a, vip\)/ }] },
-  { name: "the requested pool only, even when full", pools: TENANTS, steps: [...[0, 1, 2, 3].map((i): Step => ({ svc: [`v${i}`, { pool: "vip" }], want: [`10.20.0.${i}`] })), { svc: ["v4", { pool: "vip" }], want: /no free IPv4 address in address pool\(s\) vip/ }] },
+  {
+    name: "a namespace's reserved pool before open pools",
+    pools: TENANTS,
+    steps: [
+      { svc: ["a", { ns: "team-a" }], want: ["10.10.0.0"] },
+      { svc: ["b", { ns: "team-b" }], want: ["10.0.0.0"] },
+    ],
+  },
+  {
+    name: "a reserved pool serves no other namespace",
+    pools: RESERVED_ONLY,
+    steps: [{ svc: ["a", { ns: "team-b" }], want: /^no address pool offers IPv4 addresses to namespace team-b$/ }],
+  },
+  {
+    name: "autoAssign: false pools are used only when asked for",
+    pools: TENANTS,
+    steps: [{ svc: ["a", { ns: "x", pool: "vip" }], want: ["10.20.0.0"] }],
+  },
+  {
+    name: "an unknown pool is the Service's problem",
+    pools: TENANTS,
+    steps: [
+      {
+        svc: ["a", { pool: "nope" }],
+        want: /address pool "nope", which does not exist \(pools: shared, team-a, vip\)/,
+      },
+    ],
+  },
+  {
+    name: "the requested pool only, even when full",
+    pools: TENANTS,
+    steps: [
+      ...[0, 1, 2, 3].map((i): Step => ({ svc: [`v${i}`, { pool: "vip" }], want: [`10.20.0.${i}`] })),
+      { svc: ["v4", { pool: "vip" }], want: /no free IPv4 address in address pool\(s\) vip/ },
+    ],
+  },
   // Families.
   { name: "IPv6 single stack", pools: DUAL, steps: [{ svc: ["a", { families: ["IPv6"] }], want: ["2001:db8::"] }] },
-  { name: "dual-stack gets one address per family, in family order", pools: DUAL, steps: [{ svc: ["a", { families: ["IPv6", "IPv4"] }], want: ["2001:db8::", "10.0.0.0"] }] },
-  { name: "RequireDualStack fails without an IPv6 pool", pools: V4, steps: [{ svc: ["a", { families: ["IPv4", "IPv6"] }], want: /^no address pool offers IPv6 addresses to namespace default$/ }] },
+  {
+    name: "dual-stack gets one address per family, in family order",
+    pools: DUAL,
+    steps: [{ svc: ["a", { families: ["IPv6", "IPv4"] }], want: ["2001:db8::", "10.0.0.0"] }],
+  },
+  {
+    name: "RequireDualStack fails without an IPv6 pool",
+    pools: V4,
+    steps: [
+      {
+        svc: ["a", { families: ["IPv4", "IPv6"] }],
+        want: /^no address pool offers IPv6 addresses to namespace default$/,
+      },
+    ],
+  },
   {
     name: "PreferDualStack settles for one family, with a remark",
     pools: V4,
-    steps: [{ svc: ["a", { families: ["IPv4", "IPv6"], policy: "PreferDualStack" }], want: ["10.0.0.0"], remark: /no IPv6 address \(the Service only prefers dual-stack\)/ }],
+    steps: [
+      {
+        svc: ["a", { families: ["IPv4", "IPv6"], policy: "PreferDualStack" }],
+        want: ["10.0.0.0"],
+        remark: /no IPv6 address \(the Service only prefers dual-stack\)/,
+      },
+    ],
   },
-  { name: "a large IPv6 range costs nothing extra", pools: `{ pools: [{ name: big, addresses: ["2001:db8:1::/64"] }] }`, steps: [{ svc: ["a", { families: ["IPv6"] }], want: ["2001:db8:1::"] }] },
+  {
+    name: "a large IPv6 range costs nothing extra",
+    pools: `{ pools: [{ name: big, addresses: ["2001:db8:1::/64"] }] }`,
+    steps: [{ svc: ["a", { families: ["IPv6"] }], want: ["2001:db8:1::"] }],
+  },
   // Requested addresses.
-  { name: "a requested address from a pool", pools: V4, steps: [{ svc: ["a", { ips: "10.0.0.2" }], want: ["10.0.0.2"] }, { svc: ["b"], want: ["10.0.0.0"] }] },
-  { name: "spec.loadBalancerIP is a request too", pools: V4, steps: [{ svc: ["a", { lbIP: "10.0.0.3" }], want: ["10.0.0.3"] }] },
-  { name: "the annotation wins over spec.loadBalancerIP", pools: V4, steps: [{ svc: ["a", { ips: "10.0.0.1", lbIP: "10.0.0.3" }], want: ["10.0.0.1"], remark: /spec.loadBalancerIP is ignored/ }] },
-  { name: "a requested address outside every pool", pools: V4, steps: [{ svc: ["a", { ips: "192.0.2.1" }], want: /^requested address 192.0.2.1 is not in any address pool$/ }] },
+  {
+    name: "a requested address from a pool",
+    pools: V4,
+    steps: [
+      { svc: ["a", { ips: "10.0.0.2" }], want: ["10.0.0.2"] },
+      { svc: ["b"], want: ["10.0.0.0"] },
+    ],
+  },
+  {
+    name: "spec.loadBalancerIP is a request too",
+    pools: V4,
+    steps: [{ svc: ["a", { lbIP: "10.0.0.3" }], want: ["10.0.0.3"] }],
+  },
+  {
+    name: "the annotation wins over spec.loadBalancerIP",
+    pools: V4,
+    steps: [
+      {
+        svc: ["a", { ips: "10.0.0.1", lbIP: "10.0.0.3" }],
+        want: ["10.0.0.1"],
+        remark: /spec.loadBalancerIP is ignored/,
+      },
+    ],
+  },
+  {
+    name: "a requested address outside every pool",
+    pools: V4,
+    steps: [{ svc: ["a", { ips: "192.0.2.1" }], want: /^requested address 192.0.2.1 is not in any address pool$/ }],
+  },
   {
     name: "a requested address that is taken",
     pools: V4,
     steps: [
       { svc: ["a"], want: ["10.0.0.0"] },
-      { svc: ["b", { ips: "10.0.0.0" }], want: /^requested address 10.0.0.0 is not available: it is used by default\/a, which does not share its address$/ },
+      {
+        svc: ["b", { ips: "10.0.0.0" }],
+        want: /^requested address 10.0.0.0 is not available: it is used by default\/a, which does not share its address$/,
+      },
     ],
   },
-  { name: "a requested address in another namespace's pool", pools: TENANTS, steps: [{ svc: ["a", { ns: "team-b", ips: "10.10.0.1" }], want: /is in address pool team-a, which is reserved for namespace\(s\) team-a/ }] },
-  { name: "a requested address outside the requested pool", pools: TENANTS, steps: [{ svc: ["a", { ips: "10.0.0.1", pool: "vip" }], want: /is in address pool shared, but the Service asks for pool vip/ }] },
-  { name: "a requested address of the wrong family", pools: DUAL, steps: [{ svc: ["a", { families: ["IPv4"], ips: "2001:db8::1" }], want: /2001:db8::1 is IPv6, but the Service has ipFamilies IPv4/ }] },
-  { name: "without ipFamilies, the requested address decides the family", pools: DUAL, steps: [{ svc: ["a", { ips: "2001:db8::1" }], want: ["2001:db8::1"] }] },
-  { name: "a requested address that is no address", pools: V4, steps: [{ svc: ["a", { ips: "ten.0.0.1" }], want: /"ten.0.0.1" is not an IP address/ }] },
-  { name: "two requested addresses of one family", pools: V4, steps: [{ svc: ["a", { ips: "10.0.0.1,10.0.0.2" }], want: /at most one address per IP family/ }] },
-  { name: "requested for one family, allocated for the other", pools: DUAL, steps: [{ svc: ["a", { families: ["IPv4", "IPv6"], ips: "2001:db8::3" }], want: ["10.0.0.0", "2001:db8::3"] }] },
+  {
+    name: "a requested address in another namespace's pool",
+    pools: TENANTS,
+    steps: [
+      {
+        svc: ["a", { ns: "team-b", ips: "10.10.0.1" }],
+        want: /is in address pool team-a, which is reserved for namespace\(s\) team-a/,
+      },
+    ],
+  },
+  {
+    name: "a requested address outside the requested pool",
+    pools: TENANTS,
+    steps: [
+      {
+        svc: ["a", { ips: "10.0.0.1", pool: "vip" }],
+        want: /is in address pool shared, but the Service asks for pool vip/,
+      },
+    ],
+  },
+  {
+    name: "a requested address of the wrong family",
+    pools: DUAL,
+    steps: [
+      {
+        svc: ["a", { families: ["IPv4"], ips: "2001:db8::1" }],
+        want: /2001:db8::1 is IPv6, but the Service has ipFamilies IPv4/,
+      },
+    ],
+  },
+  {
+    name: "without ipFamilies, the requested address decides the family",
+    pools: DUAL,
+    steps: [{ svc: ["a", { ips: "2001:db8::1" }], want: ["2001:db8::1"] }],
+  },
+  {
+    name: "a requested address that is no address",
+    pools: V4,
+    steps: [{ svc: ["a", { ips: "ten.0.0.1" }], want: /"ten.0.0.1" is not an IP address/ }],
+  },
+  {
+    name: "two requested addresses of one family",
+    pools: V4,
+    steps: [{ svc: ["a", { ips: "10.0.0.1,10.0.0.2" }], want: /at most one address per IP family/ }],
+  },
+  {
+    name: "requested for one family, allocated for the other",
+    pools: DUAL,
+    steps: [{ svc: ["a", { families: ["IPv4", "IPv6"], ips: "2001:db8::3" }], want: ["10.0.0.0", "2001:db8::3"] }],
+  },
   // Sharing (MetalLB allow-shared-ip rules).
-  { name: "same key, other ports: one address", pools: V4, steps: [{ svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] }, { svc: ["b", { share: "k", ports: [443] }], want: ["10.0.0.0"] }] },
-  { name: "same key, same port: another address", pools: V4, steps: [{ svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] }, { svc: ["b", { share: "k", ports: [80] }], want: ["10.0.0.1"] }] },
-  { name: "same port number, other protocol: shared", pools: V4, steps: [{ svc: ["a", { share: "k", ports: ["TCP/53"] }], want: ["10.0.0.0"] }, { svc: ["b", { share: "k", ports: ["UDP/53"] }], want: ["10.0.0.0"] }] },
-  { name: "different keys never share", pools: V4, steps: [{ svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] }, { svc: ["b", { share: "j", ports: [443] }], want: ["10.0.0.1"] }] },
-  { name: "no key never shares", pools: V4, steps: [{ svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] }, { svc: ["b", { ports: [443] }], want: ["10.0.0.1"] }] },
+  {
+    name: "same key, other ports: one address",
+    pools: V4,
+    steps: [
+      { svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] },
+      { svc: ["b", { share: "k", ports: [443] }], want: ["10.0.0.0"] },
+    ],
+  },
+  {
+    name: "same key, same port: another address",
+    pools: V4,
+    steps: [
+      { svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] },
+      { svc: ["b", { share: "k", ports: [80] }], want: ["10.0.0.1"] },
+    ],
+  },
+  {
+    name: "same port number, other protocol: shared",
+    pools: V4,
+    steps: [
+      { svc: ["a", { share: "k", ports: ["TCP/53"] }], want: ["10.0.0.0"] },
+      { svc: ["b", { share: "k", ports: ["UDP/53"] }], want: ["10.0.0.0"] },
+    ],
+  },
+  {
+    name: "different keys never share",
+    pools: V4,
+    steps: [
+      { svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] },
+      { svc: ["b", { share: "j", ports: [443] }], want: ["10.0.0.1"] },
+    ],
+  },
+  {
+    name: "no key never shares",
+    pools: V4,
+    steps: [
+      { svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] },
+      { svc: ["b", { ports: [443] }], want: ["10.0.0.1"] },
+    ],
+  },
   {
     name: "Local traffic policy shares only with the same selector",
     pools: V4,
@@ -119,16 +303,33 @@ const cases: Case[] = [
       { svc: ["d", { share: "k", ports: [8443] }], want: ["10.0.0.2"] },
     ],
   },
-  { name: "a requested shared address", pools: V4, steps: [{ svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] }, { svc: ["b", { share: "k", ports: [443], ips: "10.0.0.0" }], want: ["10.0.0.0"] }] },
+  {
+    name: "a requested shared address",
+    pools: V4,
+    steps: [
+      { svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] },
+      { svc: ["b", { share: "k", ports: [443], ips: "10.0.0.0" }], want: ["10.0.0.0"] },
+    ],
+  },
   {
     name: "a requested shared address whose port is taken",
     pools: V4,
-    steps: [{ svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] }, { svc: ["b", { share: "k", ports: [80], ips: "10.0.0.0" }], want: /it is used by default\/a, which already uses port TCP\/80 on it/ }],
+    steps: [
+      { svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] },
+      {
+        svc: ["b", { share: "k", ports: [80], ips: "10.0.0.0" }],
+        want: /it is used by default\/a, which already uses port TCP\/80 on it/,
+      },
+    ],
   },
   {
     name: "sharing in a full pool; a Service without the key finds no room",
     pools: ONE_ADDRESS,
-    steps: [{ svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.9"] }, { svc: ["b", { share: "k", ports: [443] }], want: ["10.0.0.9"] }, { svc: ["c"], want: /no free IPv4 address/ }],
+    steps: [
+      { svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.9"] },
+      { svc: ["b", { share: "k", ports: [443] }], want: ["10.0.0.9"] },
+      { svc: ["c"], want: /no free IPv4 address/ },
+    ],
   },
   {
     name: "a Service that now clashes with its co-sharer moves, with a remark",
@@ -136,7 +337,11 @@ const cases: Case[] = [
     steps: [
       { svc: ["a", { share: "k", ports: [80] }], want: ["10.0.0.0"] },
       { svc: ["b", { share: "k", ports: [443] }], want: ["10.0.0.0"] },
-      { svc: ["b", { share: "k", ports: [80] }], want: ["10.0.0.1"], remark: /moved from 10.0.0.0 \(pool p1\) to 10.0.0.1 \(pool p1\): 10.0.0.0 is not available: .*port TCP\/80/ },
+      {
+        svc: ["b", { share: "k", ports: [80] }],
+        want: ["10.0.0.1"],
+        remark: /moved from 10.0.0.0 \(pool p1\) to 10.0.0.1 \(pool p1\): 10.0.0.0 is not available: .*port TCP\/80/,
+      },
     ],
   },
 ];
@@ -148,7 +353,8 @@ function table(list: readonly Case[]): void {
       const r = run(settingsFrom(c.pools));
       for (const step of c.steps) {
         const got = r.ensure(service(...step.svc));
-        if (step.want instanceof RegExp) expect(got.problem ?? `no problem, got ${JSON.stringify(got.addresses)}`).toMatch(step.want);
+        if (step.want instanceof RegExp)
+          expect(got.problem ?? `no problem, got ${JSON.stringify(got.addresses)}`).toMatch(step.want);
         else expect(got.addresses ?? got.problem).toEqual(step.want);
         if (step.remark) expect(got.remarks?.join("\n")).toMatch(step.remark);
       }
@@ -183,7 +389,9 @@ describe("allocator", () => {
     r.ensure(service("a", { ips: "10.0.0.0" }));
     r.ensure(service("a", { ips: "10.0.0.3" }));
     expect(r.table.holding("uid-default-a")).toMatchObject({ addresses: ["10.0.0.3"], retiring: ["10.0.0.0"] });
-    expect(r.ensure(service("b", { ips: "10.0.0.0" })).problem).toMatch(/not available: it is used by default\/a, which is giving it up/);
+    expect(r.ensure(service("b", { ips: "10.0.0.0" })).problem).toMatch(
+      /not available: it is used by default\/a, which is giving it up/,
+    );
     const stillShowing = service("a", { ips: "10.0.0.3", status: ["10.0.0.0"] });
     expect(reconcile(r.table, () => shownAddresses(stillShowing, settings))).toBe(0);
     const updated = service("a", { ips: "10.0.0.3", status: ["10.0.0.3"], announced: "10.0.0.3" });
@@ -204,7 +412,9 @@ describe("allocator", () => {
     r.ensure(service("a", { ips: "10.0.0.1" }));
     const got = r.ensure(service("a", { ips: "10.0.0.2" }));
     expect(got).toMatchObject({ addresses: ["10.0.0.2"], kinds: ["moved"] });
-    expect(got.remarks?.join()).toMatch(/moved from 10.0.0.1 \(pool p1\) to 10.0.0.2 \(pool p1\): 10.0.0.1 is not the address the Service requests/);
+    expect(got.remarks?.join()).toMatch(
+      /moved from 10.0.0.1 \(pool p1\) to 10.0.0.2 \(pool p1\): 10.0.0.1 is not the address the Service requests/,
+    );
   });
 });
 
@@ -213,36 +423,56 @@ describe("pool features", () => {
     {
       name: "avoidBuggyIPs skips .0 and .255, and such an address is not the pool's",
       pools: `{ pools: [{ name: p, avoidBuggyIPs: true, addresses: ["10.0.0.255-10.0.1.1"] }] }`,
-      steps: [{ svc: ["a"], want: ["10.0.1.1"] }, { svc: ["b"], want: /no free IPv4 address/ }, { svc: ["c", { ips: "10.0.1.0" }], want: /not in any address pool/ }],
+      steps: [
+        { svc: ["a"], want: ["10.0.1.1"] },
+        { svc: ["b"], want: /no free IPv4 address/ },
+        { svc: ["c", { ips: "10.0.1.0" }], want: /not in any address pool/ },
+      ],
     },
     {
       name: "Descending hands out the highest address first, last range first",
       pools: `{ pools: [{ name: p, allocationOrder: Descending, addresses: ["10.0.0.0/30", "10.0.1.0/30"] }] }`,
-      steps: [{ svc: ["a"], want: ["10.0.1.3"] }, { svc: ["b"], want: ["10.0.1.2"] }],
+      steps: [
+        { svc: ["a"], want: ["10.0.1.3"] },
+        { svc: ["b"], want: ["10.0.1.2"] },
+      ],
     },
     {
       name: "namespace selectors serve labelled namespaces, before open pools",
       pools: `{ pools: [{ name: open, addresses: ["10.0.0.0/30"] }, { name: gold, namespaceSelectors: [{ matchLabels: { tier: gold } }], addresses: ["10.9.0.0/30"] }] }`,
-      steps: [{ svc: ["a", { ns: "team-c" }], want: ["10.9.0.0"] }, { svc: ["b", { ns: "team-d" }], want: ["10.0.0.0"] }],
+      steps: [
+        { svc: ["a", { ns: "team-c" }], want: ["10.9.0.0"] },
+        { svc: ["b", { ns: "team-d" }], want: ["10.0.0.0"] },
+      ],
     },
     {
       name: "Service selectors: only matching Services (MetalLB: namespaces OR namespace selectors, AND Service selectors)",
       pools: `{ pools: [{ name: web, namespaces: [shop], serviceSelectors: [{ matchExpressions: [{ key: app, operator: In, values: [web] }] }], addresses: ["10.9.0.0/30"] }] }`,
       steps: [
         { svc: ["a", { ns: "shop", labels: { app: "web" } }], want: ["10.9.0.0"] },
-        { svc: ["b", { ns: "shop", labels: { app: "db" } }], want: /no address pool offers IPv4 addresses to namespace shop/ },
+        {
+          svc: ["b", { ns: "shop", labels: { app: "db" } }],
+          want: /no address pool offers IPv4 addresses to namespace shop/,
+        },
         { svc: ["c", { ns: "other", labels: { app: "web" } }], want: /no address pool offers IPv4 addresses/ },
       ],
     },
     {
       name: "implicit sharing (kube-vip allow-share): no annotation needed, ports must differ",
       pools: `{ pools: [{ name: p, implicitSharing: true, addresses: ["10.0.0.0/30"] }] }`,
-      steps: [{ svc: ["a", { ports: [80] }], want: ["10.0.0.0"] }, { svc: ["b", { ports: [443] }], want: ["10.0.0.0"] }, { svc: ["c", { ports: [80] }], want: ["10.0.0.1"] }],
+      steps: [
+        { svc: ["a", { ports: [80] }], want: ["10.0.0.0"] },
+        { svc: ["b", { ports: [443] }], want: ["10.0.0.0"] },
+        { svc: ["c", { ports: [80] }], want: ["10.0.0.1"] },
+      ],
     },
     {
       name: "implicit sharing is IPv4 only",
       pools: `{ pools: [{ name: p, implicitSharing: true, addresses: ["2001:db8::/126"] }] }`,
-      steps: [{ svc: ["a", { families: ["IPv6"], ports: [80] }], want: ["2001:db8::"] }, { svc: ["b", { families: ["IPv6"], ports: [443] }], want: ["2001:db8::1"] }],
+      steps: [
+        { svc: ["a", { families: ["IPv6"], ports: [80] }], want: ["2001:db8::"] },
+        { svc: ["b", { families: ["IPv6"], ports: [443] }], want: ["2001:db8::1"] },
+      ],
     },
   ];
   table(cases);
@@ -262,12 +492,53 @@ describe("an allocated address never moves silently", () => {
     return run(settingsFrom(after), table, guard).ensure(service("a", { from: "extra", announced: "10.9.0.0", ...o }));
   }
 
-  const cases: { name: string; after: string; o?: ServiceOptions; guard?: string; want: string[]; kind: string; note: RegExp }[] = [
-    { name: "left every pool: kept, flagged with address and origin pool", after: AFTER, want: ["10.9.0.0"], kind: "kept", note: /^kept 10.9.0.0 \(pool extra\): it is not in any address pool; addresses are moved only with/ },
-    { name: "left every pool, the Service allows moves: moved", after: AFTER, o: { allowMove: true }, want: ["10.0.0.0"], kind: "moved", note: /^moved from 10.9.0.0 \(pool extra\) to 10.0.0.0 \(pool main\): 10.9.0.0 is not in any address pool$/ },
-    { name: "the origin pool shrank and allows moves: moved", after: AFTER_ALLOWING, want: ["10.0.0.0"], kind: "moved", note: /^moved from 10.9.0.0 \(pool extra\) to 10.0.0.0 \(pool main\)/ },
-    { name: "the pool no longer serves the namespace: kept", after: RESERVED, want: ["10.9.0.0"], kind: "kept", note: /it is in address pool extra, which is reserved for namespace\(s\) team-a/ },
-    { name: "a move guard refuses even an allowed move", after: AFTER, o: { allowMove: true }, guard: "replicas disagree", want: ["10.9.0.0"], kind: "kept", note: /moves are refused: replicas disagree/ },
+  const cases: {
+    name: string;
+    after: string;
+    o?: ServiceOptions;
+    guard?: string;
+    want: string[];
+    kind: string;
+    note: RegExp;
+  }[] = [
+    {
+      name: "left every pool: kept, flagged with address and origin pool",
+      after: AFTER,
+      want: ["10.9.0.0"],
+      kind: "kept",
+      note: /^kept 10.9.0.0 \(pool extra\): it is not in any address pool; addresses are moved only with/,
+    },
+    {
+      name: "left every pool, the Service allows moves: moved",
+      after: AFTER,
+      o: { allowMove: true },
+      want: ["10.0.0.0"],
+      kind: "moved",
+      note: /^moved from 10.9.0.0 \(pool extra\) to 10.0.0.0 \(pool main\): 10.9.0.0 is not in any address pool$/,
+    },
+    {
+      name: "the origin pool shrank and allows moves: moved",
+      after: AFTER_ALLOWING,
+      want: ["10.0.0.0"],
+      kind: "moved",
+      note: /^moved from 10.9.0.0 \(pool extra\) to 10.0.0.0 \(pool main\)/,
+    },
+    {
+      name: "the pool no longer serves the namespace: kept",
+      after: RESERVED,
+      want: ["10.9.0.0"],
+      kind: "kept",
+      note: /it is in address pool extra, which is reserved for namespace\(s\) team-a/,
+    },
+    {
+      name: "a move guard refuses even an allowed move",
+      after: AFTER,
+      o: { allowMove: true },
+      guard: "replicas disagree",
+      want: ["10.9.0.0"],
+      kind: "kept",
+      note: /moves are refused: replicas disagree/,
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {
@@ -296,15 +567,32 @@ describe("restoring the table from Services", () => {
     return { r, remarks };
   };
 
-  const cases: { name: string; services: Service[]; holds: Record<string, { addresses: string[]; retiring?: string[] }>; remark?: RegExp }[] = [
-    { name: "from the status", services: [service("a", { status: ["10.0.0.2"] })], holds: { a: { addresses: ["10.0.0.2"] } } },
-    { name: "from the announce annotation alone (died before the status write)", services: [service("a", { announced: "10.0.0.2" })], holds: { a: { addresses: ["10.0.0.2"] } } },
+  const cases: {
+    name: string;
+    services: Service[];
+    holds: Record<string, { addresses: string[]; retiring?: string[] }>;
+    remark?: RegExp;
+  }[] = [
+    {
+      name: "from the status",
+      services: [service("a", { status: ["10.0.0.2"] })],
+      holds: { a: { addresses: ["10.0.0.2"] } },
+    },
+    {
+      name: "from the announce annotation alone (died before the status write)",
+      services: [service("a", { announced: "10.0.0.2" })],
+      holds: { a: { addresses: ["10.0.0.2"] } },
+    },
     {
       name: "the annotation is newer than the status; the status address is retiring",
       services: [service("a", { status: ["10.0.0.1"], announced: "10.0.0.2" })],
       holds: { a: { addresses: ["10.0.0.2"], retiring: ["10.0.0.1"] } },
     },
-    { name: "an address outside every pool is kept, never replaced", services: [service("a", { status: ["192.0.2.7"] })], holds: { a: { addresses: ["192.0.2.7"] } } },
+    {
+      name: "an address outside every pool is kept, never replaced",
+      services: [service("a", { status: ["192.0.2.7"] })],
+      holds: { a: { addresses: ["192.0.2.7"] } },
+    },
     {
       name: "a Service being deleted holds nothing, but what it shows stays taken",
       services: [service("a", { status: ["10.0.0.1"], deleting: true })],
@@ -312,20 +600,27 @@ describe("restoring the table from Services", () => {
     },
     {
       name: "a stale status never takes an address from its current holder",
-      services: [service("old", { status: ["10.0.0.1"], created: "2025-01-01T00:00:00Z", deleting: true }), service("new", { status: ["10.0.0.1"], announced: "10.0.0.1" })],
+      services: [
+        service("old", { status: ["10.0.0.1"], created: "2025-01-01T00:00:00Z", deleting: true }),
+        service("new", { status: ["10.0.0.1"], announced: "10.0.0.1" }),
+      ],
       holds: { new: { addresses: ["10.0.0.1"] }, old: { addresses: [], retiring: [] } },
     },
     {
       name: "a conflict left by hand keeps the older Service",
-      services: [service("young", { status: ["10.0.0.1"], created: "2026-02-01T00:00:00Z" }), service("old", { status: ["10.0.0.1"], created: "2025-01-01T00:00:00Z" })].sort((a, b) =>
-        (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? ""),
-      ),
+      services: [
+        service("young", { status: ["10.0.0.1"], created: "2026-02-01T00:00:00Z" }),
+        service("old", { status: ["10.0.0.1"], created: "2025-01-01T00:00:00Z" }),
+      ].sort((a, b) => (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "")),
       holds: { old: { addresses: ["10.0.0.1"] } },
       remark: /default\/young: not restoring 10.0.0.1: it is used by default\/old/,
     },
     {
       name: "sharing Services are restored together",
-      services: [service("a", { status: ["10.0.0.1"], share: "k", ports: [80] }), service("b", { status: ["10.0.0.1"], share: "k", ports: [443] })],
+      services: [
+        service("a", { status: ["10.0.0.1"], share: "k", ports: [80] }),
+        service("b", { status: ["10.0.0.1"], share: "k", ports: [443] }),
+      ],
       holds: { a: { addresses: ["10.0.0.1"] }, b: { addresses: ["10.0.0.1"] } },
     },
   ];
@@ -337,7 +632,11 @@ describe("restoring the table from Services", () => {
         const want = c.holds[s.metadata.name];
         const got = r.table.holding(claimId(s));
         if (!want || (want.addresses.length === 0 && (want.retiring ?? []).length === 0)) expect(got).toBeUndefined();
-        else expect({ addresses: got?.addresses, retiring: got?.retiring }).toEqual({ addresses: want.addresses, retiring: want.retiring ?? [] });
+        else
+          expect({ addresses: got?.addresses, retiring: got?.retiring }).toEqual({
+            addresses: want.addresses,
+            retiring: want.retiring ?? [],
+          });
       }
       if (c.remark) expect(remarks.join("\n")).toMatch(c.remark);
       else expect(remarks).toEqual([]);
@@ -345,7 +644,11 @@ describe("restoring the table from Services", () => {
   }
 
   test("after a restore, new Services get only addresses nobody shows", () => {
-    const { r } = restored([service("a", { status: ["10.0.0.0"] }), service("b", { announced: "10.0.0.2" }), service("c", { status: ["10.0.0.3"], deleting: true })]);
+    const { r } = restored([
+      service("a", { status: ["10.0.0.0"] }),
+      service("b", { announced: "10.0.0.2" }),
+      service("c", { status: ["10.0.0.3"], deleting: true }),
+    ]);
     expect(r.ensure(service("d")).addresses).toEqual(["10.0.0.1"]);
     expect(r.ensure(service("e")).problem).toMatch(/no free IPv4 address/);
     expect(r.ensure(service("a")).addresses).toEqual(["10.0.0.0"]);

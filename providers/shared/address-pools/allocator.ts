@@ -22,7 +22,17 @@
 import { formatIP, parseIP, type IP, type IPFamily } from "../../../src/net/ip.ts";
 import { AllocationTable, type Holding } from "./allocation-table.ts";
 import type { Claim } from "./claim.ts";
-import { addressKey, candidatePools, familyName, isBuggyIP, notServedBecause, poolContains, poolOf, serves, type Pool } from "./pools.ts";
+import {
+  addressKey,
+  candidatePools,
+  familyName,
+  isBuggyIP,
+  notServedBecause,
+  poolContains,
+  poolOf,
+  serves,
+  type Pool,
+} from "./pools.ts";
 import { sharingConflict, type ShareTraits, type SharingRules } from "./sharing.ts";
 
 export { AllocationTable, type Holding } from "./allocation-table.ts";
@@ -55,14 +65,21 @@ interface Misfit {
 }
 
 export function sharingRules(view: AllocatorView, ip: IP): SharingRules {
-  return { annotation: view.sharingAnnotation, implicit: ip.family === 4 && (poolOf(view.pools, ip)?.implicitSharing ?? false) };
+  return {
+    annotation: view.sharingAnnotation,
+    implicit: ip.family === 4 && (poolOf(view.pools, ip)?.implicitSharing ?? false),
+  };
 }
 
 /** Why `claim` may not have `ip`, phrased to follow the address: "… is outside every address pool". */
 function misfit(view: AllocatorView, claim: Claim, ip: IP): Misfit | undefined {
   const pool = poolOf(view.pools, ip);
   if (!pool) return { cause: "configuration", text: "is not in any address pool" };
-  if (!serves(pool, claim.target)) return { cause: "configuration", text: `is in address pool ${pool.name}, which ${notServedBecause(pool, claim.target)}` };
+  if (!serves(pool, claim.target))
+    return {
+      cause: "configuration",
+      text: `is in address pool ${pool.name}, which ${notServedBecause(pool, claim.target)}`,
+    };
   if (claim.pool !== undefined && pool.name !== claim.pool) {
     return { cause: "service", text: `is in address pool ${pool.name}, but the Service asks for pool ${claim.pool}` };
   }
@@ -143,7 +160,8 @@ function moved(view: AllocatorView, claim: Claim, move: { from: IP; to: Choice; 
 function keepOrMove(view: AllocatorView, claim: Claim, current: IP, family: IPFamily): Choice {
   const why = misfit(view, claim, current);
   if (why === undefined) return { ip: current };
-  if (why.cause === "service") return moved(view, claim, { from: current, to: fresh(view, claim, family), why: why.text });
+  if (why.cause === "service")
+    return moved(view, claim, { from: current, to: fresh(view, claim, family), why: why.text });
   const refusal = moveRefusal(view, claim, current);
   const message = `kept ${describeAddress(view, claim, current)}: it ${why.text}; ${refusal ?? "no other address is free"}`;
   const kept: Choice = { ip: current, note: { kind: "kept", message } };
@@ -153,7 +171,10 @@ function keepOrMove(view: AllocatorView, claim: Claim, current: IP, family: IPFa
 }
 
 function chooseFor(view: AllocatorView, claim: Claim, family: IPFamily): Choice {
-  const held = view.table.holding(claim.id)?.addresses.map((a) => parseIP(a)).find((ip) => ip?.family === family);
+  const held = view.table
+    .holding(claim.id)
+    ?.addresses.map((a) => parseIP(a))
+    .find((ip) => ip?.family === family);
   const requested = claim.requested.find((ip) => ip.family === family);
   if (requested) {
     const why = misfit(view, claim, requested);
@@ -180,16 +201,31 @@ export function decide(view: AllocatorView, claim: Claim): Decision {
     } else if (i < claim.required) {
       return { ok: false, problem: choice.problem };
     } else {
-      notes.push({ kind: "remark", message: `no ${familyName(family)} address (the Service only prefers dual-stack): ${choice.problem}` });
+      notes.push({
+        kind: "remark",
+        message: `no ${familyName(family)} address (the Service only prefers dual-stack): ${choice.problem}`,
+      });
     }
   }
   return { ok: true, addresses, notes };
 }
 
-export function holdingOf(claim: ShareTraits & { readonly id: string }, addresses: readonly IP[], retiring: readonly string[] = []): Holding {
+export function holdingOf(
+  claim: ShareTraits & { readonly id: string },
+  addresses: readonly IP[],
+  retiring: readonly string[] = [],
+): Holding {
   const active = addresses.map(addressKey);
   const { service, key, backend, ports } = claim;
-  return { id: claim.id, service, key, backend, ports, addresses: active, retiring: retiring.filter((a) => !active.includes(a)) };
+  return {
+    id: claim.id,
+    service,
+    key,
+    backend,
+    ports,
+    addresses: active,
+    retiring: retiring.filter((a) => !active.includes(a)),
+  };
 }
 
 /**
@@ -199,6 +235,7 @@ export function holdingOf(claim: ShareTraits & { readonly id: string }, addresse
 export function assign(view: AllocatorView, claim: Claim): Decision {
   const decision = decide(view, claim);
   const old = view.table.holding(claim.id);
-  if (decision.ok) view.table.set(holdingOf(claim, decision.addresses, [...(old?.addresses ?? []), ...(old?.retiring ?? [])]));
+  if (decision.ok)
+    view.table.set(holdingOf(claim, decision.addresses, [...(old?.addresses ?? []), ...(old?.retiring ?? [])]));
   return decision;
 }

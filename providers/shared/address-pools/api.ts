@@ -43,12 +43,27 @@ export async function patchServiceAnnotations(
  * Sets one condition in the Service's status. A strategic merge patch on `services/status` merges
  * conditions by type, so the service controller's own status writes and other conditions are untouched.
  */
-export async function patchServiceCondition(kube: KubeApi, service: Service, condition: Condition, signal?: AbortSignal): Promise<void> {
+export async function patchServiceCondition(
+  kube: KubeApi,
+  service: Service,
+  condition: Condition,
+  signal?: AbortSignal,
+): Promise<void> {
   const patch = { status: { conditions: [condition] } };
-  await kube.patch<Service>(SERVICES, service.metadata.name, patch, { namespace: service.metadata.namespace, subresource: "status", type: "strategic", signal });
+  await kube.patch<Service>(SERVICES, service.metadata.name, patch, {
+    namespace: service.metadata.namespace,
+    subresource: "status",
+    type: "strategic",
+    signal,
+  });
 }
 
 /** Replaces an AddressPool's status counts and conditions (merge patch on `addresspools/status`). */
-export async function patchAddressPoolStatus(kube: KubeApi, name: string, status: object, signal?: AbortSignal): Promise<void> {
+export async function patchAddressPoolStatus(
+  kube: KubeApi,
+  name: string,
+  status: object,
+  signal?: AbortSignal,
+): Promise<void> {
   await kube.patch(ADDRESS_POOLS, name, { status }, { subresource: "status", type: "merge", signal });
 }

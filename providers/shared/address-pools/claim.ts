@@ -33,7 +33,9 @@ export interface ClaimContext {
   readonly namespaceLabels: (namespace: string) => Readonly<Record<string, string>>;
 }
 
-export type ClaimResult = { readonly ok: true; readonly claim: Claim; readonly remarks: readonly string[] } | { readonly ok: false; readonly problem: string };
+export type ClaimResult =
+  | { readonly ok: true; readonly claim: Claim; readonly remarks: readonly string[] }
+  | { readonly ok: false; readonly problem: string };
 
 export const serviceKey = (service: Service): string => `${service.metadata.namespace ?? ""}/${service.metadata.name}`;
 export const claimId = (service: Service): string => service.metadata.uid || serviceKey(service);
@@ -60,7 +62,8 @@ function parseRequested(texts: readonly string[], source: string): { ips: IP[]; 
   for (const text of texts) {
     const ip = parseIP(text);
     if (!ip) return { ips, problem: `${source}: ${JSON.stringify(text)} is not an IP address` };
-    if (ips.some((other) => other.family === ip.family)) return { ips, problem: `${source}: at most one address per IP family` };
+    if (ips.some((other) => other.family === ip.family))
+      return { ips, problem: `${source}: at most one address per IP family` };
     ips.push(ip);
   }
   return { ips };
@@ -70,10 +73,18 @@ function parseRequested(texts: readonly string[], source: string): { ips: IP[]; 
 function readRequested(service: Service, keys: ServiceKeys): { ips: IP[]; problem?: string; remark?: string } {
   const annotation = service.metadata.annotations?.[keys.requestedIPs];
   const legacy = service.spec?.loadBalancerIP ?? "";
-  const texts = (annotation ?? legacy).split(",").map((t) => t.trim()).filter((t) => t !== "");
-  const parsed = parseRequested(texts, annotation === undefined ? "spec.loadBalancerIP" : `annotation ${keys.requestedIPs}`);
+  const texts = (annotation ?? legacy)
+    .split(",")
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
+  const parsed = parseRequested(
+    texts,
+    annotation === undefined ? "spec.loadBalancerIP" : `annotation ${keys.requestedIPs}`,
+  );
   const ignored = annotation !== undefined && legacy !== "";
-  return ignored ? { ...parsed, remark: `spec.loadBalancerIP is ignored because annotation ${keys.requestedIPs} is set` } : parsed;
+  return ignored
+    ? { ...parsed, remark: `spec.loadBalancerIP is ignored because annotation ${keys.requestedIPs} is set` }
+    : parsed;
 }
 
 function familiesOf(service: Service, requested: readonly IP[]): { families: IPFamily[]; required: number } {
@@ -93,7 +104,11 @@ function poolProblem(pool: string | undefined, pools: readonly Pool[], keys: Ser
 
 function targetOf(service: Service, context: ClaimContext): Target {
   const namespace = service.metadata.namespace ?? "";
-  return { namespace, namespaceLabels: context.namespaceLabels(namespace), serviceLabels: service.metadata.labels ?? {} };
+  return {
+    namespace,
+    namespaceLabels: context.namespaceLabels(namespace),
+    serviceLabels: service.metadata.labels ?? {},
+  };
 }
 
 function familyProblem(requested: readonly IP[], families: readonly IPFamily[]): string | undefined {
@@ -133,7 +148,8 @@ export function allocatedFrom(service: Service, settings: LoadBalancerSettings):
 }
 
 const parseList = (texts: readonly string[]): IP[] => texts.flatMap((text) => parseIP(text.trim()) ?? []);
-const statusIPs = (service: Service): IP[] => parseList((service.status?.loadBalancer?.ingress ?? []).map((i) => i.ip ?? ""));
+const statusIPs = (service: Service): IP[] =>
+  parseList((service.status?.loadBalancer?.ingress ?? []).map((i) => i.ip ?? ""));
 const announcedIPs = (service: Service, settings: LoadBalancerSettings): IP[] =>
   parseList(settings.announceAnnotations.flatMap((key) => (service.metadata.annotations?.[key] ?? "").split(",")));
 

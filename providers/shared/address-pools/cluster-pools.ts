@@ -28,7 +28,8 @@ export interface ReadPool {
 
 /** Whether the pool's status shows it in force (Valid=True). */
 const shownInForce = (o: AddressPoolObject): boolean =>
-  Array.isArray(o.status?.conditions) && o.status.conditions.some((c: { type?: string; status?: string }) => c.type === "Valid" && c.status === "True");
+  Array.isArray(o.status?.conditions) &&
+  o.status.conditions.some((c: { type?: string; status?: string }) => c.type === "Valid" && c.status === "True");
 
 /**
  * Older first. Creation times have one-second resolution, so between pools of the same second the one
@@ -38,7 +39,9 @@ const shownInForce = (o: AddressPoolObject): boolean =>
 function olderFirst(inForce: ReadonlySet<string>): (a: AddressPoolObject, b: AddressPoolObject) => number {
   const rank = (o: AddressPoolObject): number => (inForce.has(o.metadata.name) || shownInForce(o) ? 0 : 1);
   return (a, b) =>
-    (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "") || rank(a) - rank(b) || a.metadata.name.localeCompare(b.metadata.name);
+    (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "") ||
+    rank(a) - rank(b) ||
+    a.metadata.name.localeCompare(b.metadata.name);
 }
 
 function readOne(object: AddressPoolObject): ReadPool {
@@ -74,17 +77,27 @@ export interface ClusterPools {
   run(signal: AbortSignal): Promise<void>;
 }
 
-export function createClusterPools(o: { kube: KubeApi; logger: Logger; onChange: (before: readonly Pool[], after: readonly Pool[]) => void }): ClusterPools {
+export function createClusterPools(o: {
+  kube: KubeApi;
+  logger: Logger;
+  onChange: (before: readonly Pool[], after: readonly Pool[]) => void;
+}): ClusterPools {
   const informer = new Informer<AddressPoolObject>({ api: o.kube, resource: ADDRESS_POOLS, logger: o.logger });
   let current: ReadPool[] = [];
   let logged = new Map<string, string>();
   const recompute = (): void => {
     const before = current.flatMap((r) => r.pool ?? []);
     current = readPools(informer.list(), new Set(before.map((p) => p.name)));
-    const next = new Map(current.filter((r) => r.problems.length > 0).map((r) => [r.object.metadata.name, r.problems.join("; ")]));
-    for (const [name, why] of next) if (logged.get(name) !== why) o.logger.warn(`address pool ${name} offers no addresses: ${why}`);
+    const next = new Map(
+      current.filter((r) => r.problems.length > 0).map((r) => [r.object.metadata.name, r.problems.join("; ")]),
+    );
+    for (const [name, why] of next)
+      if (logged.get(name) !== why) o.logger.warn(`address pool ${name} offers no addresses: ${why}`);
     logged = next;
-    o.onChange(before, current.flatMap((r) => r.pool ?? []));
+    o.onChange(
+      before,
+      current.flatMap((r) => r.pool ?? []),
+    );
   };
   informer.addHandler({ add: recompute, update: recompute, delete: recompute });
   return {

@@ -4,9 +4,20 @@
  * used and free, and a `Valid` condition (False for a pool that overlaps an older one or holds an
  * unreadable address; such a pool offers nothing).
  */
-import type { PolicyRule } from "../../../src/manifests/rbac.ts";
-import { GROUP } from "../crd.ts";
-import { bool, conditionsSchema, customResourceDefinition, int, labelSelectorSchema, list, obj, resourceOf, str, type KindDefinition } from "../crd.ts";
+import type { PolicyRule } from "../../../src/kube/objects.ts";
+import {
+  bool,
+  conditionsSchema,
+  customResourceDefinition,
+  GROUP,
+  int,
+  labelSelectorSchema,
+  list,
+  obj,
+  resourceOf,
+  str,
+  type KindDefinition,
+} from "../crd.ts";
 
 /** A CIDR, a range `first-last` or one address; exact checks happen when the pool is read. */
 const ADDRESS_PATTERN = "^[0-9a-fA-F:.]+(/[0-9]{1,3})?$|^[0-9a-fA-F:.]+ *- *[0-9a-fA-F:.]+$";
@@ -15,20 +26,47 @@ export const ADDRESS_POOL_KIND: KindDefinition = {
   kind: "AddressPool",
   plural: "addresspools",
   shortNames: ["addrpool"],
-  description: "A pool of load-balancer addresses (IPv4, IPv6 or both) that Services of type LoadBalancer get addresses from.",
+  description:
+    "A pool of load-balancer addresses (IPv4, IPv6 or both) that Services of type LoadBalancer get addresses from.",
   spec: obj(
     "Which addresses, for whom, in which order.",
     {
-      addresses: list("CIDRs (10.0.0.0/24), ranges (10.0.0.10-10.0.0.20) and single addresses; pools may not overlap.", str("One CIDR, range or address.", { maxLength: 100, pattern: ADDRESS_PATTERN }), { minItems: 1, maxItems: 1024 }),
-      namespaces: list("Namespaces the pool serves; with namespaceSelectors also empty: every namespace.", str("A namespace.", { maxLength: 63, pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" }), { maxItems: 1024 }),
-      namespaceSelectors: list("Namespaces whose labels match any of these are served too.", labelSelectorSchema, { maxItems: 32 }),
-      serviceSelectors: list("When set, only Services whose labels match one of these get addresses from the pool.", labelSelectorSchema, { maxItems: 32 }),
+      addresses: list(
+        "CIDRs (10.0.0.0/24), ranges (10.0.0.10-10.0.0.20) and single addresses; pools may not overlap.",
+        str("One CIDR, range or address.", { maxLength: 100, pattern: ADDRESS_PATTERN }),
+        { minItems: 1, maxItems: 1024 },
+      ),
+      namespaces: list(
+        "Namespaces the pool serves; with namespaceSelectors also empty: every namespace.",
+        str("A namespace.", { maxLength: 63, pattern: "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" }),
+        { maxItems: 1024 },
+      ),
+      namespaceSelectors: list("Namespaces whose labels match any of these are served too.", labelSelectorSchema, {
+        maxItems: 32,
+      }),
+      serviceSelectors: list(
+        "When set, only Services whose labels match one of these get addresses from the pool.",
+        labelSelectorSchema,
+        { maxItems: 32 },
+      ),
       priority: int("Lower is tried first; pools without a priority come last.", { minimum: 0 }),
-      autoAssign: bool("False: only Services that ask for this pool (annotation) or one of its addresses get addresses from it.", true),
+      autoAssign: bool(
+        "False: only Services that ask for this pool (annotation) or one of its addresses get addresses from it.",
+        true,
+      ),
       avoidBuggyIPs: bool("Never hand out IPv4 addresses ending in .0 or .255.", false),
-      allocationOrder: str("Which end new addresses come from.", { enum: ["Ascending", "Descending"], default: "Ascending" }),
-      allowAddressMoves: bool("True: a Service whose address this pool no longer offers it (the pool shrank, or no longer serves it) moves to a new address, with a Warning event. False: it keeps the address, flagged.", false),
-      implicitSharing: bool("Services of this pool share an IPv4 address without the sharing annotation when their ports differ (kube-vip's allow-share).", false),
+      allocationOrder: str("Which end new addresses come from.", {
+        enum: ["Ascending", "Descending"],
+        default: "Ascending",
+      }),
+      allowAddressMoves: bool(
+        "True: a Service whose address this pool no longer offers it (the pool shrank, or no longer serves it) moves to a new address, with a Warning event. False: it keeps the address, flagged.",
+        false,
+      ),
+      implicitSharing: bool(
+        "Services of this pool share an IPv4 address without the sharing annotation when their ports differ (kube-vip's allow-share).",
+        false,
+      ),
     },
     { required: ["addresses"] },
   ),
@@ -54,7 +92,8 @@ export const ADDRESS_POOL_KIND: KindDefinition = {
 };
 
 export const ADDRESS_POOLS = resourceOf(ADDRESS_POOL_KIND);
-export const addressPoolCrd = (): ReturnType<typeof customResourceDefinition> => customResourceDefinition(ADDRESS_POOL_KIND);
+export const addressPoolCrd = (): ReturnType<typeof customResourceDefinition> =>
+  customResourceDefinition(ADDRESS_POOL_KIND);
 
 /** What a provider reading AddressPool objects needs: read them, write their status. */
 export const ADDRESS_POOL_RULES: readonly PolicyRule[] = [

@@ -59,22 +59,46 @@ function portsOf(o: ServiceOptions): NonNullable<Service["spec"]>["ports"] {
 
 function metadataOf(name: string, o: ServiceOptions): Service["metadata"] {
   const namespace = o.ns ?? "default";
-  const deleting = o.deleting ? { deletionTimestamp: "2026-01-02T00:00:00Z", finalizers: ["service.kubernetes.io/load-balancer-cleanup"] } : {};
+  const deleting = o.deleting
+    ? { deletionTimestamp: "2026-01-02T00:00:00Z", finalizers: ["service.kubernetes.io/load-balancer-cleanup"] }
+    : {};
   const uid = o.uid ?? `uid-${namespace}-${name}`;
   const labels = o.labels ? { labels: o.labels } : {};
-  return { name, namespace, uid, creationTimestamp: o.created ?? "2026-01-01T00:00:00Z", annotations: annotationsOf(o), ...labels, ...deleting };
+  return {
+    name,
+    namespace,
+    uid,
+    creationTimestamp: o.created ?? "2026-01-01T00:00:00Z",
+    annotations: annotationsOf(o),
+    ...labels,
+    ...deleting,
+  };
 }
 
 function familiesOf(o: ServiceOptions): Partial<NonNullable<Service["spec"]>> {
   if (!o.families) return {};
-  return { ipFamilies: o.families, ipFamilyPolicy: o.policy ?? (o.families.length > 1 ? "RequireDualStack" : "SingleStack") };
+  return {
+    ipFamilies: o.families,
+    ipFamilyPolicy: o.policy ?? (o.families.length > 1 ? "RequireDualStack" : "SingleStack"),
+  };
 }
 
 export function service(name: string, o: ServiceOptions = {}): Service {
-  const spec: NonNullable<Service["spec"]> = { type: o.type ?? "LoadBalancer", ports: portsOf(o), selector: o.local ?? { app: name }, ...familiesOf(o) };
+  const spec: NonNullable<Service["spec"]> = {
+    type: o.type ?? "LoadBalancer",
+    ports: portsOf(o),
+    selector: o.local ?? { app: name },
+    ...familiesOf(o),
+  };
   if (o.local) spec.externalTrafficPolicy = "Local";
   if (o.lbIP) spec.loadBalancerIP = o.lbIP;
-  return { apiVersion: "v1", kind: "Service", metadata: metadataOf(name, o), spec, status: { loadBalancer: o.status ? { ingress: o.status.map((ip) => ({ ip })) } : {} } };
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: metadataOf(name, o),
+    spec,
+    status: { loadBalancer: o.status ? { ingress: o.status.map((ip) => ({ ip })) } : {} },
+  };
 }
 
 /** Settings from the `loadBalancers` section as YAML; throws on a config problem. */
@@ -90,11 +114,17 @@ export interface RecordedPatch {
   readonly namespace?: string;
   /** `status` for a condition write; undefined for the annotation writes. */
   readonly subresource?: string;
-  readonly body: { metadata: { annotations: Record<string, string | null>; uid?: string }; status?: { conditions: Condition[] } };
+  readonly body: {
+    metadata: { annotations: Record<string, string | null>; uid?: string };
+    status?: { conditions: Condition[] };
+  };
 }
 
 /** A KubeApi that only takes patches: records them, and answers with `respond` (resolve by default). */
-export function patchRecorder(respond: (patch: RecordedPatch) => Promise<void> = () => Promise.resolve()): { kube: KubeApi; patches: RecordedPatch[] } {
+export function patchRecorder(respond: (patch: RecordedPatch) => Promise<void> = () => Promise.resolve()): {
+  kube: KubeApi;
+  patches: RecordedPatch[];
+} {
   const patches: RecordedPatch[] = [];
   const unsupported = (): never => {
     throw new Error("only patch is expected");
@@ -107,8 +137,18 @@ export function patchRecorder(respond: (patch: RecordedPatch) => Promise<void> =
     create: unsupported,
     update: unsupported,
     delete: unsupported,
-    async patch<T>(_res: unknown, name: string, body: unknown, target: { namespace?: string; subresource?: string }): Promise<T> {
-      const patch = { name, namespace: target.namespace, subresource: target.subresource, body: body as RecordedPatch["body"] };
+    async patch<T>(
+      _res: unknown,
+      name: string,
+      body: unknown,
+      target: { namespace?: string; subresource?: string },
+    ): Promise<T> {
+      const patch = {
+        name,
+        namespace: target.namespace,
+        subresource: target.subresource,
+        body: body as RecordedPatch["body"],
+      };
       patches.push(patch);
       await respond(patch);
       return {} as T;
@@ -128,7 +168,12 @@ export function listerOf<T extends KubeObject>(items: () => readonly T[]): Liste
   };
 }
 
-export function providerInit(o: { services?: () => readonly Service[]; kube: KubeApi; synced?: Promise<boolean>; signal?: AbortSignal }): ProviderInit {
+export function providerInit(o: {
+  services?: () => readonly Service[];
+  kube: KubeApi;
+  synced?: Promise<boolean>;
+  signal?: AbortSignal;
+}): ProviderInit {
   return {
     signal: o.signal ?? new AbortController().signal,
     nodes: listerOf<Node>(() => []),

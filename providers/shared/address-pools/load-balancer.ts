@@ -13,7 +13,18 @@ import { isNotFound } from "../../../src/kube/transport.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import { AllocationTable, assign, type AllocatorView, type Decision, type Note } from "./allocator.ts";
 import { patchServiceAnnotations, patchServiceCondition, ServiceReplacedError } from "./api.ts";
-import { allocatedFrom, claimFor, claimId, evidenceOf, ingressOf, serviceKey, shareTraitsOf, shownAddresses, statusAddresses, type Claim } from "./claim.ts";
+import {
+  allocatedFrom,
+  claimFor,
+  claimId,
+  evidenceOf,
+  ingressOf,
+  serviceKey,
+  shareTraitsOf,
+  shownAddresses,
+  statusAddresses,
+  type Claim,
+} from "./claim.ts";
 import { conditionWrite, movesNotAnnounced, warningsOf } from "./notes.ts";
 import { poolNameOf, type Pool } from "./pools.ts";
 import type { LoadBalancerSettings } from "./pools-config.ts";
@@ -45,10 +56,12 @@ export interface PoolLoadBalancer {
 }
 
 /** Upstream `DefaultLoadBalancerName`: "a" + the UID without dashes, at most 32 characters. */
-const loadBalancerName = (service: Service): string => `a${(service.metadata.uid ?? "").replaceAll("-", "")}`.slice(0, 32);
+const loadBalancerName = (service: Service): string =>
+  `a${(service.metadata.uid ?? "").replaceAll("-", "")}`.slice(0, 32);
 
 const oldestFirst = (a: Service, b: Service): number =>
-  (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "") || serviceKey(a).localeCompare(serviceKey(b));
+  (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "") ||
+  serviceKey(a).localeCompare(serviceKey(b));
 
 export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer {
   const table = new AllocationTable();
@@ -57,13 +70,17 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
     const s = deps.settings();
     return { table, pools: deps.pools(), sharingAnnotation: s.sharingAnnotation, moveGuard: deps.moveGuard?.() };
   };
-  const claimContext = (): { pools: readonly Pool[]; namespaceLabels: (ns: string) => Readonly<Record<string, string>> } => ({
+  const claimContext = (): {
+    pools: readonly Pool[];
+    namespaceLabels: (ns: string) => Readonly<Record<string, string>>;
+  } => ({
     pools: deps.pools(),
     namespaceLabels: deps.namespaceLabels ?? (() => ({})),
   });
 
   async function ready(): Promise<ProviderInit> {
-    if (!session) throw new Error("the address-pool load balancer is not initialised: it runs on the leader, after initialize");
+    if (!session)
+      throw new Error("the address-pool load balancer is not initialised: it runs on the leader, after initialize");
     await session.ready;
     return session.init;
   }
@@ -109,7 +126,12 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
   }
 
   /** The announce annotations and the origin pools, written in one patch when any differs. */
-  async function announce(kube: KubeApi, service: Service, addresses: readonly string[], signal?: AbortSignal): Promise<void> {
+  async function announce(
+    kube: KubeApi,
+    service: Service,
+    addresses: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<void> {
     const settings = deps.settings();
     const value = addresses.join(",");
     const recorded = allocatedFrom(service, settings);
@@ -129,13 +151,20 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
     // The cached copy may predate our own annotation write, so a holding counts as "shown" too.
     if (!shown && !table.holding(claimId(service))) return;
     const removal = Object.fromEntries(keys.map((key) => [key, null]));
-    await timed("WithdrawAddresses", () => patchServiceAnnotations(kube, service, removal, signal)).catch((error: unknown) => {
-      if (!isNotFound(error) && !(error instanceof ServiceReplacedError)) throw error;
-    });
+    await timed("WithdrawAddresses", () => patchServiceAnnotations(kube, service, removal, signal)).catch(
+      (error: unknown) => {
+        if (!isNotFound(error) && !(error instanceof ServiceReplacedError)) throw error;
+      },
+    );
   }
 
   async function flag(kube: KubeApi, service: Service, notes: readonly Note[], signal?: AbortSignal): Promise<void> {
-    const flagging = { type: deps.settings().keys.conditionType, notes, guarded: view().moveGuard !== undefined, now: deps.now?.() ?? new Date() };
+    const flagging = {
+      type: deps.settings().keys.conditionType,
+      notes,
+      guarded: view().moveGuard !== undefined,
+      now: deps.now?.() ?? new Date(),
+    };
     const write = conditionWrite(service, flagging);
     if (write) await timed("FlagAddresses", () => patchServiceCondition(kube, service, write, signal));
   }
@@ -150,7 +179,9 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
     async getLoadBalancer(_clusterName, service) {
       await ready();
       const status = statusOf(service);
-      const announced = deps.settings().announceAnnotations.some((key) => service.metadata.annotations?.[key] !== undefined);
+      const announced = deps
+        .settings()
+        .announceAnnotations.some((key) => service.metadata.annotations?.[key] !== undefined);
       return { exists: (status.ingress?.length ?? 0) > 0 || announced, status };
     },
     async ensureLoadBalancer(_clusterName, service, _nodes, signal): Promise<EnsuredLoadBalancer> {

@@ -12,7 +12,11 @@ export const REASON_MOVED = "LoadBalancerAddressMoved";
 export const REASON_KEPT = "LoadBalancerAddressKept";
 export const REASON_REMARK = "LoadBalancerAddress";
 
-const REASONS: Readonly<Record<Note["kind"], string>> = { moved: REASON_MOVED, kept: REASON_KEPT, remark: REASON_REMARK };
+const REASONS: Readonly<Record<Note["kind"], string>> = {
+  moved: REASON_MOVED,
+  kept: REASON_KEPT,
+  remark: REASON_REMARK,
+};
 
 /**
  * The safety net behind invariant 4: an address the Service showed before this sync that the decision
@@ -30,19 +34,32 @@ export function movesNotAnnounced(shown: readonly IP[], decision: Decision & { o
 }
 
 export function warningsOf(remarks: readonly string[], notes: readonly Note[]): ServiceWarning[] {
-  return [...remarks.map((message) => ({ reason: REASON_REMARK, message })), ...notes.map((n) => ({ reason: REASONS[n.kind], message: n.message }))];
+  return [
+    ...remarks.map((message) => ({ reason: REASON_REMARK, message })),
+    ...notes.map((n) => ({ reason: REASONS[n.kind], message: n.message })),
+  ];
 }
 
 type Wanted = Pick<Condition, "status" | "reason" | "message">;
 
-const IN_POOLS: Wanted = { status: "True", reason: "InPools", message: "every address is in an address pool that serves the Service" };
+const IN_POOLS: Wanted = {
+  status: "True",
+  reason: "InPools",
+  message: "every address is in an address pool that serves the Service",
+};
 
-function wantedCondition(kept: readonly string[], guarded: boolean, current: Condition | undefined): Wanted | undefined {
-  if (kept.length > 0) return { status: "False", reason: guarded ? "MoveRefused" : "OutsidePools", message: kept.join("; ") };
+function wantedCondition(
+  kept: readonly string[],
+  guarded: boolean,
+  current: Condition | undefined,
+): Wanted | undefined {
+  if (kept.length > 0)
+    return { status: "False", reason: guarded ? "MoveRefused" : "OutsidePools", message: kept.join("; ") };
   return current?.status === "False" ? IN_POOLS : undefined;
 }
 
-const sameCondition = (a: Wanted, b: Wanted): boolean => a.status === b.status && a.reason === b.reason && a.message === b.message;
+const sameCondition = (a: Wanted, b: Wanted): boolean =>
+  a.status === b.status && a.reason === b.reason && a.message === b.message;
 
 /** What a sync found about one Service's addresses. */
 export interface Flagging {
@@ -63,6 +80,7 @@ export function conditionWrite(service: Service, f: Flagging): Condition | undef
   const kept = f.notes.filter((n) => n.kind === "kept").map((n) => n.message);
   const wanted = wantedCondition(kept, f.guarded, current);
   if (!wanted || (current && sameCondition(current, wanted))) return undefined;
-  const transition = current?.status === wanted.status ? current.lastTransitionTime : f.now.toISOString().replace(/\.\d+Z$/, "Z");
+  const transition =
+    current?.status === wanted.status ? current.lastTransitionTime : f.now.toISOString().replace(/\.\d+Z$/, "Z");
   return { type: f.type, ...wanted, lastTransitionTime: transition, observedGeneration: service.metadata.generation };
 }

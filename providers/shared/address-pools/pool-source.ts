@@ -38,23 +38,35 @@ interface ClusterSide {
 }
 
 /** Names and ranges: equal for pool sets that hand out the same addresses the same way. */
-const describe = (pools: readonly Pool[]): string => pools.map((p) => `${p.name}[${p.ranges.map((r) => `${r.first}-${r.last}`).join(",")}]`).join(" ");
+const describe = (pools: readonly Pool[]): string =>
+  pools.map((p) => `${p.name}[${p.ranges.map((r) => `${r.first}-${r.last}`).join(",")}]`).join(" ");
 const names = (pools: readonly Pool[]): string => pools.map((p) => p.name).join(", ") || "none";
 
 function startCluster(init: ProviderInit, deps: PoolSourceDeps, lb: () => PoolLoadBalancer): ClusterSide {
   const logger = deps.logger;
-  const status = createStatusWriter({ kube: init.kube, read: () => pools.read(), used: () => lb().table.addresses(), logger, delayMs: deps.statusDelayMs });
+  const status = createStatusWriter({
+    kube: init.kube,
+    read: () => pools.read(),
+    used: () => lb().table.addresses(),
+    logger,
+    delayMs: deps.statusDelayMs,
+  });
   const pools = createClusterPools({
     kube: init.kube,
     logger,
     onChange: (before, after) => {
-      if (pools.informer.synced && describe(before) !== describe(after)) logger.info(`address pools in force: ${names(after)} (were: ${names(before)})`);
+      if (pools.informer.synced && describe(before) !== describe(after))
+        logger.info(`address pools in force: ${names(after)} (were: ${names(before)})`);
       status.schedule();
     },
   });
-  init.addReadinessCheck?.("address-pools", () => (pools.informer.synced ? undefined : "AddressPool objects not read yet (is the CRD installed?)"));
+  init.addReadinessCheck?.("address-pools", () =>
+    pools.informer.synced ? undefined : "AddressPool objects not read yet (is the CRD installed?)",
+  );
   void pools.run(init.signal).finally(() => status.stop());
-  void pools.informer.waitForSync(init.signal).then((synced) => synced && logger.info(`address pools from AddressPool objects: ${names(pools.pools())}`));
+  void pools.informer
+    .waitForSync(init.signal)
+    .then((synced) => synced && logger.info(`address pools from AddressPool objects: ${names(pools.pools())}`));
   return { pools, status };
 }
 
@@ -62,7 +74,13 @@ export function createSourcedLoadBalancer(deps: PoolSourceDeps): SourcedLoadBala
   let cluster: ClusterSide | undefined;
   const fromCluster = deps.settings().source === "cluster";
   const pools = (): readonly Pool[] => (fromCluster ? (cluster?.pools.pools() ?? []) : deps.settings().pools);
-  const inner = createPoolLoadBalancer({ settings: deps.settings, pools, moveGuard: deps.moveGuard, logger: deps.logger, observeCall: deps.observeCall });
+  const inner = createPoolLoadBalancer({
+    settings: deps.settings,
+    pools,
+    moveGuard: deps.moveGuard,
+    logger: deps.logger,
+    observeCall: deps.observeCall,
+  });
   const lb: PoolLoadBalancer = {
     ...inner,
     loadBalancer: {
@@ -87,7 +105,8 @@ export function createSourcedLoadBalancer(deps: PoolSourceDeps): SourcedLoadBala
       if (!fromCluster) return inner.initialize(init);
       const side = startCluster(init, deps, () => lb);
       cluster = side;
-      const waitForSync = async (signal: AbortSignal): Promise<boolean> => (await init.waitForSync(signal)) && (await side.pools.informer.waitForSync(signal));
+      const waitForSync = async (signal: AbortSignal): Promise<boolean> =>
+        (await init.waitForSync(signal)) && (await side.pools.informer.waitForSync(signal));
       inner.initialize({ ...init, waitForSync });
     },
   };

@@ -49,7 +49,14 @@ function validCondition(read: ReadPool, previous: Condition | undefined, now: st
   const status = ok ? ("True" as const) : ("False" as const);
   const message = ok ? "the pool offers its addresses" : read.problems.join("; ");
   const lastTransitionTime = previous?.status === status ? previous.lastTransitionTime : now;
-  return { type: "Valid", status, reason: ok ? "Valid" : "Invalid", message, lastTransitionTime, observedGeneration: read.object.metadata.generation };
+  return {
+    type: "Valid",
+    status,
+    reason: ok ? "Valid" : "Invalid",
+    message,
+    lastTransitionTime,
+    observedGeneration: read.object.metadata.generation,
+  };
 }
 
 /** The status an AddressPool should show, given every address in use. */
@@ -76,6 +83,14 @@ export function showsStatus(read: ReadPool, status: PoolStatus): boolean {
   const { conditions, ...counts } = status;
   const sameCounts = Object.entries(counts).every(([k, v]) => shown[k] === v);
   const shownConditions = (shown.conditions as Condition[] | undefined) ?? [];
-  const sameConditions = conditions.every((c) => shownConditions.some((s) => s.type === c.type && s.status === c.status && s.message === c.message && s.observedGeneration === c.observedGeneration));
+  const sameConditions = conditions.every((c) =>
+    shownConditions.some(
+      (s) =>
+        s.type === c.type &&
+        s.status === c.status &&
+        s.message === c.message &&
+        s.observedGeneration === c.observedGeneration,
+    ),
+  );
   return sameCounts && sameConditions;
 }

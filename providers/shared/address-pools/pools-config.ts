@@ -65,7 +65,11 @@ function readRanges(p: Problems, raw: Raw, path: string): AddressRange[] {
   if (texts.length === 0) p.add(`${path}.addresses`, "must list at least one CIDR, range (first-last) or address");
   return texts.flatMap((text) => {
     const range = parseAddressRange(text);
-    if (!range) p.add(`${path}.addresses`, `${JSON.stringify(text)} is not a CIDR, a range of one family (first-last) or an address`);
+    if (!range)
+      p.add(
+        `${path}.addresses`,
+        `${JSON.stringify(text)} is not a CIDR, a range of one family (first-last) or an address`,
+      );
     return range ? [range] : [];
   });
 }
@@ -80,7 +84,8 @@ function readOrder(p: Problems, raw: Raw, path: string): AllocationOrder {
 /** One pool's fields (`raw` without its name); problems name `path`. */
 export function readPoolFields(p: Problems, name: string, raw: Raw, path: string): Pool {
   const namespaces = stringList(p, raw, "namespaces", path);
-  for (const ns of namespaces) if (!isDnsLabel(ns)) p.add(`${path}.namespaces`, `${JSON.stringify(ns)} is not a namespace name`);
+  for (const ns of namespaces)
+    if (!isDnsLabel(ns)) p.add(`${path}.namespaces`, `${JSON.stringify(ns)} is not a namespace name`);
   return {
     name,
     ranges: readRanges(p, raw, path),
@@ -114,7 +119,11 @@ export function overlaps(pools: readonly Pool[]): { a: Pool; b: Pool; line: stri
     ranges
       .slice(i + 1)
       .filter((y) => x.pool !== y.pool && rangesOverlap(x.range, y.range))
-      .map((y) => ({ a: x.pool, b: y.pool, line: `${x.range.text} (pool ${x.pool.name}) overlaps ${y.range.text} (pool ${y.pool.name})` })),
+      .map((y) => ({
+        a: x.pool,
+        b: y.pool,
+        line: `${x.range.text} (pool ${x.pool.name}) overlaps ${y.range.text} (pool ${y.pool.name})`,
+      })),
   );
 }
 
@@ -135,12 +144,18 @@ function readAnnotationKey(p: Problems, raw: Raw, key: string, fallback: string)
 }
 
 function readAnnounce(p: Problems, raw: Raw, sharing: string, keys: ServiceKeys): string[] {
-  const announce = raw.announceAnnotations === undefined ? [ANNOTATION_KUBE_VIP_IPS] : stringList(p, raw, "announceAnnotations", "loadBalancers");
+  const announce =
+    raw.announceAnnotations === undefined
+      ? [ANNOTATION_KUBE_VIP_IPS]
+      : stringList(p, raw, "announceAnnotations", "loadBalancers");
   for (const key of announce) {
     const problem = qualifiedNameProblem(key, "annotation key");
     if (problem) p.add("loadBalancers.announceAnnotations", problem);
     if (key === sharing || key === keys.allocatedFrom || readKeys(keys).includes(key)) {
-      p.add("loadBalancers.announceAnnotations", `${JSON.stringify(key)} is read from Services, so the provider cannot also write it`);
+      p.add(
+        "loadBalancers.announceAnnotations",
+        `${JSON.stringify(key)} is read from Services, so the provider cannot also write it`,
+      );
     }
   }
   return announce;
@@ -149,12 +164,14 @@ function readAnnounce(p: Problems, raw: Raw, sharing: string, keys: ServiceKeys)
 function readSource(p: Problems, raw: Raw): { source: PoolSource; pools: Pool[] } {
   const source = optionalString(p, raw, "source", "loadBalancers") ?? "file";
   if (source === "cluster") {
-    if (raw.pools !== undefined) p.add("loadBalancers.pools", "source: cluster reads AddressPool objects; remove pools (or set source: file)");
+    if (raw.pools !== undefined)
+      p.add("loadBalancers.pools", "source: cluster reads AddressPool objects; remove pools (or set source: file)");
     return { source, pools: [] };
   }
   if (source !== "file") p.add("loadBalancers.source", "must be file or cluster");
   const items = listAt(p, raw, "pools", "loadBalancers");
-  if (items.length === 0 && (raw.pools === undefined || Array.isArray(raw.pools))) p.add("loadBalancers.pools", "must list at least one pool");
+  if (items.length === 0 && (raw.pools === undefined || Array.isArray(raw.pools)))
+    p.add("loadBalancers.pools", "must list at least one pool");
   const pools = items.flatMap((item, i) => readPool(p, item, `loadBalancers.pools[${i}]`) ?? []);
   checkPools(p, pools);
   return { source: "file", pools };
@@ -169,5 +186,10 @@ export function parseLoadBalancers(p: Problems, value: unknown, keys: ServiceKey
   if (readKeys(keys).includes(sharingAnnotation) || sharingAnnotation === keys.allocatedFrom) {
     p.add("loadBalancers.sharingAnnotation", `${JSON.stringify(sharingAnnotation)} already has another meaning`);
   }
-  return { ...readSource(p, raw), sharingAnnotation, announceAnnotations: readAnnounce(p, raw, sharingAnnotation, keys), keys };
+  return {
+    ...readSource(p, raw),
+    sharingAnnotation,
+    announceAnnotations: readAnnounce(p, raw, sharingAnnotation, keys),
+    keys,
+  };
 }

@@ -61,7 +61,8 @@ export function parseAddressRange(text: string): AddressRange | undefined {
   const [from, to, extra] = text.split("-");
   const first = from === undefined ? undefined : parseIP(from);
   const last = to === undefined ? first : parseIP(to);
-  if (!first || !last || extra !== undefined || first.family !== last.family || first.value > last.value) return undefined;
+  if (!first || !last || extra !== undefined || first.family !== last.family || first.value > last.value)
+    return undefined;
   return { family: first.family, first: first.value, last: last.value, text };
 }
 
@@ -102,12 +103,16 @@ export function isOpen(pool: Pool): boolean {
 
 function servesNamespace(pool: Pool, target: Target): boolean {
   if (pool.namespaces.length === 0 && pool.namespaceSelectors.length === 0) return true;
-  return pool.namespaces.includes(target.namespace) || pool.namespaceSelectors.some((s) => selectorMatches(s, target.namespaceLabels));
+  return (
+    pool.namespaces.includes(target.namespace) ||
+    pool.namespaceSelectors.some((s) => selectorMatches(s, target.namespaceLabels))
+  );
 }
 
 /** MetalLB's rule: (namespaces OR namespace selectors) AND Service selectors; unset parts allow all. */
 export function serves(pool: Pool, target: Target): boolean {
-  const service = pool.serviceSelectors.length === 0 || pool.serviceSelectors.some((s) => selectorMatches(s, target.serviceLabels));
+  const service =
+    pool.serviceSelectors.length === 0 || pool.serviceSelectors.some((s) => selectorMatches(s, target.serviceLabels));
   return service && servesNamespace(pool, target);
 }
 
@@ -125,7 +130,8 @@ export function hasFamily(pool: Pool, family: IPFamily): boolean {
   return pool.ranges.some((r) => r.family === family);
 }
 
-const byPriority = (a: Pool, b: Pool): number => (a.priority ?? Number.POSITIVE_INFINITY) - (b.priority ?? Number.POSITIVE_INFINITY);
+const byPriority = (a: Pool, b: Pool): number =>
+  (a.priority ?? Number.POSITIVE_INFINITY) - (b.priority ?? Number.POSITIVE_INFINITY);
 
 /**
  * The pools to try for a new address of `family`, best first. A Service that names a pool gets only that
@@ -133,7 +139,10 @@ const byPriority = (a: Pool, b: Pool): number => (a.priority ?? Number.POSITIVE_
  * pools open to everyone; within each group lower `priority` first, then configuration order;
  * `autoAssign: false` pools skipped.
  */
-export function candidatePools(pools: readonly Pool[], want: { target: Target; family: IPFamily; pool?: string }): Pool[] {
+export function candidatePools(
+  pools: readonly Pool[],
+  want: { target: Target; family: IPFamily; pool?: string },
+): Pool[] {
   const fits = (p: Pool): boolean => hasFamily(p, want.family) && serves(p, want.target);
   if (want.pool !== undefined) return pools.filter((p) => p.name === want.pool && fits(p));
   const usable = pools.filter((p) => p.autoAssign && fits(p));

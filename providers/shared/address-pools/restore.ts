@@ -27,7 +27,10 @@ export function settle(table: AllocationTable, id: string, stillShown: (address:
  */
 export type ShownBy = (holding: Holding) => ReadonlySet<string> | undefined;
 
-/** Frees what no Service shows any more: holdings of gone Services, retiring addresses shown nowhere. Returns how many holdings changed. */
+/**
+ * Frees what no Service shows any more: holdings of gone Services, retiring addresses shown nowhere. Returns how many
+ * holdings changed.
+ */
 export function reconcile(table: AllocationTable, shownBy: ShownBy): number {
   let changed = 0;
   for (const holding of table.holdings()) {
@@ -53,7 +56,11 @@ function restoreActive(view: AllocatorView, item: Evidence, remarks: string[]): 
   const kept: IP[] = [];
   for (const ip of item.active) {
     if (kept.some((k) => k.family === ip.family)) continue;
-    const why = sharingConflict(view.table.holders(addressKey(ip), item.traits.id), item.traits, sharingRules(view, ip));
+    const why = sharingConflict(
+      view.table.holders(addressKey(ip), item.traits.id),
+      item.traits,
+      sharingRules(view, ip),
+    );
     if (why === undefined) kept.push(ip);
     else remarks.push(`${item.traits.service}: not restoring ${formatIP(ip)}: ${why}`);
   }

@@ -26,10 +26,17 @@ export interface SharingRules {
 }
 
 /** Why `claim` may not use an address that `holders` already use, or undefined when it may. */
-export function sharingConflict(holders: readonly ShareTraits[], claim: ShareTraits, rules: SharingRules): string | undefined {
+export function sharingConflict(
+  holders: readonly ShareTraits[],
+  claim: ShareTraits,
+  rules: SharingRules,
+): string | undefined {
   for (const holder of holders) {
     if (holder.givingUp) return `it is used by ${holder.service}, which is giving it up`;
-    const why = rules.implicit && holder.key === undefined && claim.key === undefined ? portClash(holder, claim) : pairConflict(holder, claim, rules.annotation);
+    const why =
+      rules.implicit && holder.key === undefined && claim.key === undefined
+        ? portClash(holder, claim)
+        : pairConflict(holder, claim, rules.annotation);
     if (why) return why;
   }
   return undefined;
@@ -44,7 +51,8 @@ function pairConflict(holder: ShareTraits, claim: ShareTraits, annotation: strin
   const by = `it is used by ${holder.service}`;
   if (holder.key === undefined) return `${by}, which does not share its address`;
   if (claim.key === undefined) return `${by}; to share it, give both Services the same ${annotation} annotation`;
-  if (holder.key !== claim.key) return `${by} with sharing key ${JSON.stringify(holder.key)}, not ${JSON.stringify(claim.key)}`;
+  if (holder.key !== claim.key)
+    return `${by} with sharing key ${JSON.stringify(holder.key)}, not ${JSON.stringify(claim.key)}`;
   if (holder.backend !== claim.backend) {
     return `${by}; sharing needs both Services on externalTrafficPolicy Cluster, or both on Local with the same selector`;
   }

@@ -40,7 +40,10 @@ export function createStatusWriter(deps: StatusWriterDeps): StatusWriter {
     try {
       await patchAddressPoolStatus(deps.kube, read.object.metadata.name, status, signal);
     } catch (error) {
-      if (!isNotFound(error)) deps.logger.warn(`cannot update the status of address pool ${read.object.metadata.name}: ${errorMessage(error)}`);
+      if (!isNotFound(error))
+        deps.logger.warn(
+          `cannot update the status of address pool ${read.object.metadata.name}: ${errorMessage(error)}`,
+        );
     }
   }
 
