@@ -53,6 +53,11 @@ export interface PoolLoadBalancer {
   readonly table: AllocationTable;
   /** The allocator's view now: the table, the pools in force, the move guard. */
   view(): AllocatorView;
+  /**
+   * Frees what the synced cache shows nobody holding any more (Services deleted since); a no-op until the
+   * table is rebuilt. Returns how many holdings changed.
+   */
+  forgetGone(): number;
 }
 
 /** Upstream `DefaultLoadBalancerName`: "a" + the UID without dashes, at most 32 characters. */
@@ -66,6 +71,7 @@ const oldestFirst = (a: Service, b: Service): number =>
 export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer {
   const table = new AllocationTable();
   let session: { ready: Promise<void>; init: ProviderInit } | undefined;
+  let rebuiltOnce = false;
   const view = (): AllocatorView => {
     const s = deps.settings();
     return { table, pools: deps.pools(), sharingAnnotation: s.sharingAnnotation, moveGuard: deps.moveGuard?.() };
@@ -214,10 +220,12 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
     table,
     ready,
     view,
+    forgetGone: () => (session && rebuiltOnce ? reconcileWithCache(session.init) : 0),
     initialize(init) {
       const rebuilt = init.waitForSync(init.signal).then((synced) => {
         if (!synced) throw new Error("stopped before the Service cache synced");
         rebuild(init.services.list());
+        rebuiltOnce = true;
       });
       void rebuilt.catch(() => undefined);
       session = { ready: rebuilt, init };

@@ -13,6 +13,8 @@ import type { Pool } from "./pools.ts";
 import type { LoadBalancerSettings } from "./pools-config.ts";
 import { createStatusWriter, type StatusWriter } from "./status-writer.ts";
 
+const STATUS_RESYNC_MS = 10_000;
+
 export interface PoolSourceDeps {
   /** The settings now; a live edit of the cloud-config swaps them (the source is fixed at start). */
   readonly settings: () => LoadBalancerSettings;
@@ -47,7 +49,11 @@ function startCluster(init: ProviderInit, deps: PoolSourceDeps, lb: () => PoolLo
   const status = createStatusWriter({
     kube: init.kube,
     read: () => pools.read(),
-    used: () => lb().table.addresses(),
+    // Services deleted since leave the table first, so the counts show their addresses free.
+    used: () => {
+      lb().forgetGone();
+      return lb().table.addresses();
+    },
     logger,
     delayMs: deps.statusDelayMs,
   });
@@ -63,7 +69,13 @@ function startCluster(init: ProviderInit, deps: PoolSourceDeps, lb: () => PoolLo
   init.addReadinessCheck?.("address-pools", () =>
     pools.informer.synced ? undefined : "AddressPool objects not read yet (is the CRD installed?)",
   );
-  void pools.run(init.signal).finally(() => status.stop());
+  // A deleted Service leaves the cache only once its finalizer is gone, after the last sync: a periodic
+  // pass (writing only what differs) counts its addresses free.
+  const resync = setInterval(() => status.schedule(), STATUS_RESYNC_MS);
+  void pools.run(init.signal).finally(() => {
+    clearInterval(resync);
+    status.stop();
+  });
   void pools.informer
     .waitForSync(init.signal)
     .then((synced) => synced && logger.info(`address pools from AddressPool objects: ${names(pools.pools())}`));
