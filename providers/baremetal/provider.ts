@@ -42,7 +42,12 @@ export function createBaremetalProvider(
   const settings = (): NonNullable<BaremetalConfig["loadBalancers"]> =>
     current.loadBalancers ?? (startSettings as NonNullable<typeof startSettings>);
   const lb: SourcedLoadBalancer | undefined = startSettings
-    ? createSourcedLoadBalancer({ settings, logger: log, observeCall: context.observeCall })
+    ? createSourcedLoadBalancer({
+        settings,
+        logger: log,
+        observeCall: context.observeCall,
+        observeDrift: context.observeConfigurationDrift,
+      })
     : undefined;
 
   function apply(config: BaremetalConfig): void {

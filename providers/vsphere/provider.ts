@@ -39,7 +39,12 @@ export function createVSphereProvider(
   const lookup = createVmLookup({ api, datacenters: vc.datacenters, scanTtlMs: options.scanTtlMs });
   const settings = config.loadBalancers;
   const lb = settings
-    ? createSourcedLoadBalancer({ settings: () => settings, logger: log, observeCall: context.observeCall })
+    ? createSourcedLoadBalancer({
+        settings: () => settings,
+        logger: log,
+        observeCall: context.observeCall,
+        observeDrift: context.observeConfigurationDrift,
+      })
     : undefined;
   log.info(`vSphere provider: ${describeConfig(config)}`);
   return {

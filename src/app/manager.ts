@@ -69,7 +69,9 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
   const server = await startServing(serving);
   const eventsStop = new AbortController();
   const eventsDone = events.run(eventsStop.signal);
-  const replica = config.leaderElection.enabled ? { identity: deps.identity, hostname: deps.hostname } : undefined;
+  const le = config.leaderElection;
+  const lease = { namespace: le.resourceNamespace, name: le.resourceName };
+  const replica = le.enabled ? { identity: deps.identity, hostname: deps.hostname, lease } : undefined;
   const leader: ThreadDeps = { ...deps, bucket: deps.limiter.shared, hub, health, replica };
   try {
     return await lead(leader, deps.identity, signal);

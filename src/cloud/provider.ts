@@ -216,8 +216,12 @@ export interface ProviderInit {
   requestServiceSync?(key: string): void;
   /** Beyond upstream: adds a check to `/readyz` only; a failing one marks the manager not ready, never restarts it. */
   addReadinessCheck?(name: string, check: () => string | undefined): void;
-  /** Who leads, when leader election is on: the Lease holder identity and the host name. */
-  readonly replica?: { readonly identity: string; readonly hostname: string };
+  /** Who leads, when leader election is on: the Lease holder identity, the host name and the Lease. */
+  readonly replica?: {
+    readonly identity: string;
+    readonly hostname: string;
+    readonly lease?: { readonly namespace: string; readonly name: string };
+  };
 }
 
 /** What a provider factory gets besides its own configuration. */

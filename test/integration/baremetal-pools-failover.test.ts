@@ -8,8 +8,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SERVICES, type KubeApi } from "../../src/kube/api.ts";
-import type { KubeObject, Service } from "../../src/kube/objects.ts";
+import { LEASES, SERVICES, type KubeApi } from "../../src/kube/api.ts";
+import type { KubeObject, Lease, Service } from "../../src/kube/objects.ts";
+import { POOLS_HASH_ANNOTATION } from "../../providers/shared/address-pools/config-guard.ts";
 import { ADDRESS_POOLS } from "../../providers/shared/address-pools/crd.ts";
 import { GROUP, VERSION } from "../../providers/shared/crd.ts";
 import { startCcm, type CcmProcess } from "../harness/ccm.ts";
@@ -19,6 +20,7 @@ import { grantLease } from "../harness/rbac.ts";
 import { eventually } from "../harness/wait.ts";
 import { createNamespace, eventsFor } from "./support.ts";
 
+const POOL_ANNOTATION = "baremetal.cloudprovider.io/address-pool";
 const ACQUIRED = /successfully acquired lease kube-system\/\S+ as (\S+)/;
 const POOL_ADDRESSES = ["172.30.50.0", "172.30.50.1", "172.30.50.2", "172.30.50.3", "172.30.50.4", "172.30.50.5"];
 
@@ -80,6 +82,11 @@ describe("bare-metal failover with AddressPool objects", () => {
     );
   }
 
+  async function touch(admin: KubeApi, ns: string, name: string): Promise<void> {
+    const patch = { metadata: { annotations: { "example.com/touched": String(Date.now()) } } };
+    await admin.patch(SERVICES, name, patch, { namespace: ns, type: "merge" });
+  }
+
   async function waitForStatus(admin: KubeApi, pool: string, used: number): Promise<void> {
     const free = String(POOL_ADDRESSES.length - used);
     await eventually(
@@ -135,16 +142,7 @@ describe("bare-metal failover with AddressPool objects", () => {
     await admin.create(SERVICES, loadBalancerService("after", ns), { namespace: ns });
     const fresh = await waitForAddresses(admin, ns, ["during", "after"]);
     // Every Service is synced again by the new leader: a touch forces one more pass over each.
-    for (const name of kept)
-      await admin.patch(
-        SERVICES,
-        name,
-        { metadata: { annotations: { "example.com/touched": "1" } } },
-        {
-          namespace: ns,
-          type: "merge",
-        },
-      );
+    for (const name of kept) await touch(admin, ns, name);
     await waitForStatus(admin, pool, kept.length + 2);
     expect(await addressesOf(admin, ns, kept)).toEqual(held);
     const all = [...Object.values(held), ...Object.values(fresh)];
@@ -158,6 +156,57 @@ describe("bare-metal failover with AddressPool objects", () => {
       }).toEqual({ name, moved: [] });
     }
     expect(b.output()).not.toMatch(/LoadBalancerAddressMoved|moved .* to /);
+    expect(await b.stop("SIGTERM")).toBe(0);
+  }, 180_000);
+  test("different host files: the new leader refuses to move any address until its file agrees", async () => {
+    const cp = await controlPlane();
+    const admin = cp.admin;
+    const ns = uniqueName("bm-drift");
+    await createNamespace(admin, ns);
+    const dir = mkdtempSync(join(tmpdir(), "baremetal-drift-"));
+    const base = `{ name: base, namespaces: [${ns}], addresses: ["172.30.60.0/30"] }`;
+    const extra = `{ name: extra, namespaces: [${ns}], autoAssign: false, addresses: ["172.30.60.8-172.30.60.11"] }`;
+    const full = `loadBalancers: { pools: [${base}, ${extra}] }\n`;
+    const [fileA, fileB] = [join(dir, "a.yaml"), join(dir, "b.yaml")];
+    writeFileSync(fileA, full);
+    writeFileSync(fileB, `loadBalancers: { pools: [${base}] }\n`);
+    const lease = uniqueName("bm-drift");
+
+    const a = await replica(cp.kubeconfigs.ccm, fileA, lease);
+    await a.waitForLine(ACQUIRED, 60_000);
+    const b = await replica(cp.kubeconfigs.ccm, fileB, lease);
+    await b.waitForLine(/attempting to acquire leader lease/, 60_000);
+    const inExtra = ["x0", "x1", "x2"];
+    const annotations = { [POOL_ANNOTATION]: "extra" };
+    for (const name of inExtra)
+      await admin.create(SERVICES, loadBalancerService(name, ns, { annotations }), { namespace: ns });
+    await admin.create(SERVICES, loadBalancerService("plain", ns), { namespace: ns });
+    const names = [...inExtra, "plain"];
+    const before = await waitForAddresses(admin, ns, names);
+    for (const name of inExtra) expect(before[name]).toStartWith("172.30.60.");
+    const recorded = (await admin.get<Lease>(LEASES, lease, { namespace: "kube-system" })).metadata.annotations?.[
+      POOLS_HASH_ANNOTATION
+    ];
+    expect(recorded).toMatch(/^[0-9a-f]{16}$/);
+
+    expect(await a.stop("SIGKILL")).not.toBe(0);
+    await b.waitForLine(ACQUIRED, 30_000);
+    await b.waitForLine(/address moves refused: this replica's address pools \(hash \w+\) differ/, 30_000);
+    await b.waitForLine(/restored the load-balancer addresses of \d+ Service\(s\)/, 30_000);
+    for (const name of names) await touch(admin, ns, name);
+    await Bun.sleep(3000);
+    expect(await addressesOf(admin, ns, names)).toEqual(before);
+    const annotationNow = await admin.get<Lease>(LEASES, lease, { namespace: "kube-system" });
+    expect(annotationNow.metadata.annotations?.[POOLS_HASH_ANNOTATION]).toBe(recorded);
+    for (const name of names) {
+      const reasons = (await eventsFor(admin, ns, "Service", name)).map((e) => e.reason);
+      expect({ name, moved: reasons.includes("LoadBalancerAddressMoved") }).toEqual({ name, moved: false });
+    }
+
+    // The forgotten host is fixed: its file now lists the same pools, and the refusal ends.
+    writeFileSync(fileB, full);
+    await b.waitForLine(/address pools agree with the previous leader's again/, 30_000);
+    expect(await addressesOf(admin, ns, names)).toEqual(before);
     expect(await b.stop("SIGTERM")).toBe(0);
   }, 180_000);
 });

@@ -8,6 +8,7 @@
 import type { CallOutcome, ProviderInit } from "../../../src/cloud/provider.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import { createClusterPools, type ClusterPools } from "./cluster-pools.ts";
+import { createConfigGuard, poolsHash, type ConfigGuard } from "./config-guard.ts";
 import { createPoolLoadBalancer, type PoolLoadBalancer } from "./load-balancer.ts";
 import type { Pool } from "./pools.ts";
 import type { LoadBalancerSettings } from "./pools-config.ts";
@@ -22,6 +23,8 @@ export interface PoolSourceDeps {
   readonly moveGuard?: () => string | undefined;
   readonly logger: Logger;
   readonly observeCall: (operation: string, seconds: number, outcome: CallOutcome) => void;
+  /** Sets `cloudprovider_configuration_drift` (the provider context's `observeConfigurationDrift`). */
+  readonly observeDrift?: (drifting: boolean) => void;
   /** How long the status writer gathers changes before one pass. */
   readonly statusDelayMs?: number;
 }
@@ -82,14 +85,43 @@ function startCluster(init: ProviderInit, deps: PoolSourceDeps, lb: () => PoolLo
   return { pools, status };
 }
 
+/**
+ * File pools under leader election: the pools may differ between replicas, so the leader compares them
+ * with the previous leader's (recorded on the Lease) before it rebuilds its table.
+ */
+function startFileGuard(init: ProviderInit, deps: PoolSourceDeps): ConfigGuard | undefined {
+  const lease = init.replica?.lease;
+  if (!lease) return undefined;
+  const guard = createConfigGuard({
+    kube: init.kube,
+    lease,
+    hash: () => poolsHash(deps.settings().pools),
+    logger: deps.logger,
+    observeDrift: deps.observeDrift,
+  });
+  init.addReadinessCheck?.("address-pools-config", () => guard.reason());
+  return guard;
+}
+
+/** The caches' sync, then the first comparison: the table is rebuilt under the right guard. */
+function guardedSync(init: ProviderInit, guard: ConfigGuard): ProviderInit["waitForSync"] {
+  let first: Promise<void> | undefined;
+  return async (signal) => {
+    first ??= guard.start(init.signal);
+    await first;
+    return init.waitForSync(signal);
+  };
+}
+
 export function createSourcedLoadBalancer(deps: PoolSourceDeps): SourcedLoadBalancer {
   let cluster: ClusterSide | undefined;
   const fromCluster = deps.settings().source === "cluster";
   const pools = (): readonly Pool[] => (fromCluster ? (cluster?.pools.pools() ?? []) : deps.settings().pools);
+  let guard: ConfigGuard | undefined;
   const inner = createPoolLoadBalancer({
     settings: deps.settings,
     pools,
-    moveGuard: deps.moveGuard,
+    moveGuard: () => deps.moveGuard?.() ?? guard?.reason(),
     logger: deps.logger,
     observeCall: deps.observeCall,
   });
@@ -114,7 +146,10 @@ export function createSourcedLoadBalancer(deps: PoolSourceDeps): SourcedLoadBala
     lb,
     pools,
     initialize(init) {
-      if (!fromCluster) return inner.initialize(init);
+      if (!fromCluster) {
+        guard = startFileGuard(init, deps);
+        return inner.initialize(guard ? { ...init, waitForSync: guardedSync(init, guard) } : init);
+      }
       const side = startCluster(init, deps, () => lb);
       cluster = side;
       const waitForSync = async (signal: AbortSignal): Promise<boolean> =>
