@@ -12,6 +12,7 @@ import { fakeCloudCommand } from "./cli/commands/fake-cloud.ts";
 import { manifestsCommand } from "./cli/commands/manifests.ts";
 import { checkCommand } from "./cli/commands/check.ts";
 import { installCommand } from "./cli/commands/install.ts";
+import { importPoolsCommand } from "./cli/commands/import-pools.ts";
 
 export function providerFactories(): ProviderFactory<never>[] {
   return [
@@ -27,5 +28,11 @@ export function builtins(): Builtins {
 }
 
 export function subCommands(): SubCommands {
-  return { "fake-cloud": fakeCloudCommand, manifests: manifestsCommand, check: checkCommand, install: installCommand };
+  return {
+    "fake-cloud": fakeCloudCommand,
+    manifests: manifestsCommand,
+    check: checkCommand,
+    install: installCommand,
+    "import-pools": importPoolsCommand,
+  };
 }

@@ -133,7 +133,7 @@ describe("start-up rejects bad input with status 2, one line per problem, before
     {
       name: "unknown command",
       argv: ["serve"],
-      want: ['error: unknown command "serve" (commands: run, fake-cloud, manifests, check, install)'],
+      want: ['error: unknown command "serve" (commands: run, fake-cloud, manifests, check, install, import-pools)'],
     },
   ];
   for (const c of cases) {

@@ -1,0 +1,74 @@
+import { describe, expect, test } from "bun:test";
+import { readPools, type AddressPoolObject } from "./cluster-pools.ts";
+import { importPools } from "./import.ts";
+import { KUBE_VIP_YAML, METALLB_YAML } from "./import.fixtures.test-support.ts";
+
+/** Every document of a YAML stream (one document parses as itself, several as an array). */
+const docs = (yaml: string): unknown[] => [Bun.YAML.parse(yaml)].flat();
+
+const specs = (yaml: string): Record<string, unknown> => {
+  const { pools } = importPools(docs(yaml));
+  return Object.fromEntries(pools.map((p) => [p.metadata.name, (p as AddressPoolObject).spec]));
+};
+
+describe("import from MetalLB", () => {
+  test("IPAddressPools become AddressPools: addresses, autoAssign, avoidBuggyIPs, serviceAllocation", () => {
+    expect(specs(METALLB_YAML)).toEqual({
+      cheap: { addresses: ["192.168.10.0/24", "fc00:f853:0ccd:e799::/124"] },
+      expensive: { addresses: ["42.176.25.64/30"], autoAssign: false, avoidBuggyIPs: true },
+      tenant: {
+        addresses: ["192.168.20.10-192.168.20.50"],
+        priority: 50,
+        namespaces: ["namespace-a"],
+        namespaceSelectors: [{ matchLabels: { foo: "bar" } }],
+      },
+      pinned: { addresses: ["192.168.30.0/28"], autoAssign: false },
+    });
+  });
+
+  test("what has no equivalent is a note: serviceSelectors, advertisements; pools are cluster-scoped", () => {
+    const { pools, notes } = importPools(docs(METALLB_YAML));
+    expect(notes.join("\n")).toContain("IPAddressPool pinned: serviceSelectors have no equivalent");
+    expect(notes.join("\n")).toContain("L2Advertisement example (pools cheap, expensive)");
+    expect(pools.every((p) => p.metadata.namespace === undefined)).toBe(true);
+  });
+
+  test("the imported pools read as valid pools, none overlapping", () => {
+    const { pools } = importPools(docs(METALLB_YAML));
+    const read = readPools(pools);
+    expect(read.map((r) => r.problems)).toEqual([[], [], [], []]);
+  });
+
+  test("a kubectl List dump is read item by item", () => {
+    const list = { apiVersion: "v1", kind: "List", items: docs(METALLB_YAML) };
+    expect(importPools([list]).pools).toHaveLength(4);
+  });
+});
+
+describe("import from kube-vip", () => {
+  test("cidr-<ns> and range-<ns> join in one pool per namespace; cidr/range-global serve every namespace", () => {
+    expect(specs(KUBE_VIP_YAML)).toEqual({
+      "kubevip-default": { addresses: ["192.168.0.200/29"], namespaces: ["default"] },
+      "kubevip-development": {
+        addresses: ["192.168.0.210/29", "192.168.0.220/29", "192.168.0.230-192.168.0.234"],
+        namespaces: ["development"],
+        implicitSharing: true,
+      },
+      "kubevip-global": { addresses: ["192.168.1.220-192.168.1.230"] },
+    });
+  });
+
+  test("allow-share-<ns> without a pool of that namespace is a note", () => {
+    const configMap = { kind: "ConfigMap", metadata: { name: "kubevip" }, data: { "allow-share-prod": "true" } };
+    expect(importPools([configMap])).toEqual({
+      pools: [],
+      notes: ["kubevip allow-share-prod: no cidr-prod or range-prod pool to share addresses of, ignored"],
+    });
+  });
+
+  test("other objects are ignored with a note", () => {
+    const { pools, notes } = importPools([{ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "other" } }]);
+    expect(pools).toEqual([]);
+    expect(notes).toEqual(["ConfigMap other: not a MetalLB pool or the kubevip ConfigMap, ignored"]);
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Pools from MetalLB and kube-vip-cloud-provider, as this project's AddressPool objects, for a reviewable
+ * migration (`cloud-controller-manager import-pools`). Read: MetalLB `IPAddressPool` (metallb.io/v1beta1)
+ * and `L2Advertisement`/`BGPAdvertisement`, and kube-vip's ConfigMap (`kubevip` in kube-system) with
+ * `cidr-<ns>`, `range-<ns>`, `cidr-global`, `range-global` and `allow-share-<ns>`. What has no equivalent
+ * is listed in the notes, never dropped silently; nothing is written to a cluster.
+ */
+import type { KubeObject } from "../../../src/kube/objects.ts";
+import { GROUP, VERSION } from "../crd.ts";
+
+export interface ImportResult {
+  readonly pools: KubeObject[];
+  /** One line each: what was carried over with a change, or not at all. */
+  readonly notes: string[];
+}
+
+type Raw = Record<string, unknown>;
+
+const isRecord = (value: unknown): value is Raw => typeof value === "object" && value !== null && !Array.isArray(value);
+const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+const nameOf = (o: Raw): string => (isRecord(o.metadata) && typeof o.metadata.name === "string" ? o.metadata.name : "");
+
+function addressPool(name: string, spec: Raw, source: string): KubeObject {
+  return {
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: "AddressPool",
+    metadata: { name, annotations: { [`${GROUP}/imported-from`]: source } },
+    spec,
+  } as KubeObject;
+}
+
+/** A MetalLB IPAddressPool: addresses, autoAssign, avoidBuggyIPs and serviceAllocation carry over. */
+function fromMetalLbPool(o: Raw, notes: string[]): KubeObject {
+  const name = nameOf(o);
+  const spec = isRecord(o.spec) ? o.spec : {};
+  const allocation = isRecord(spec.serviceAllocation) ? spec.serviceAllocation : {};
+  const out: Raw = { addresses: strings(spec.addresses) };
+  if (spec.autoAssign === false) out.autoAssign = false;
+  if (spec.avoidBuggyIPs === true) out.avoidBuggyIPs = true;
+  if (typeof allocation.priority === "number") out.priority = allocation.priority;
+  if (strings(allocation.namespaces).length > 0) out.namespaces = strings(allocation.namespaces);
+  if (Array.isArray(allocation.namespaceSelectors)) out.namespaceSelectors = allocation.namespaceSelectors;
+  if (Array.isArray(allocation.serviceSelectors)) {
+    out.autoAssign = false;
+    notes.push(
+      `IPAddressPool ${name}: serviceSelectors have no equivalent; imported with autoAssign: false, so only ` +
+        "Services that name the pool (address-pool annotation) get its addresses",
+    );
+  }
+  return addressPool(name, out, `metallb.io/IPAddressPool ${name}`);
+}
+
+function advertisementNote(o: Raw, kind: string): string {
+  const spec = isRecord(o.spec) ? o.spec : {};
+  const pools = strings(spec.ipAddressPools);
+  const which = pools.length > 0 ? `pools ${pools.join(", ")}` : "every pool";
+  return (
+    `${kind} ${nameOf(o)} (${which}): announcing is not this manager's job; keep MetalLB's speaker or ` +
+    "kube-vip announcing (the addresses are written to kube-vip.io/loadbalancerIPs)"
+  );
+}
+
+const KUBE_VIP_KEY = /^(cidr|range)-(.+)$/;
+const ALLOW_SHARE = "allow-share-";
+
+/** kube-vip's ConfigMap: one pool per namespace (and `global`), CIDRs and ranges together. */
+function fromKubeVip(o: Raw, notes: string[]): KubeObject[] {
+  const data = isRecord(o.data) ? o.data : {};
+  const byNamespace = new Map<string, string[]>();
+  const sharing = new Set<string>();
+  for (const [key, value] of Object.entries(data)) {
+    const match = KUBE_VIP_KEY.exec(key);
+    if (match && typeof value === "string") {
+      const ns = match[2]!;
+      const addresses = value
+        .split(",")
+        .map((a) => a.trim())
+        .filter((a) => a !== "");
+      byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), ...addresses]);
+    } else if (key.startsWith(ALLOW_SHARE)) {
+      if (value === "true") sharing.add(key.slice(ALLOW_SHARE.length));
+    } else notes.push(`kubevip ${key}: not a pool key, ignored`);
+  }
+  for (const ns of sharing)
+    if (!byNamespace.has(ns))
+      notes.push(`kubevip ${ALLOW_SHARE}${ns}: no cidr-${ns} or range-${ns} pool to share addresses of, ignored`);
+  return [...byNamespace].map(([ns, addresses]) => {
+    const spec: Raw = ns === "global" ? { addresses } : { addresses, namespaces: [ns] };
+    if (sharing.has(ns)) spec.implicitSharing = true;
+    return addressPool(`kubevip-${ns}`, spec, `ConfigMap ${nameOf(o)} (kube-vip)`);
+  });
+}
+
+/** Every object of a `kubectl get -o yaml` dump, with `List` items flattened. */
+function flatten(documents: readonly unknown[]): Raw[] {
+  return documents.flatMap((d) => {
+    if (!isRecord(d)) return [];
+    return d.kind === "List" || Array.isArray(d.items) ? flatten(Array.isArray(d.items) ? d.items : []) : [d];
+  });
+}
+
+function convertOne(o: Raw, notes: string[]): KubeObject[] {
+  const group = typeof o.apiVersion === "string" ? o.apiVersion.split("/")[0] : "";
+  if (group === "metallb.io" && o.kind === "IPAddressPool") return [fromMetalLbPool(o, notes)];
+  if (group === "metallb.io" && (o.kind === "L2Advertisement" || o.kind === "BGPAdvertisement")) {
+    notes.push(advertisementNote(o, String(o.kind)));
+    return [];
+  }
+  if (o.kind === "ConfigMap" && nameOf(o) === "kubevip") return fromKubeVip(o, notes);
+  notes.push(`${String(o.kind)} ${nameOf(o)}: not a MetalLB pool or the kubevip ConfigMap, ignored`);
+  return [];
+}
+
+export function importPools(documents: readonly unknown[]): ImportResult {
+  const notes: string[] = [];
+  const objects = flatten(documents);
+  const pools = objects.flatMap((o) => convertOne(o, notes));
+  if (objects.some((o) => o.kind === "IPAddressPool"))
+    notes.push(
+      "Services that name a pool with metallb.io/address-pool (or metallb.universe.tf/address-pool) need the " +
+        "provider's own annotation instead: baremetal.cloudprovider.io/address-pool or vsphere.cloudprovider.io/address-pool",
+    );
+  return { pools, notes };
+}
