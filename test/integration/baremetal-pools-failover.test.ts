@@ -37,7 +37,7 @@ describe("bare-metal failover with AddressPool objects", () => {
     for (const ccm of running) await ccm.stop("SIGKILL").catch(() => undefined);
   });
 
-  async function replica(kubeconfig: string, config: string, lease: string): Promise<CcmProcess> {
+  async function replica(kubeconfig: string, config: string, lease: string, extra: string[] = []): Promise<CcmProcess> {
     await grantLease(lease);
     const ccm = startCcm({
       args: [
@@ -51,6 +51,7 @@ describe("bare-metal failover with AddressPool objects", () => {
         "--leader-elect-lease-duration=6s",
         "--leader-elect-renew-deadline=4s",
         "--leader-elect-retry-period=1s",
+        ...extra,
       ],
     });
     running.push(ccm);
@@ -174,7 +175,8 @@ describe("bare-metal failover with AddressPool objects", () => {
 
     const a = await replica(cp.kubeconfigs.ccm, fileA, lease);
     await a.waitForLine(ACQUIRED, 60_000);
-    const b = await replica(cp.kubeconfigs.ccm, fileB, lease);
+    // The standby runs its controllers in a worker thread: the guard must hold there too.
+    const b = await replica(cp.kubeconfigs.ccm, fileB, lease, ["--controller-threads=1"]);
     await b.waitForLine(/attempting to acquire leader lease/, 60_000);
     const inExtra = ["x0", "x1", "x2"];
     const annotations = { [POOL_ANNOTATION]: "extra" };

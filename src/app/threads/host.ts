@@ -92,7 +92,7 @@ export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal
   const { config, providerConfig, bucket } = deps;
   for (const t of threads) {
     const { thread, controllers } = t.plan;
-    t.send({ type: "start", config, providerConfig, thread, controllers, bucket });
+    t.send({ type: "start", config, providerConfig, thread, controllers, bucket, replica: deps.replica });
   }
   deps.logger.info(
     `running ${plans.length} controller thread(s): ${plans.map((p) => `[${p.controllers.join(", ")}]`).join(" ")}`,

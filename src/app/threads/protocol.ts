@@ -1,4 +1,5 @@
 /** Messages between the manager (main thread) and its controller threads. */
+import type { ProviderInit } from "../../cloud/provider.ts";
 import type { ProviderConfig } from "../../cloud/registry.ts";
 import type { Config } from "../../config/config.ts";
 import type { SharedBucket } from "../../kube/token-bucket.ts";
@@ -13,6 +14,8 @@ export interface ThreadStart {
   readonly thread: number;
   readonly controllers: readonly ControllerName[];
   readonly bucket: SharedBucket;
+  /** Who leads (leader election on): the provider compares its configuration with the last leader's. */
+  readonly replica?: ProviderInit["replica"];
 }
 
 export type ToWorker =

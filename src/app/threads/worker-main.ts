@@ -53,7 +53,8 @@ async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerS
       .getMetricsAsJSON()
       .then((snapshot) => scope.postMessage({ type: "metrics", id: m.id, metrics: snapshot }));
   });
-  return { ...built.deps, health: createHealthRegistry({}), only: new Set(start.controllers) };
+  const only = new Set(start.controllers);
+  return { ...built.deps, health: createHealthRegistry({}), only, replica: start.replica };
 }
 
 async function runThread(start: ThreadStart, builtins: Builtins, scope: WorkerScope, stop: AbortSignal): Promise<void> {
