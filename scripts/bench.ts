@@ -65,7 +65,15 @@ function plots(results: BenchResults, plan: BenchPlan, out: string): string[] {
       { label: `Go reference (${pair.go.seconds.toFixed(1)} s)`, color: "#1f77b4", points: pair.go.timeline },
       { label: `this manager (${pair.ours.seconds.toFixed(1)} s)`, color: "#d62728", points: pair.ours.timeline },
     ];
-    writeFileSync(join(out, file), lineChart(`Nodes initialised over time: ${caseLabel(c)}`, "seconds since the manager started", "nodes initialised", series));
+    writeFileSync(
+      join(out, file),
+      lineChart(
+        `Nodes initialised over time: ${caseLabel(c)}`,
+        "seconds since the manager started",
+        "nodes initialised",
+        series,
+      ),
+    );
     files.push(file);
   }
   return files;
@@ -99,7 +107,13 @@ async function main(): Promise<void> {
   log(`plan ${options.plan.name}; control planes and logs under ${workDir}; results in ${options.out}`);
   const results = emptyResults(options.plan, await describeMachine());
   const save = (): void => writeFileSync(join(options.out, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
-  await runSuite({ ctx: { bin, workDir, log, profile: options.profile }, plan: options.plan, only: options.only, results, save });
+  await runSuite({
+    ctx: { bin, workDir, log, profile: options.profile },
+    plan: options.plan,
+    only: options.only,
+    results,
+    save,
+  });
   save();
   writeReports(results, options);
   log(`done: ${join(options.out, "results.md")}`);

@@ -59,14 +59,26 @@ export interface RunningManager {
 export function managerArgs(s: ManagerSettings, kubeconfig: string): string[] {
   const l = s.limits;
   return [
-    "--cloud-provider=fake", `--kubeconfig=${kubeconfig}`, "--leader-elect=false", "--secure-port=0", "--cluster-name=bench",
-    "--configure-cloud-routes=false", `--kube-api-qps=${l.qps}`, `--kube-api-burst=${l.burst}`,
-    `--concurrent-node-syncs=${l.nodeSyncs}`, `--concurrent-service-syncs=${l.serviceSyncs}`,
+    "--cloud-provider=fake",
+    `--kubeconfig=${kubeconfig}`,
+    "--leader-elect=false",
+    "--secure-port=0",
+    "--cluster-name=bench",
+    "--configure-cloud-routes=false",
+    `--kube-api-qps=${l.qps}`,
+    `--kube-api-burst=${l.burst}`,
+    `--concurrent-node-syncs=${l.nodeSyncs}`,
+    `--concurrent-service-syncs=${l.serviceSyncs}`,
     ...(s.extraArgs ?? []),
   ];
 }
 
-export async function startManager(bin: Binaries, s: ManagerSettings, kubeconfig: string, dir: string): Promise<RunningManager> {
+export async function startManager(
+  bin: Binaries,
+  s: ManagerSettings,
+  kubeconfig: string,
+  dir: string,
+): Promise<RunningManager> {
   return s.kind === "ours" ? startOurs(bin.ours, s, kubeconfig, dir) : startGo(bin.go, s, kubeconfig, dir);
 }
 
@@ -96,8 +108,15 @@ async function startOurs(binary: string, s: ManagerSettings, kubeconfig: string,
   const cloudConfig = join(dir, "fake-cloud.json");
   writeFileSync(cloudConfig, JSON.stringify({ endpoint: `http://127.0.0.1:${server.port}` }));
   const threads = s.threads ? [`--controller-threads=${s.threads}`] : [];
-  const profile: Record<string, string> = s.profile ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${dir} --heap-prof-md --heap-prof-dir=${dir}` } : {};
-  const proc = spawnLogged([binary, ...managerArgs(s, kubeconfig), `--cloud-config=${cloudConfig}`, ...threads], dir, "ours", profile);
+  const profile: Record<string, string> = s.profile
+    ? { BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${dir} --heap-prof-md --heap-prof-dir=${dir}` }
+    : {};
+  const proc = spawnLogged(
+    [binary, ...managerArgs(s, kubeconfig), `--cloud-config=${cloudConfig}`, ...threads],
+    dir,
+    "ours",
+    profile,
+  );
   const sampler = new ProcSampler(proc.pid);
   return {
     kind: "ours",
@@ -115,12 +134,20 @@ async function startOurs(binary: string, s: ManagerSettings, kubeconfig: string,
 
 async function startGo(binary: string, s: ManagerSettings, kubeconfig: string, dir: string): Promise<RunningManager> {
   const callsFile = join(dir, "go-calls.json");
-  const argv = [binary, ...managerArgs(s, kubeconfig), "--use-service-account-credentials=false", `--fake-latency=${s.latencyMs}ms`, `--fake-calls-file=${callsFile}`];
+  const argv = [
+    binary,
+    ...managerArgs(s, kubeconfig),
+    "--use-service-account-credentials=false",
+    `--fake-latency=${s.latencyMs}ms`,
+    `--fake-calls-file=${callsFile}`,
+  ];
   const proc = spawnLogged(argv, dir, "go");
   const sampler = new ProcSampler(proc.pid);
   // The counters file is rewritten ten times a second (so a reading may be 100 ms old).
   const calls = (): Promise<Record<string, number>> =>
-    Promise.resolve(existsSync(callsFile) ? (JSON.parse(readFileSync(callsFile, "utf8")) as Record<string, number>) : {});
+    Promise.resolve(
+      existsSync(callsFile) ? (JSON.parse(readFileSync(callsFile, "utf8")) as Record<string, number>) : {},
+    );
   return {
     kind: "go",
     pid: proc.pid,

@@ -70,4 +70,5 @@ export const QUICK_PLAN: BenchPlan = {
   ],
 };
 
-export const sameCase = (a: NodeInitCase, b: NodeInitCase): boolean => a.nodes === b.nodes && a.limits === b.limits && a.latencyMs === b.latencyMs;
+export const sameCase = (a: NodeInitCase, b: NodeInitCase): boolean =>
+  a.nodes === b.nodes && a.limits === b.limits && a.latencyMs === b.latencyMs;

@@ -7,7 +7,8 @@ import type { LbResult } from "./scenarios/load-balancers.ts";
 import type { NodeInitCase, NodeInitResult } from "./scenarios/node-init.ts";
 
 const f = (n: number | undefined, digits = 1): string => (n === undefined || Number.isNaN(n) ? "–" : n.toFixed(digits));
-const ratio = (ours: number | undefined, go: number | undefined): string => (ours === undefined || !go ? "–" : `**${(ours / go).toFixed(2)}**`);
+const ratio = (ours: number | undefined, go: number | undefined): string =>
+  ours === undefined || !go ? "–" : `**${(ours / go).toFixed(2)}**`;
 const row = (cells: readonly string[]): string => `| ${cells.join(" | ")} |`;
 const table = (head: readonly string[], rows: readonly (readonly string[])[]): string =>
   [row(head), row(head.map(() => "---")), ...rows.map(row)].join("\n");
@@ -17,7 +18,9 @@ export function caseLabel(c: NodeInitCase): string {
 }
 
 function failed(p: { errors?: Partial<Record<string, string>> }): string {
-  return Object.entries(p.errors ?? {}).map(([k, v]) => `${k}: ${v ?? ""}`).join("; ");
+  return Object.entries(p.errors ?? {})
+    .map(([k, v]) => `${k}: ${v ?? ""}`)
+    .join("; ");
 }
 
 /** "Go · ours" for one figure of a pair. */
@@ -37,14 +40,28 @@ export function nodeInitTable(r: BenchResults): string {
     r.nodeInit.map((p) => {
       const ceiling = r.ceiling.find((x) => x.case.nodes === p.case.nodes)?.result?.nodesPerSecond;
       const share = p.ours && ceiling ? p.ours.nodesPerSecond / ceiling : undefined;
-      return [caseLabel(p.case), both(p, seconds), ratioOf(p, seconds), both(p, (x) => x.nodesPerSecond), f(ceiling, 0), f(share, 2)];
+      return [
+        caseLabel(p.case),
+        both(p, seconds),
+        ratioOf(p, seconds),
+        both(p, (x) => x.nodesPerSecond),
+        f(ceiling, 0),
+        f(share, 2),
+      ];
     }),
   );
 }
 
 export function nodeInitCostTable(r: BenchResults): string {
   return table(
-    ["case", "API requests / node (Go · ours)", "cloud calls / node (Go · ours)", "CPU s (Go · ours)", "peak RSS MiB (Go · ours)", "RSS ours / Go"],
+    [
+      "case",
+      "API requests / node (Go · ours)",
+      "cloud calls / node (Go · ours)",
+      "CPU s (Go · ours)",
+      "peak RSS MiB (Go · ours)",
+      "RSS ours / Go",
+    ],
     r.nodeInit.map((p) => [
       caseLabel(p.case),
       both(p, (x) => x.requestsPerNode, 2),
@@ -58,7 +75,10 @@ export function nodeInitCostTable(r: BenchResults): string {
 
 function verbs(result: NodeInitResult | undefined, nodes: number): string {
   if (!result) return "–";
-  return Object.entries(result.requests.byVerb).filter(([, n]) => n >= nodes / 10).map(([k, n]) => `${k} ${n}`).join(", ");
+  return Object.entries(result.requests.byVerb)
+    .filter(([, n]) => n >= nodes / 10)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
 }
 
 const refused = (result: NodeInitResult | undefined): string => JSON.stringify(result?.requests.errors ?? {});
@@ -66,19 +86,36 @@ const refused = (result: NodeInitResult | undefined): string => JSON.stringify(r
 export function requestsTable(r: BenchResults): string {
   return table(
     ["case", "Go requests by verb", "our requests by verb", "refused (Go · ours)"],
-    r.nodeInit.map((p) => [caseLabel(p.case), verbs(p.go, p.case.nodes), verbs(p.ours, p.case.nodes), `${refused(p.go)} · ${refused(p.ours)}`]),
+    r.nodeInit.map((p) => [
+      caseLabel(p.case),
+      verbs(p.go, p.case.nodes),
+      verbs(p.ours, p.case.nodes),
+      `${refused(p.go)} · ${refused(p.ours)}`,
+    ]),
   );
 }
 
 export function lbTable(r: BenchResults): string {
   return table(
-    ["case", "all ingress s (Go · ours)", "ours / Go", "node-set update s (Go · ours)", "ours / Go", "requests per LB (Go · ours)", "peak RSS MiB (Go · ours)"],
+    [
+      "case",
+      "all ingress s (Go · ours)",
+      "ours / Go",
+      "node-set update s (Go · ours)",
+      "ours / Go",
+      "requests per LB (Go · ours)",
+      "peak RSS MiB (Go · ours)",
+    ],
     r.loadBalancers.map((p) => {
       const update = (x: LbResult): number => x.updateSeconds;
       return [
         `${p.case.services.toLocaleString("en")} services, ${p.case.nodes} nodes, ${p.case.limits}, ${p.case.latencyMs} ms`,
-        both(p, seconds), ratioOf(p, seconds), both(p, update), ratioOf(p, update),
-        both(p, (x) => x.ensure.requests.total / p.case.services, 2), both(p, (x) => x.update.peakRssMiB, 0),
+        both(p, seconds),
+        ratioOf(p, seconds),
+        both(p, update),
+        ratioOf(p, update),
+        both(p, (x) => x.ensure.requests.total / p.case.services, 2),
+        both(p, (x) => x.update.peakRssMiB, 0),
       ];
     }),
   );
@@ -86,7 +123,15 @@ export function lbTable(r: BenchResults): string {
 
 export function steadyTable(r: BenchResults): string {
   return table(
-    ["case", "CPU s / minute (Go · ours)", "RSS MiB (Go · ours)", "RSS ours / Go", "requests in window (Go · ours)", "cloud calls in window (Go · ours)", "start-up to all ingress s (Go · ours)"],
+    [
+      "case",
+      "CPU s / minute (Go · ours)",
+      "RSS MiB (Go · ours)",
+      "RSS ours / Go",
+      "requests in window (Go · ours)",
+      "cloud calls in window (Go · ours)",
+      "start-up to all ingress s (Go · ours)",
+    ],
     r.steady.map((p) => [
       `${p.case.nodes.toLocaleString("en")} nodes, ${p.case.services.toLocaleString("en")} services, ${p.case.latencyMs} ms, ${p.case.windowSeconds} s window`,
       both(p, (x) => x.cpuSecondsPerMinute, 2),
@@ -114,14 +159,27 @@ export function threadsTable(r: BenchResults): string {
   const single = r.threads.runs.find((x) => x.threads === 0);
   return table(
     ["--controller-threads", "seconds", "nodes/s", "vs single-thread", "CPU s", "peak RSS MiB"],
-    r.threads.runs.map((x) => [String(x.threads), f(x.seconds), f(x.nodesPerSecond), f(single && x.seconds / single.seconds, 2), f(x.cpuSeconds), f(x.peakRssMiB, 0)]),
+    r.threads.runs.map((x) => [
+      String(x.threads),
+      f(x.seconds),
+      f(x.nodesPerSecond),
+      f(single && x.seconds / single.seconds, 2),
+      f(x.cpuSeconds),
+      f(x.peakRssMiB, 0),
+    ]),
   );
 }
 
 export function ceilingTable(r: BenchResults): string {
   return table(
     ["nodes", "concurrency", "seconds", "nodes/s", "requests/s"],
-    r.ceiling.map((c) => [c.case.nodes.toLocaleString("en"), String(c.case.concurrency), f(c.result?.seconds), f(c.result?.nodesPerSecond, 0), f(c.result?.requestsPerSecond, 0)]),
+    r.ceiling.map((c) => [
+      c.case.nodes.toLocaleString("en"),
+      String(c.case.concurrency),
+      f(c.result?.seconds),
+      f(c.result?.nodesPerSecond, 0),
+      f(c.result?.requestsPerSecond, 0),
+    ]),
   );
 }
 
@@ -144,7 +202,11 @@ function targetNodes(r: BenchResults, limits: string): number {
 }
 
 function verdict(goal: string, value: number | undefined, limit: number, label: string): Target {
-  return { goal, met: value === undefined ? undefined : value <= limit, figure: `${label} = ${f(value, value !== undefined && value < 1 ? 3 : 2)}` };
+  return {
+    goal,
+    met: value === undefined ? undefined : value <= limit,
+    figure: `${label} = ${f(value, value !== undefined && value < 1 ? 3 : 2)}`,
+  };
 }
 
 export function targets(r: BenchResults): Target[] {
@@ -159,16 +221,34 @@ export function targets(r: BenchResults): Target[] {
   const lb = [worst(lbTuned, (x) => x.seconds), worst(lbTuned, (x) => x.updateSeconds)].filter((x) => x !== undefined);
   const n = (count: number): string => count.toLocaleString("en");
   return [
-    verdict(`${n(atDefaults)} nodes, upstream defaults: at most half the Go reference's time`, worst(defaults, seconds), 0.5, "ours / Go"),
+    verdict(
+      `${n(atDefaults)} nodes, upstream defaults: at most half the Go reference's time`,
+      worst(defaults, seconds),
+      0.5,
+      "ours / Go",
+    ),
     verdict(`${n(atTuned)} nodes, equal tuned limits: no slower`, worst(tuned, seconds), 1, "worst ours / Go"),
     verdict("at most 0.1 cloud calls per initialised node", calls, 0.1, "worst"),
-    verdict(`peak RSS no higher than the Go reference (${n(atTuned)}-node runs)`, worst(rssRuns, (x) => x.peakRssMiB), 1, "worst ours / Go"),
-    verdict("load balancers no slower at equal (tuned) concurrency", lb.length ? Math.max(...lb) : undefined, 1, "worst ours / Go"),
+    verdict(
+      `peak RSS no higher than the Go reference (${n(atTuned)}-node runs)`,
+      worst(rssRuns, (x) => x.peakRssMiB),
+      1,
+      "worst ours / Go",
+    ),
+    verdict(
+      "load balancers no slower at equal (tuned) concurrency",
+      lb.length ? Math.max(...lb) : undefined,
+      1,
+      "worst ours / Go",
+    ),
   ];
 }
 
 export function targetsTable(r: BenchResults): string {
-  return table(["target", "met", "figure"], targets(r).map((t) => [t.goal, t.met === undefined ? "not measured" : t.met ? "yes" : "**no**", t.figure]));
+  return table(
+    ["target", "met", "figure"],
+    targets(r).map((t) => [t.goal, t.met === undefined ? "not measured" : t.met ? "yes" : "**no**", t.figure]),
+  );
 }
 
 function machineLines(r: BenchResults): string {
@@ -230,5 +310,17 @@ export function resultsMarkdown(r: BenchResults, plots: readonly string[]): stri
 
 /** The README's "Benchmarks" tables (between the markers). */
 export function readmeTables(r: BenchResults): string {
-  return [`Latest full run: ${r.machine.date.slice(0, 10)}, ${r.machine.nproc} CPUs (${r.machine.cpu}) shared with the API server and etcd. Ratios are ours / Go; below 1 is better for us.`, "", targetsTable(r), "", nodeInitTable(r), "", lbTable(r), "", steadyTable(r), "", threadsTable(r)].join("\n");
+  return [
+    `Latest full run: ${r.machine.date.slice(0, 10)}, ${r.machine.nproc} CPUs (${r.machine.cpu}) shared with the API server and etcd. Ratios are ours / Go; below 1 is better for us.`,
+    "",
+    targetsTable(r),
+    "",
+    nodeInitTable(r),
+    "",
+    lbTable(r),
+    "",
+    steadyTable(r),
+    "",
+    threadsTable(r),
+  ].join("\n");
 }

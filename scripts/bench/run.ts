@@ -57,7 +57,12 @@ export async function withSession<T>(ctx: BenchContext, name: string, body: (s: 
     dir,
     async start(settings) {
       offset = auditOffset(cp.auditLog);
-      manager = await startManager(ctx.bin, { ...settings, profile: settings.profile ?? ctx.profile }, cp.kubeconfigs.ccm, dir);
+      manager = await startManager(
+        ctx.bin,
+        { ...settings, profile: settings.profile ?? ctx.profile },
+        cp.kubeconfigs.ccm,
+        dir,
+      );
       return manager;
     },
     async settle(quietMs = 2000, maxMs = 120_000) {

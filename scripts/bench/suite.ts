@@ -21,7 +21,9 @@ export const NOTES: readonly string[] = [
   "Both managers run as the same user, `system:cloud-controller-manager` (client certificate), bound to this project's RBAC plus one extra ClusterRole for the Go reference, whose controllers write with full updates where ours patch (update on nodes, nodes/status, services/status, events).",
   `Upstream defaults: QPS ${DEFAULT_LIMITS.qps}, burst ${DEFAULT_LIMITS.burst}, ${DEFAULT_LIMITS.nodeSyncs} node worker, ${DEFAULT_LIMITS.serviceSyncs} service worker. Tuned, equal for both: QPS ${TUNED_LIMITS.qps}, burst ${TUNED_LIMITS.burst}, --concurrent-node-syncs=${TUNED_LIMITS.nodeSyncs}, --concurrent-service-syncs=${TUNED_LIMITS.serviceSyncs}. Ours batches cloud lookups (up to 100 nodes per call; a node worker takes up to a batch of keys); the Go reference asks once per node.`,
   "Cloud latency: every cloud call waits the stated time in both fakes. Ours talks over loopback HTTP to the fake cloud served from the benchmark process; the Go reference carries upstream's fake (k8s.io/cloud-provider/fake) in its process, wrapped to count calls, to wait the latency once per call and to lock load-balancer calls (the fake's map has no lock).",
-  "Every run gets a fresh kube-apiserver + etcd (`" + APISERVER_ARGS.join(" ") + "` for all). Objects are created before the manager starts; the clock runs from the manager's start.",
+  "Every run gets a fresh kube-apiserver + etcd (`" +
+    APISERVER_ARGS.join(" ") +
+    "` for all). Objects are created before the manager starts; the clock runs from the manager's start.",
   "Node initialisation: Nodes registered as kubelet does (uninitialized taint, only a Hostname address, capacity, node info, images) with Ready=True, so neither lifecycle controller asks the cloud about them; no podCIDRs and --configure-cloud-routes=false for both, so no route controller runs. A Node counts as initialised once its taint is gone and its providerID and the cloud's InternalIP are in place (both managers patch the addresses right after removing the taint).",
   "API requests: the API server's audit log, every request of that user, counted until the manager had sent nothing for 2 s after the work (both send Events in the background, after the work they report). Refused requests (429, 409) are counted and listed.",
   "CPU seconds: utime + stime of the manager's process (all threads) from its start until the work was done and quiet; peak RSS: VmHWM. For the Go reference both include its in-process fake cloud; our fake cloud runs in the benchmark process.",
@@ -43,7 +45,12 @@ export interface SuiteRun {
   readonly save: () => void;
 }
 
-async function pairs<C, R>(s: SuiteRun, cases: readonly C[], run: (c: C, m: ManagerKind) => Promise<R>, into: Pair<C, R>[]): Promise<void> {
+async function pairs<C, R>(
+  s: SuiteRun,
+  cases: readonly C[],
+  run: (c: C, m: ManagerKind) => Promise<R>,
+  into: Pair<C, R>[],
+): Promise<void> {
   for (const [i, c] of cases.entries()) {
     const pair: Pair<C, R> = { case: c, order: orderFor(into.length + i) };
     into.push(pair);
@@ -63,7 +70,11 @@ export function emptyResults(plan: BenchPlan, machine: MachineDescription): Benc
   return {
     plan: plan.name,
     machine,
-    settings: { limits: { defaults: DEFAULT_LIMITS, tuned: TUNED_LIMITS }, apiserverArgs: APISERVER_ARGS, notes: NOTES },
+    settings: {
+      limits: { defaults: DEFAULT_LIMITS, tuned: TUNED_LIMITS },
+      apiserverArgs: APISERVER_ARGS,
+      notes: NOTES,
+    },
     nodeInit: [],
     threads: { case: plan.threads.case, runs: [], errors: [] },
     loadBalancers: [],
@@ -88,7 +99,8 @@ export async function runSuite(s: SuiteRun): Promise<void> {
     }
   }
   if (wanted("nodeInit")) await pairs(s, plan.nodeInit, (c, m) => runNodeInit(ctx, c, m), results.nodeInit);
-  if (wanted("loadBalancers")) await pairs(s, plan.loadBalancers, (c, m) => runLoadBalancers(ctx, c, m), results.loadBalancers);
+  if (wanted("loadBalancers"))
+    await pairs(s, plan.loadBalancers, (c, m) => runLoadBalancers(ctx, c, m), results.loadBalancers);
   if (wanted("threads")) {
     for (const threads of plan.threads.threads) {
       try {

@@ -39,7 +39,11 @@ export async function startContainerd(options: ContainerdOptions): Promise<Conta
   const config = writeConfig(dir, socket);
   const sandbox = createSandbox(join(dir, "sandbox"));
   const out = openSync(options.logFile, "a");
-  const proc = Bun.spawn(sandbox.command(["containerd", "--config", config]), { env: { ...process.env, ...sandbox.env }, stdout: out, stderr: out });
+  const proc = Bun.spawn(sandbox.command(["containerd", "--config", config]), {
+    env: { ...process.env, ...sandbox.env },
+    stdout: out,
+    stderr: out,
+  });
   closeSync(out);
   options.onSpawn?.(proc);
   try {

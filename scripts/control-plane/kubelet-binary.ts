@@ -8,10 +8,17 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { cacheRoot, goBuild, kubernetesLdflags, KUBERNETES_VERSION } from "./binaries.ts";
 
-export async function ensureKubelet(log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function ensureKubelet(
+  log: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
   const assets = env.KUBEBUILDER_ASSETS;
   if (assets && existsSync(join(assets, "kubelet"))) return join(assets, "kubelet");
   const dir = join(cacheRoot(env), `kubelet-${KUBERNETES_VERSION}`);
-  return goBuild(log, dir, { module: "kube-apiserver", pkg: "k8s.io/kubernetes/cmd/kubelet", output: "kubelet", ldflags: kubernetesLdflags() });
+  return goBuild(log, dir, {
+    module: "kube-apiserver",
+    pkg: "k8s.io/kubernetes/cmd/kubelet",
+    output: "kubelet",
+    ldflags: kubernetesLdflags(),
+  });
 }
-

@@ -63,7 +63,11 @@ export async function startKubeletHost(options: KubeletHostOptions): Promise<Kub
   mkdirSync(logDir, { recursive: true });
   let containerd: Containerd;
   try {
-    containerd = await startContainerd({ stateDir: join(stateDir, "containerd"), logFile: join(logDir, "containerd.log"), onSpawn: options.onSpawn });
+    containerd = await startContainerd({
+      stateDir: join(stateDir, "containerd"),
+      logFile: join(logDir, "containerd.log"),
+      onSpawn: options.onSpawn,
+    });
   } catch (error) {
     rmSync(stateDir, { recursive: true, force: true });
     throw error;
@@ -133,7 +137,12 @@ async function createKubelet(context: KubeletContext, spec: KubeletSpec): Promis
   };
 }
 
-function writeConfig(context: KubeletContext, root: string, ports: { server: number; healthz: number }, extra: KubeletSpec["config"]): string {
+function writeConfig(
+  context: KubeletContext,
+  root: string,
+  ports: { server: number; healthz: number },
+  extra: KubeletSpec["config"],
+): string {
   const config = {
     apiVersion: "kubelet.config.k8s.io/v1beta1",
     kind: "KubeletConfiguration",
@@ -142,7 +151,11 @@ function writeConfig(context: KubeletContext, root: string, ports: { server: num
     readOnlyPort: 0,
     healthzBindAddress: "127.0.0.1",
     healthzPort: ports.healthz,
-    authentication: { anonymous: { enabled: false }, webhook: { enabled: false }, x509: { clientCAFile: context.cluster.caFile } },
+    authentication: {
+      anonymous: { enabled: false },
+      webhook: { enabled: false },
+      x509: { clientCAFile: context.cluster.caFile },
+    },
     authorization: { mode: "AlwaysAllow" },
     containerRuntimeEndpoint: context.endpoint,
     cgroupDriver: "cgroupfs",
@@ -164,7 +177,9 @@ function writeKubeconfig(context: KubeletContext, root: string, name: string): s
   const config = {
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{ name: "local", cluster: { server: context.cluster.server, "certificate-authority": context.cluster.caFile } }],
+    clusters: [
+      { name: "local", cluster: { server: context.cluster.server, "certificate-authority": context.cluster.caFile } },
+    ],
     users: [{ name, user: { "client-certificate": client.certFile, "client-key": client.keyFile } }],
     contexts: [{ name, context: { cluster: "local", user: name } }],
     "current-context": name,
@@ -177,7 +192,8 @@ function writeKubeconfig(context: KubeletContext, root: string, name: string): s
 async function waitForHealthz(name: string, port: number, proc: Subprocess, logFile: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`kubelet ${name} exited with status ${proc.exitCode}:\n${tail(logFile)}`);
+    if (proc.exitCode !== null)
+      throw new Error(`kubelet ${name} exited with status ${proc.exitCode}:\n${tail(logFile)}`);
     try {
       if ((await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1000) })).ok) return;
     } catch {

@@ -14,7 +14,16 @@ import { TAINT_UNINITIALIZED } from "../../src/kube/well-known.ts";
 import { address, getNode } from "../integration/nodes.ts";
 import { uniqueName } from "../harness/fixtures.ts";
 import { hostNodeIPs, KUBELET_HOOK_TIMEOUT_MS, kubeletSupport } from "../harness/kubelet.ts";
-import { cloudLabels, expectKubeletRegistration, managedFields, managerEvents, startKubeletBed, waitForKubeletWrites, waitInitialised, type KubeletBed } from "../harness/kubelet-nodes.ts";
+import {
+  cloudLabels,
+  expectKubeletRegistration,
+  managedFields,
+  managerEvents,
+  startKubeletBed,
+  waitForKubeletWrites,
+  waitInitialised,
+  type KubeletBed,
+} from "../harness/kubelet-nodes.ts";
 import { eventually } from "../harness/wait.ts";
 
 const support = await kubeletSupport();
@@ -64,13 +73,19 @@ inventory:
   });
 
   /** Initialised from the inventory: providerID, no taint, these labels and addresses, one Synced event. */
-  const expectInitialised = async (name: string, addresses: NodeAddress[], labels: Record<string, string>): Promise<Node> => {
+  const expectInitialised = async (
+    name: string,
+    addresses: NodeAddress[],
+    labels: Record<string, string>,
+  ): Promise<Node> => {
     const node = await waitInitialised(bed.cp, name, addresses);
     expect(node.spec?.providerID).toBe(`baremetal://${name}`);
     expect(node.spec?.taints ?? []).toEqual([]);
     expect(node.metadata.labels).toMatchObject(labels);
     expect(node.status?.addresses).toEqual(addresses);
-    const synced = await eventually(`Synced event for ${name}`, async () => (await managerEvents(bed.cp, name)).filter((e) => e.reason === "Synced"));
+    const synced = await eventually(`Synced event for ${name}`, async () =>
+      (await managerEvents(bed.cp, name)).filter((e) => e.reason === "Synced"),
+    );
     expect(synced).toHaveLength(1);
     return node;
   };
@@ -79,9 +94,16 @@ inventory:
     await Promise.all([named, racked, stray].map((name) => bed.addKubelet(name, [ipv4])));
     for (const name of [named, racked, stray]) await expectKubeletRegistration(bed.history, name, [ipv4]);
     const listed = [address("InternalIP", ipv4), address("ExternalIP", "198.51.100.201"), address("Hostname", named)];
-    const first = await expectInitialised(named, listed, { ...cloudLabels("dc-k-a", "dc-k", "metal.large"), [RACK]: "r1", "example.com/power-feed": "a" });
+    const first = await expectInitialised(named, listed, {
+      ...cloudLabels("dc-k-a", "dc-k", "metal.large"),
+      [RACK]: "r1",
+      "example.com/power-feed": "a",
+    });
     // A machine without addresses keeps the kubelet's own (its --node-ip and hostname).
-    await expectInitialised(racked, [address("InternalIP", ipv4), address("Hostname", racked)], { ...cloudLabels("dc-k-a", "dc-k", "metal"), [RACK]: "r1" });
+    await expectInitialised(racked, [address("InternalIP", ipv4), address("Hostname", racked)], {
+      ...cloudLabels("dc-k-a", "dc-k", "metal"),
+      [RACK]: "r1",
+    });
 
     const since = Date.now();
     await waitForKubeletWrites(bed.cp, stray, since, 2);

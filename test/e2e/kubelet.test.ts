@@ -15,7 +15,17 @@ import { startFakeCloud, type TestFakeCloud } from "../harness/fake-cloud.ts";
 import { KUBELET_ARCH, kubeletNode, uniqueName } from "../harness/fixtures.ts";
 import { hostFootprint, type Footprint } from "../harness/host-footprint.ts";
 import { hostNodeIPs, KUBELET_HOOK_TIMEOUT_MS, kubeletSupport } from "../harness/kubelet.ts";
-import { cloudLabels, expectKubeletRegistration, isReady, managerEvents, managedFields, startKubeletBed, waitForKubeletWrites, waitInitialised, type KubeletBed } from "../harness/kubelet-nodes.ts";
+import {
+  cloudLabels,
+  expectKubeletRegistration,
+  isReady,
+  managerEvents,
+  managedFields,
+  startKubeletBed,
+  waitForKubeletWrites,
+  waitInitialised,
+  type KubeletBed,
+} from "../harness/kubelet-nodes.ts";
 import { nodeWrites } from "../harness/node-history.ts";
 import { eventually } from "../harness/wait.ts";
 
@@ -46,7 +56,9 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
     external += 1;
     const externalIP = `198.51.100.${external}`;
     const addresses = [...internal.map((ip) => address("InternalIP", ip)), address("ExternalIP", externalIP)];
-    cloud.engine.putInstance(cloud.engine.instanceWithDefaults({ name, zone, region: "region-k", instanceType: "fake.kubelet", addresses }));
+    cloud.engine.putInstance(
+      cloud.engine.instanceWithDefaults({ name, zone, region: "region-k", instanceType: "fake.kubelet", addresses }),
+    );
     return externalIP;
   };
 
@@ -69,15 +81,30 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
     const kubelets = await Promise.all(names.map((name) => bed.addKubelet(name, [ipv4])));
     for (const [i, name] of names.entries()) {
       const registered = await expectKubeletRegistration(bed.history, name, [ipv4]);
-      expect(registered.metadata.labels).toEqual({ "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": KUBELET_ARCH, "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": KUBELET_ARCH });
-      const addresses = [address("InternalIP", ipv4), address("ExternalIP", externals[i] ?? ""), address("Hostname", name)];
+      expect(registered.metadata.labels).toEqual({
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": KUBELET_ARCH,
+        "beta.kubernetes.io/os": "linux",
+        "beta.kubernetes.io/arch": KUBELET_ARCH,
+      });
+      const addresses = [
+        address("InternalIP", ipv4),
+        address("ExternalIP", externals[i] ?? ""),
+        address("Hostname", name),
+      ];
       const node = await waitInitialised(bed.cp, name, addresses);
       expect(node.spec?.providerID).toBe(`fake://${name}`);
       expect(node.spec?.taints ?? []).toEqual([]);
-      expect(node.metadata.labels).toEqual({ ...registered.metadata.labels, ...cloudLabels("zone-k", "region-k", "fake.kubelet") });
+      expect(node.metadata.labels).toEqual({
+        ...registered.metadata.labels,
+        ...cloudLabels("zone-k", "region-k", "fake.kubelet"),
+      });
       expect(node.status?.addresses).toEqual(addresses);
       await eventually(`node ${name} Ready`, async () => isReady(await getNode(bed.cp, name)));
-      const events = await eventually(`Synced event for ${name}`, async () => (await managerEvents(bed.cp, name)).filter((e) => e.reason === "Synced"));
+      const events = await eventually(`Synced event for ${name}`, async () =>
+        (await managerEvents(bed.cp, name)).filter((e) => e.reason === "Synced"),
+      );
       expect(events.map((e) => [e.type, e.source.component])).toEqual([["Normal", "cloud-node-controller"]]);
     }
     await Promise.all(kubelets.map((k) => k.stop()));
@@ -100,7 +127,11 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
     const name = uniqueName("kl-steady");
     const externalIP = putInstance(name, [ipv4]);
     await bed.addKubelet(name, [ipv4]);
-    const initialised = await waitInitialised(bed.cp, name, [address("InternalIP", ipv4), address("ExternalIP", externalIP), address("Hostname", name)]);
+    const initialised = await waitInitialised(bed.cp, name, [
+      address("InternalIP", ipv4),
+      address("ExternalIP", externalIP),
+      address("Hostname", name),
+    ]);
     const since = Date.now();
     await waitForKubeletWrites(bed.cp, name, since, 4);
     const versions = bed.history.versionsSince(name, since);
@@ -114,7 +145,12 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
     putInstance(name, ["10.254.0.9"]);
     await bed.addKubelet(name, [ipv4]);
     const escaped = ipv4.replaceAll(".", "\\.");
-    await ccm.waitForLine(new RegExp(`provided node ip for node "${name}" is not valid: failed to get node address from cloud provider that matches ip: ${escaped}`), 30_000);
+    await ccm.waitForLine(
+      new RegExp(
+        `provided node ip for node "${name}" is not valid: failed to get node address from cloud provider that matches ip: ${escaped}`,
+      ),
+      30_000,
+    );
     const since = Date.now();
     await waitForKubeletWrites(bed.cp, name, since, 3);
     const blocked = await getNode(bed.cp, name);
@@ -123,20 +159,33 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
     expect(blocked?.status?.addresses).toEqual([address("InternalIP", ipv4), address("Hostname", name)]);
     expect(await managerEvents(bed.cp, name)).toEqual([]);
     const externalIP = putInstance(name, ["10.254.0.9", ipv4]);
-    const node = await waitInitialised(bed.cp, name, [address("InternalIP", ipv4), address("ExternalIP", externalIP), address("Hostname", name)]);
-    expect(node.status?.addresses).toEqual([address("InternalIP", ipv4), address("ExternalIP", externalIP), address("Hostname", name)]);
+    const node = await waitInitialised(bed.cp, name, [
+      address("InternalIP", ipv4),
+      address("ExternalIP", externalIP),
+      address("Hostname", name),
+    ]);
+    expect(node.status?.addresses).toEqual([
+      address("InternalIP", ipv4),
+      address("ExternalIP", externalIP),
+      address("Hostname", name),
+    ]);
   });
 
   test("a kubelet restart and a manager restart leave an initialised node untouched", async () => {
     const name = uniqueName("kl-restart");
     const externalIP = putInstance(name, [ipv4]);
     const kubelet = await bed.addKubelet(name, [ipv4]);
-    const initialised = await waitInitialised(bed.cp, name, [address("InternalIP", ipv4), address("ExternalIP", externalIP), address("Hostname", name)]);
+    const initialised = await waitInitialised(bed.cp, name, [
+      address("InternalIP", ipv4),
+      address("ExternalIP", externalIP),
+      address("Hostname", name),
+    ]);
     await kubelet.stop();
     const restarted = Date.now();
     await kubelet.start();
     await waitForKubeletWrites(bed.cp, name, restarted, 3);
-    for (const node of bed.history.versionsSince(name, restarted)) expect(managedFields(node)).toEqual(managedFields(initialised));
+    for (const node of bed.history.versionsSince(name, restarted))
+      expect(managedFields(node)).toEqual(managedFields(initialised));
     expect(isReady(await getNode(bed.cp, name))).toBe(true);
 
     expect(await ccm.stop("SIGTERM")).toBe(0);
@@ -153,18 +202,36 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
     const name = uniqueName("kl-shutdown");
     const externalIP = putInstance(name, [ipv4]);
     const kubelet = await bed.addKubelet(name, [ipv4]);
-    await waitInitialised(bed.cp, name, [address("InternalIP", ipv4), address("ExternalIP", externalIP), address("Hostname", name)]);
+    await waitInitialised(bed.cp, name, [
+      address("InternalIP", ipv4),
+      address("ExternalIP", externalIP),
+      address("Hostname", name),
+    ]);
     await kubelet.stop();
     cloud.engine.setInstanceState(name, "stopped");
     // What kube-controller-manager's node lifecycle controller does once kubelet stops posting status.
     const stamp = `${new Date().toISOString().slice(0, 19)}Z`;
-    const unknown = { type: "Ready", status: "Unknown", reason: "NodeStatusUnknown", message: "Kubelet stopped posting node status.", lastHeartbeatTime: stamp, lastTransitionTime: stamp };
-    await bed.cp.admin.patch(NODES, name, { status: { conditions: [unknown] } }, { subresource: "status", type: "strategic" });
+    const unknown = {
+      type: "Ready",
+      status: "Unknown",
+      reason: "NodeStatusUnknown",
+      message: "Kubelet stopped posting node status.",
+      lastHeartbeatTime: stamp,
+      lastTransitionTime: stamp,
+    };
+    await bed.cp.admin.patch(
+      NODES,
+      name,
+      { status: { conditions: [unknown] } },
+      { subresource: "status", type: "strategic" },
+    );
     const tainted = await eventually(`shutdown taint on ${name}`, async () => {
       const node = await getNode(bed.cp, name);
       return node?.spec?.taints?.some((t) => t.key === TAINT_SHUTDOWN) && node;
     });
-    expect(tainted.spec?.taints?.map((t) => [t.key, t.value, t.effect])).toEqual([[TAINT_SHUTDOWN, undefined, "NoSchedule"]]);
+    expect(tainted.spec?.taints?.map((t) => [t.key, t.value, t.effect])).toEqual([
+      [TAINT_SHUTDOWN, undefined, "NoSchedule"],
+    ]);
 
     cloud.engine.setInstanceState(name, "running");
     await kubelet.start();
@@ -175,22 +242,34 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
     expect(back.spec?.providerID).toBe(`fake://${name}`);
   });
 
-  test.skipIf(!ipv6)(`dual-stack --node-ip (IPv4,IPv6) with the cloud reporting both families${ipv6 ? "" : " (skipped: the host has no IPv6 address)"}`, async () => {
-    const name = uniqueName("kl-dual");
-    const v6 = ipv6 ?? "";
-    const externalV4 = putInstance(name, [ipv4, v6]);
-    const instance = cloud.engine.instances().find((i) => i.name === name);
-    cloud.engine.putInstance({ ...instance!, addresses: [...instance!.addresses, address("ExternalIP", "2001:db8:ccc::1")] });
-    await bed.addKubelet(name, [ipv4, v6]);
-    await expectKubeletRegistration(bed.history, name, [ipv4, v6]);
-    const expected = [address("InternalIP", ipv4), address("InternalIP", v6), address("ExternalIP", externalV4), address("ExternalIP", "2001:db8:ccc::1"), address("Hostname", name)];
-    const node = await waitInitialised(bed.cp, name, expected);
-    expect(node.status?.addresses).toEqual(expected);
-    expect(node.spec?.taints ?? []).toEqual([]);
-    const since = Date.now();
-    await waitForKubeletWrites(bed.cp, name, since, 2);
-    expect(managedFields(await getNode(bed.cp, name))).toEqual(managedFields(node));
-  });
+  test.skipIf(!ipv6)(
+    `dual-stack --node-ip (IPv4,IPv6) with the cloud reporting both families${ipv6 ? "" : " (skipped: the host has no IPv6 address)"}`,
+    async () => {
+      const name = uniqueName("kl-dual");
+      const v6 = ipv6 ?? "";
+      const externalV4 = putInstance(name, [ipv4, v6]);
+      const instance = cloud.engine.instances().find((i) => i.name === name);
+      cloud.engine.putInstance({
+        ...instance!,
+        addresses: [...instance!.addresses, address("ExternalIP", "2001:db8:ccc::1")],
+      });
+      await bed.addKubelet(name, [ipv4, v6]);
+      await expectKubeletRegistration(bed.history, name, [ipv4, v6]);
+      const expected = [
+        address("InternalIP", ipv4),
+        address("InternalIP", v6),
+        address("ExternalIP", externalV4),
+        address("ExternalIP", "2001:db8:ccc::1"),
+        address("Hostname", name),
+      ];
+      const node = await waitInitialised(bed.cp, name, expected);
+      expect(node.status?.addresses).toEqual(expected);
+      expect(node.spec?.taints ?? []).toEqual([]);
+      const since = Date.now();
+      await waitForKubeletWrites(bed.cp, name, since, 2);
+      expect(managedFields(await getNode(bed.cp, name))).toEqual(managedFields(node));
+    },
+  );
 
   test("stopping every kubelet and containerd leaves the machine as it was found", async () => {
     await bed.stop();

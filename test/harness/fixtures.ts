@@ -19,14 +19,18 @@ export interface KubeletNodeOptions {
 }
 
 /** kubelet's `kubernetes.io/arch` label: Go's name for this machine's architecture. */
-export const KUBELET_ARCH = ({ x64: "amd64", ppc64: "ppc64le" } as Record<string, string>)[process.arch] ?? process.arch;
+export const KUBELET_ARCH =
+  ({ x64: "amd64", ppc64: "ppc64le" } as Record<string, string>)[process.arch] ?? process.arch;
 
 /** The annotation kubelet sets when the attach/detach controller manages the node's volumes (default). */
 const ANNOTATION_ATTACH_DETACH = "volumes.kubernetes.io/controller-managed-attach-detach";
 
 export function kubeletNode(name: string, o: KubeletNodeOptions = {}): Node {
   const ips = o.nodeIP ? o.nodeIP.split(",") : [];
-  const addresses: NodeAddress[] = [...ips.map((address) => ({ type: "InternalIP" as const, address })), { type: "Hostname", address: name }];
+  const addresses: NodeAddress[] = [
+    ...ips.map((address) => ({ type: "InternalIP" as const, address })),
+    { type: "Hostname", address: name },
+  ];
   const os = { "kubernetes.io/os": "linux", "beta.kubernetes.io/os": "linux" };
   const arch = { "kubernetes.io/arch": KUBELET_ARCH, "beta.kubernetes.io/arch": KUBELET_ARCH };
   return {
@@ -35,7 +39,10 @@ export function kubeletNode(name: string, o: KubeletNodeOptions = {}): Node {
     metadata: {
       name,
       labels: { "kubernetes.io/hostname": name, ...os, ...arch, ...o.labels },
-      annotations: { [ANNOTATION_ATTACH_DETACH]: "true", ...(o.nodeIP ? { [ANNOTATION_PROVIDED_NODE_IP]: o.nodeIP } : {}) },
+      annotations: {
+        [ANNOTATION_ATTACH_DETACH]: "true",
+        ...(o.nodeIP ? { [ANNOTATION_PROVIDED_NODE_IP]: o.nodeIP } : {}),
+      },
     },
     spec: {
       ...(o.providerID ? { providerID: o.providerID } : {}),
@@ -49,7 +56,14 @@ export function kubeletNode(name: string, o: KubeletNodeOptions = {}): Node {
 /** The conditions kubelet reports besides Ready, on a healthy machine. */
 function pressureConditions(now = new Date()): NodeCondition[] {
   const stamp = `${now.toISOString().slice(0, 19)}Z`;
-  const condition = (type: string, reason: string, message: string): NodeCondition => ({ type, status: "False", reason, message, lastHeartbeatTime: stamp, lastTransitionTime: stamp });
+  const condition = (type: string, reason: string, message: string): NodeCondition => ({
+    type,
+    status: "False",
+    reason,
+    message,
+    lastHeartbeatTime: stamp,
+    lastTransitionTime: stamp,
+  });
   return [
     condition("MemoryPressure", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
     condition("DiskPressure", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
@@ -59,10 +73,26 @@ function pressureConditions(now = new Date()): NodeCondition[] {
 
 export function readyCondition(ready: boolean, now = new Date()): NodeCondition {
   const stamp = `${now.toISOString().slice(0, 19)}Z`;
-  return { type: "Ready", status: ready ? "True" : "False", reason: ready ? "KubeletReady" : "KubeletNotReady", message: "set by test", lastHeartbeatTime: stamp, lastTransitionTime: stamp };
+  return {
+    type: "Ready",
+    status: ready ? "True" : "False",
+    reason: ready ? "KubeletReady" : "KubeletNotReady",
+    message: "set by test",
+    lastHeartbeatTime: stamp,
+    lastTransitionTime: stamp,
+  };
 }
 
-export function loadBalancerService(name: string, namespace: string, o: { ports?: ServicePort[]; annotations?: Record<string, string>; loadBalancerClass?: string; ipFamilies?: ("IPv4" | "IPv6")[] } = {}): Service {
+export function loadBalancerService(
+  name: string,
+  namespace: string,
+  o: {
+    ports?: ServicePort[];
+    annotations?: Record<string, string>;
+    loadBalancerClass?: string;
+    ipFamilies?: ("IPv4" | "IPv6")[];
+  } = {},
+): Service {
   return {
     apiVersion: "v1",
     kind: "Service",
@@ -72,7 +102,9 @@ export function loadBalancerService(name: string, namespace: string, o: { ports?
       selector: { app: name },
       ports: o.ports ?? [{ name: "http", protocol: "TCP", port: 80, targetPort: 8080 }],
       ...(o.loadBalancerClass ? { loadBalancerClass: o.loadBalancerClass } : {}),
-      ...(o.ipFamilies ? { ipFamilies: o.ipFamilies, ipFamilyPolicy: o.ipFamilies.length > 1 ? "RequireDualStack" : "SingleStack" } : {}),
+      ...(o.ipFamilies
+        ? { ipFamilies: o.ipFamilies, ipFamilyPolicy: o.ipFamilies.length > 1 ? "RequireDualStack" : "SingleStack" }
+        : {}),
     },
   };
 }

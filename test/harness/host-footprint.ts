@@ -15,14 +15,18 @@ export type Footprint = Record<string, string>;
 export function hostFootprint(): Footprint {
   const footprint: Footprint = {};
   for (const key of KUBELET_SYSCTLS) footprint[`sysctl ${key}`] = readFileSync(join("/proc/sys", key), "utf8").trim();
-  for (const dir of LISTED_DIRS) footprint[`ls ${dir}`] = existsSync(dir) ? readdirSync(dir).sort().join(" ") : "(absent)";
+  for (const dir of LISTED_DIRS)
+    footprint[`ls ${dir}`] = existsSync(dir) ? readdirSync(dir).sort().join(" ") : "(absent)";
   footprint["mounts"] = mountPoints();
   footprint["links"] = readdirSync("/sys/class/net").sort().join(" ");
   footprint["cgroups"] = cgroups();
   for (const argv of RULE_DUMPS.filter(([tool]) => tool && NETFILTER_TOOLS.includes(tool) && Bun.which(tool))) {
     const dump = Bun.spawnSync([...argv], { stdout: "pipe", stderr: "pipe" });
     // Only the rules: iptables-save prints a timestamp in its comments.
-    const rules = dump.stdout.toString().split("\n").filter((line) => !line.startsWith("#"));
+    const rules = dump.stdout
+      .toString()
+      .split("\n")
+      .filter((line) => !line.startsWith("#"));
     footprint[argv.join(" ")] = `status ${dump.exitCode}\n${rules.join("\n")}`;
   }
   return footprint;
@@ -30,7 +34,10 @@ export function hostFootprint(): Footprint {
 
 function mountPoints(): string {
   const lines = readFileSync("/proc/self/mountinfo", "utf8").trim().split("\n");
-  return lines.map((line) => line.split(" ")[4] ?? "").sort().join(" ");
+  return lines
+    .map((line) => line.split(" ")[4] ?? "")
+    .sort()
+    .join(" ");
 }
 
 /**
@@ -40,7 +47,13 @@ function mountPoints(): string {
 function cgroups(): string {
   const root = "/sys/fs/cgroup";
   if (!existsSync(root)) return "(none)";
-  const below = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  const below = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
   const paths = below(root).flatMap((name) => [name, ...below(join(root, name)).map((child) => `${name}/${child}`)]);
-  return paths.filter((path) => /kube|k8s\.io|containerd/.test(path)).sort().join(" ");
+  return paths
+    .filter((path) => /kube|k8s\.io|containerd/.test(path))
+    .sort()
+    .join(" ");
 }

@@ -66,7 +66,11 @@ export async function startKubeletBed(): Promise<KubeletBed> {
  * What kubelet `--cloud-provider=external --node-ip=…` registers, read from the node's first version
  * (kubelet answers /healthz a moment before it registers).
  */
-export async function expectKubeletRegistration(history: NodeHistory, name: string, nodeIPs: readonly string[]): Promise<Node> {
+export async function expectKubeletRegistration(
+  history: NodeHistory,
+  name: string,
+  nodeIPs: readonly string[],
+): Promise<Node> {
   const node = await eventually(`node ${name} registered`, () => history.versions(name)[0]);
   expect(node.spec?.taints).toEqual([{ key: TAINT_UNINITIALIZED, value: "true", effect: "NoSchedule" }]);
   expect(node.spec?.providerID).toBeUndefined();
@@ -76,7 +80,12 @@ export async function expectKubeletRegistration(history: NodeHistory, name: stri
   return node;
 }
 
-export async function waitInitialised(cp: ControlPlane, name: string, addresses: readonly NodeAddress[], timeoutMs = 60_000): Promise<Node> {
+export async function waitInitialised(
+  cp: ControlPlane,
+  name: string,
+  addresses: readonly NodeAddress[],
+  timeoutMs = 60_000,
+): Promise<Node> {
   return eventually(
     `node ${name} initialised with ${addresses.length} address(es)`,
     async () => {
@@ -88,9 +97,19 @@ export async function waitInitialised(cp: ControlPlane, name: string, addresses:
 }
 
 /** Waits until kubelet has written the node's status `count` times since `since` (audit log). */
-export async function waitForKubeletWrites(cp: ControlPlane, name: string, since: number, count: number): Promise<void> {
+export async function waitForKubeletWrites(
+  cp: ControlPlane,
+  name: string,
+  since: number,
+  count: number,
+): Promise<void> {
   const user = `system:node:${name}`;
-  await eventually(`${count} status write(s) by kubelet ${name}`, () => nodeWrites(cp.auditLog, name, since).filter((w) => w.startsWith(`${user} `)).length >= count, 60_000, 250);
+  await eventually(
+    `${count} status write(s) by kubelet ${name}`,
+    () => nodeWrites(cp.auditLog, name, since).filter((w) => w.startsWith(`${user} `)).length >= count,
+    60_000,
+    250,
+  );
 }
 
 export function isReady(node: Node | undefined): boolean {

@@ -39,7 +39,8 @@ async function check(): Promise<KubeletSupport> {
   const missing = PROGRAMS.filter((program) => !Bun.which(program));
   if (missing.length > 0) return { ok: false, reason: `${missing.join(", ")} not found (${PACKAGES})` };
   if (!cniBinDir()) return { ok: false, reason: `no CNI plugins in /usr/lib/cni or /opt/cni/bin (${PACKAGES})` };
-  if (!hostNodeIPs().ipv4) return { ok: false, reason: "no IPv4 address on this host other than loopback, for --node-ip" };
+  if (!hostNodeIPs().ipv4)
+    return { ok: false, reason: "no IPv4 address on this host other than loopback, for --node-ip" };
   const dir = mkdtempSync(join(tmpdir(), "ccm-cri-probe-"));
   try {
     const containerd = await startContainerd({ stateDir: dir, logFile: join(dir, "containerd.log"), onSpawn: track });

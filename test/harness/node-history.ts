@@ -25,7 +25,11 @@ export async function recordNodes(api: KubeApi): Promise<NodeHistory> {
   const controller = new AbortController();
   let resourceVersion = (await api.list<Node>(NODES, { limit: 1 })).metadata.resourceVersion;
   const watchOnce = async (): Promise<void> => {
-    for await (const event of api.watch<Node>(NODES, { resourceVersion, timeoutSeconds: 300, signal: controller.signal })) {
+    for await (const event of api.watch<Node>(NODES, {
+      resourceVersion,
+      timeoutSeconds: 300,
+      signal: controller.signal,
+    })) {
       if (event.type === "BOOKMARK" || event.type === "ERROR") continue;
       resourceVersion = event.object.metadata.resourceVersion ?? resourceVersion;
       const name = event.object.metadata.name;

@@ -33,8 +33,16 @@ export interface LbResult {
 
 /** Initialised Nodes and LoadBalancer Services, and a tracker of the Services that have ingress. */
 export async function createLbCluster(admin: KubeApi, nodes: number, services: number): Promise<Tracker> {
-  await createAll(admin, NODES, Array.from({ length: nodes }, (_, k) => initialisedNode(k + 1)));
-  await createAll(admin, SERVICES, Array.from({ length: services }, (_, k) => lbService(k + 1)));
+  await createAll(
+    admin,
+    NODES,
+    Array.from({ length: nodes }, (_, k) => initialisedNode(k + 1)),
+  );
+  await createAll(
+    admin,
+    SERVICES,
+    Array.from({ length: services }, (_, k) => lbService(k + 1)),
+  );
   return track<Service>(admin, SERVICES, hasIngress, LB_NAMESPACE);
 }
 
@@ -46,20 +54,37 @@ export async function runLoadBalancers(ctx: BenchContext, c: LbCase, manager: Ma
     const tracker = await createLbCluster(admin, c.nodes, c.services);
     try {
       const started = Date.now();
-      const running = await session.start({ kind: manager, limits: limitsOf(c.limits), latencyMs: c.latencyMs, instances: c.nodes });
+      const running = await session.start({
+        kind: manager,
+        limits: limitsOf(c.limits),
+        latencyMs: c.latencyMs,
+        instances: c.nodes,
+      });
       await tracker.waitFor(c.services, 120_000 + c.services * (c.limits === "defaults" ? 500 : 100));
       const seconds = (Date.now() - started) / 1000;
       await session.settle();
       const ensure = await session.usage();
       ctx.log(`${name}: all ingress after ${seconds.toFixed(1)} s; excluding one node`);
       const updateStarted = Date.now();
-      await admin.patch(NODES, nodeName(1), { metadata: { labels: { [LABEL_EXCLUDE_FROM_EXTERNAL_LB]: "true" } } }, { type: "merge" });
+      await admin.patch(
+        NODES,
+        nodeName(1),
+        { metadata: { labels: { [LABEL_EXCLUDE_FROM_EXTERNAL_LB]: "true" } } },
+        { type: "merge" },
+      );
       await waitForUpdates(running, c.services, 120_000 + c.services * 200);
       const updateSeconds = (Date.now() - updateStarted) / 1000;
       await session.settle();
       const total = await session.usage();
       ctx.log(`${name}: every load balancer updated after ${updateSeconds.toFixed(1)} s`);
-      return { manager, seconds, servicesPerSecond: c.services / seconds, ensure, updateSeconds, update: difference(total, ensure) };
+      return {
+        manager,
+        seconds,
+        servicesPerSecond: c.services / seconds,
+        ensure,
+        updateSeconds,
+        update: difference(total, ensure),
+      };
     } finally {
       tracker.stop();
     }
@@ -71,7 +96,8 @@ async function waitForUpdates(running: RunningManager, services: number, timeout
   for (;;) {
     const updates = (await running.calls()).UpdateLoadBalancer ?? 0;
     if (updates >= services) return;
-    if (Date.now() > deadline) throw new Error(`only ${updates} of ${services} load balancers updated after ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`only ${updates} of ${services} load balancers updated after ${timeoutMs / 1000} s`);
     await Bun.sleep(100);
   }
 }
@@ -79,7 +105,11 @@ async function waitForUpdates(running: RunningManager, services: number, timeout
 /** What happened between two readings (CPU, requests and calls); peak RSS is the later reading's. */
 export function difference(later: Usage, earlier: Usage): Usage {
   const minus = (a: Record<string, number>, b: Record<string, number>): Record<string, number> =>
-    Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v - (b[k] ?? 0)] as const).filter(([, v]) => v !== 0));
+    Object.fromEntries(
+      Object.entries(a)
+        .map(([k, v]) => [k, v - (b[k] ?? 0)] as const)
+        .filter(([, v]) => v !== 0),
+    );
   return {
     cpuSeconds: later.cpuSeconds - earlier.cpuSeconds,
     peakRssMiB: later.peakRssMiB,

@@ -43,7 +43,12 @@ export async function runSteady(ctx: BenchContext, c: SteadyCase, manager: Manag
     const tracker = await createLbCluster(admin, c.nodes, c.services);
     try {
       const started = Date.now();
-      const running = await session.start({ kind: manager, limits: TUNED_LIMITS, latencyMs: c.latencyMs, instances: c.nodes });
+      const running = await session.start({
+        kind: manager,
+        limits: TUNED_LIMITS,
+        latencyMs: c.latencyMs,
+        instances: c.nodes,
+      });
       await tracker.waitFor(c.services, 600_000);
       const startupSeconds = (Date.now() - started) / 1000;
       await session.settle(5000);
@@ -69,7 +74,12 @@ export async function runSteady(ctx: BenchContext, c: SteadyCase, manager: Manag
   });
 }
 
-function perMinute(minute: number, before: ProcSample | undefined, after: ProcSample | undefined, intervalMs: number): MinuteFigures {
+function perMinute(
+  minute: number,
+  before: ProcSample | undefined,
+  after: ProcSample | undefined,
+  intervalMs: number,
+): MinuteFigures {
   const cpu = (after?.cpuSeconds ?? 0) - (before?.cpuSeconds ?? 0);
   return { minute, cpuSecondsPerMinute: (cpu * 60_000) / intervalMs, rssMiB: after?.rssMiB ?? 0 };
 }
