@@ -7,7 +7,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Node } from "../../src/kube/objects.ts";
-import { NODES } from "../../src/kube/api.ts";
 import { TAINT_SHUTDOWN, TAINT_UNINITIALIZED } from "../../src/kube/well-known.ts";
 import { address, getNode } from "../integration/nodes.ts";
 import type { CcmProcess } from "../harness/ccm.ts";
@@ -21,13 +20,14 @@ import {
   isReady,
   managerEvents,
   managedFields,
+  markStatusUnknown,
   startKubeletBed,
   waitForKubeletWrites,
   waitInitialised,
   type KubeletBed,
 } from "../harness/kubelet-nodes.ts";
 import { nodeWrites } from "../harness/node-history.ts";
-import { eventually } from "../harness/wait.ts";
+import { eventually, holds } from "../harness/wait.ts";
 
 const support = await kubeletSupport();
 const { ipv4 = "", ipv6 } = hostNodeIPs();
@@ -209,22 +209,7 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
     ]);
     await kubelet.stop();
     cloud.engine.setInstanceState(name, "stopped");
-    // What kube-controller-manager's node lifecycle controller does once kubelet stops posting status.
-    const stamp = `${new Date().toISOString().slice(0, 19)}Z`;
-    const unknown = {
-      type: "Ready",
-      status: "Unknown",
-      reason: "NodeStatusUnknown",
-      message: "Kubelet stopped posting node status.",
-      lastHeartbeatTime: stamp,
-      lastTransitionTime: stamp,
-    };
-    await bed.cp.admin.patch(
-      NODES,
-      name,
-      { status: { conditions: [unknown] } },
-      { subresource: "status", type: "strategic" },
-    );
+    await markStatusUnknown(bed.cp, name);
     const tainted = await eventually(`shutdown taint on ${name}`, async () => {
       const node = await getNode(bed.cp, name);
       return node?.spec?.taints?.some((t) => t.key === TAINT_SHUTDOWN) && node;
@@ -240,6 +225,34 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
       return isReady(node) && (node?.spec?.taints ?? []).length === 0 && node;
     });
     expect(back.spec?.providerID).toBe(`fake://${name}`);
+  });
+
+  test("a node whose kubelet stopped and whose instance is gone is kept while the cloud fails, then deleted", async () => {
+    const name = uniqueName("kl-gone");
+    const externalIP = putInstance(name, [ipv4]);
+    const kubelet = await bed.addKubelet(name, [ipv4]);
+    await waitInitialised(bed.cp, name, [
+      address("InternalIP", ipv4),
+      address("ExternalIP", externalIP),
+      address("Hostname", name),
+    ]);
+    await kubelet.stop();
+    const faults = cloud.engine.faults;
+    cloud.engine.setFaults({ ...faults, failAll: "error" });
+    try {
+      cloud.engine.removeInstance(name);
+      await markStatusUnknown(bed.cp, name);
+      await ccm.waitForLine(/could not check \d+ NotReady node\(s\) in the cloud, none deleted/, 30_000);
+      await holds(`${name} kept while the cloud fails`, 3000, async () => (await getNode(bed.cp, name)) !== undefined);
+    } finally {
+      cloud.engine.setFaults(faults);
+    }
+    await eventually(`node ${name} deleted`, async () => (await getNode(bed.cp, name)) === undefined, 30_000);
+    const deleting = await eventually(`DeletingNode event for ${name}`, async () => {
+      const list = (await managerEvents(bed.cp, name)).filter((e) => e.reason === "DeletingNode");
+      return list.length > 0 && list;
+    });
+    expect(deleting.map((e) => [e.type, e.source.component])).toEqual([["Normal", "cloud-node-lifecycle-controller"]]);
   });
 
   test.skipIf(!ipv6)(

@@ -6,6 +6,7 @@
 import { expect } from "bun:test";
 import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts";
 import type { Kubelet, KubeletHost } from "../../scripts/control-plane/kubelet.ts";
+import { NODES } from "../../src/kube/api.ts";
 import type { Node, NodeAddress } from "../../src/kube/objects.ts";
 import {
   ANNOTATION_PROVIDED_NODE_IP,
@@ -142,4 +143,26 @@ export function cloudLabels(zone: string, region: string, instanceType: string):
 /** The node's Events from the manager's controllers (kubelet posts its own: Starting, NodeReady, …). */
 export async function managerEvents(cp: ControlPlane, name: string): Promise<KubeEvent[]> {
   return (await nodeEvents(cp, name)).filter((e) => e.source.component !== "kubelet");
+}
+
+/**
+ * Ready Unknown, as kube-controller-manager's node lifecycle controller writes it once kubelet stops posting
+ * status (there is no kube-controller-manager here).
+ */
+export async function markStatusUnknown(cp: ControlPlane, name: string): Promise<void> {
+  const stamp = `${new Date().toISOString().slice(0, 19)}Z`;
+  const unknown = {
+    type: "Ready",
+    status: "Unknown",
+    reason: "NodeStatusUnknown",
+    message: "Kubelet stopped posting node status.",
+    lastHeartbeatTime: stamp,
+    lastTransitionTime: stamp,
+  };
+  await cp.admin.patch(
+    NODES,
+    name,
+    { status: { conditions: [unknown] } },
+    { subresource: "status", type: "strategic" },
+  );
 }
