@@ -6,6 +6,7 @@
  * that cannot run containerd or lacks the packages (.ci/run installs them).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Kubelet } from "../../scripts/control-plane/kubelet.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import { TAINT_SHUTDOWN, TAINT_UNINITIALIZED } from "../../src/kube/well-known.ts";
 import { address, getNode } from "../integration/nodes.ts";
@@ -60,6 +61,14 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
       cloud.engine.instanceWithDefaults({ name, zone, region: "region-k", instanceType: "fake.kubelet", addresses }),
     );
     return externalIP;
+  };
+
+  /** A kubelet whose node the manager has initialised with one InternalIP, an ExternalIP and the hostname. */
+  const initialisedKubelet = async (name: string): Promise<{ kubelet: Kubelet; node: Node }> => {
+    const externalIP = putInstance(name, [ipv4]);
+    const kubelet = await bed.addKubelet(name, [ipv4]);
+    const addresses = [address("InternalIP", ipv4), address("ExternalIP", externalIP), address("Hostname", name)];
+    return { kubelet, node: await waitInitialised(bed.cp, name, addresses) };
   };
 
   beforeAll(async () => {
@@ -125,13 +134,7 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
 
   test("kubelet's status writes after initialisation change nothing the manager wrote: no flapping", async () => {
     const name = uniqueName("kl-steady");
-    const externalIP = putInstance(name, [ipv4]);
-    await bed.addKubelet(name, [ipv4]);
-    const initialised = await waitInitialised(bed.cp, name, [
-      address("InternalIP", ipv4),
-      address("ExternalIP", externalIP),
-      address("Hostname", name),
-    ]);
+    const { node: initialised } = await initialisedKubelet(name);
     const since = Date.now();
     await waitForKubeletWrites(bed.cp, name, since, 4);
     const versions = bed.history.versionsSince(name, since);
@@ -173,13 +176,7 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
 
   test("a kubelet restart and a manager restart leave an initialised node untouched", async () => {
     const name = uniqueName("kl-restart");
-    const externalIP = putInstance(name, [ipv4]);
-    const kubelet = await bed.addKubelet(name, [ipv4]);
-    const initialised = await waitInitialised(bed.cp, name, [
-      address("InternalIP", ipv4),
-      address("ExternalIP", externalIP),
-      address("Hostname", name),
-    ]);
+    const { kubelet, node: initialised } = await initialisedKubelet(name);
     await kubelet.stop();
     const restarted = Date.now();
     await kubelet.start();
@@ -200,13 +197,7 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
 
   test("a node whose kubelet stopped and whose instance is shut down gets the shutdown taint; Ready again, it loses it", async () => {
     const name = uniqueName("kl-shutdown");
-    const externalIP = putInstance(name, [ipv4]);
-    const kubelet = await bed.addKubelet(name, [ipv4]);
-    await waitInitialised(bed.cp, name, [
-      address("InternalIP", ipv4),
-      address("ExternalIP", externalIP),
-      address("Hostname", name),
-    ]);
+    const { kubelet } = await initialisedKubelet(name);
     await kubelet.stop();
     cloud.engine.setInstanceState(name, "stopped");
     await markStatusUnknown(bed.cp, name);
@@ -229,13 +220,7 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
 
   test("a node whose kubelet stopped and whose instance is gone is kept while the cloud fails, then deleted", async () => {
     const name = uniqueName("kl-gone");
-    const externalIP = putInstance(name, [ipv4]);
-    const kubelet = await bed.addKubelet(name, [ipv4]);
-    await waitInitialised(bed.cp, name, [
-      address("InternalIP", ipv4),
-      address("ExternalIP", externalIP),
-      address("Hostname", name),
-    ]);
+    const { kubelet } = await initialisedKubelet(name);
     await kubelet.stop();
     const faults = cloud.engine.faults;
     cloud.engine.setFaults({ ...faults, failAll: "error" });
