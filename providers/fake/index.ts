@@ -83,7 +83,7 @@ export const fakeProviderFactory: ProviderFactory<FakeProviderConfig> = {
     const parsed = parseFakeConfig(text);
     return parsed.ok ? { ok: true, config: { config: parsed.config, path, text } } : parsed;
   },
-  create: (input, context) => createFakeProvider(input, context),
+  create: (input, context) => Promise.resolve(createFakeProvider(input, context)),
 };
 
 export { FakeCloud } from "./engine.ts";

@@ -81,7 +81,7 @@ export const checkCommand = defineCommand({
       namespace: config.leaderElection.resourceNamespace,
       ...quiet,
     };
-    const provider = command.builtins.providers.create(prepared.providerConfig, context);
+    const provider = await command.builtins.providers.create(prepared.providerConfig, context);
     try {
       const signal = AbortSignal.any([io.signal, AbortSignal.timeout(TIMEOUT_MS)]);
       const findings = await runPreflight({
