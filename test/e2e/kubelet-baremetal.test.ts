@@ -18,13 +18,12 @@ import {
   cloudLabels,
   expectKubeletRegistration,
   managedFields,
-  managerEvents,
   startKubeletBed,
+  syncedEvents,
   waitForKubeletWrites,
   waitInitialised,
   type KubeletBed,
 } from "../harness/kubelet-nodes.ts";
-import { eventually } from "../harness/wait.ts";
 
 const support = await kubeletSupport();
 const { ipv4 = "" } = hostNodeIPs();
@@ -83,9 +82,7 @@ inventory:
     expect(node.spec?.taints ?? []).toEqual([]);
     expect(node.metadata.labels).toMatchObject(labels);
     expect(node.status?.addresses).toEqual(addresses);
-    const synced = await eventually(`Synced event for ${name}`, async () =>
-      (await managerEvents(bed.cp, name)).filter((e) => e.reason === "Synced"),
-    );
+    const synced = await syncedEvents(bed.cp, name);
     expect(synced).toHaveLength(1);
     return node;
   };

@@ -23,6 +23,7 @@ import {
   managedFields,
   markStatusUnknown,
   startKubeletBed,
+  syncedEvents,
   waitForKubeletWrites,
   waitInitialised,
   type KubeletBed,
@@ -111,9 +112,7 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
       });
       expect(node.status?.addresses).toEqual(addresses);
       await eventually(`node ${name} Ready`, async () => isReady(await getNode(bed.cp, name)));
-      const events = await eventually(`Synced event for ${name}`, async () =>
-        (await managerEvents(bed.cp, name)).filter((e) => e.reason === "Synced"),
-      );
+      const events = await syncedEvents(bed.cp, name);
       expect(events.map((e) => [e.type, e.source.component])).toEqual([["Normal", "cloud-node-controller"]]);
     }
     await Promise.all(kubelets.map((k) => k.stop()));

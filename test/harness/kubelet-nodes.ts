@@ -145,6 +145,14 @@ export async function managerEvents(cp: ControlPlane, name: string): Promise<Kub
   return (await nodeEvents(cp, name)).filter((e) => e.source.component !== "kubelet");
 }
 
+/** The manager's Synced Events on the node, once there is one (it is posted after the Node's update). */
+export async function syncedEvents(cp: ControlPlane, name: string): Promise<KubeEvent[]> {
+  return eventually(`Synced event for ${name}`, async () => {
+    const synced = (await managerEvents(cp, name)).filter((e) => e.reason === "Synced");
+    return synced.length > 0 && synced;
+  });
+}
+
 /**
  * Ready Unknown, as kube-controller-manager's node lifecycle controller writes it once kubelet stops posting
  * status (there is no kube-controller-manager here).
