@@ -26,7 +26,18 @@ export interface Tracker {
   stop(): void;
 }
 
-export async function track<T extends KubeObject>(api: KubeApi, resource: Resource, done: (obj: T) => boolean, namespace?: string): Promise<Tracker> {
+/** Which objects a tracker sees: one namespace, a label selector. */
+export interface Scope {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+}
+
+export async function track<T extends KubeObject>(
+  api: KubeApi,
+  resource: Resource,
+  done: (obj: T) => boolean,
+  scope: Scope = {},
+): Promise<Tracker> {
   const seen = new Set<string>();
   let start = Date.now();
   let timeline: [number, number][] = [];
@@ -38,10 +49,10 @@ export async function track<T extends KubeObject>(api: KubeApi, resource: Resour
     timeline.push([Date.now() - start, seen.size]);
     for (const w of waiters.filter((x) => seen.size >= x.target)) w.resolve();
   };
-  const list = await api.list<T>(resource, { namespace });
+  const list = await api.list<T>(resource, scope);
   for (const item of list.items) observe(item);
   const abort = new AbortController();
-  void watchLoop({ api, resource, namespace, observe }, list.metadata.resourceVersion, abort.signal);
+  void watchLoop({ api, resource, scope, observe }, list.metadata.resourceVersion, abort.signal);
   return {
     get count() {
       return seen.size;
@@ -67,7 +78,7 @@ export async function track<T extends KubeObject>(api: KubeApi, resource: Resour
 interface WatchTarget<T> {
   readonly api: KubeApi;
   readonly resource: Resource;
-  readonly namespace: string | undefined;
+  readonly scope: Scope;
   readonly observe: (obj: T) => void;
 }
 
@@ -86,7 +97,8 @@ async function watchLoop<T extends KubeObject>(target: WatchTarget<T>, from: str
 }
 
 async function watchOnce<T extends KubeObject>(target: WatchTarget<T>, position: { resourceVersion: string }, signal: AbortSignal): Promise<void> {
-  const events = target.api.watch<T>(target.resource, { namespace: target.namespace, resourceVersion: position.resourceVersion, timeoutSeconds: 600, signal });
+  const { api, resource, scope } = target;
+  const events = api.watch<T>(resource, { ...scope, resourceVersion: position.resourceVersion, timeoutSeconds: 600, signal });
   for await (const event of events) {
     position.resourceVersion = event.object.metadata.resourceVersion ?? position.resourceVersion;
     if (event.type === "ADDED" || event.type === "MODIFIED") target.observe(event.object);

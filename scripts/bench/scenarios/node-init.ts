@@ -7,7 +7,7 @@
 import { NODES } from "../../../src/kube/api.ts";
 import type { Node } from "../../../src/kube/objects.ts";
 import { createAll, track } from "../load.ts";
-import { DEFAULT_LIMITS, TUNED_LIMITS, type ManagerKind } from "../managers.ts";
+import { DEFAULT_LIMITS, type Limits, type ManagerKind } from "../managers.ts";
 import { isInitialised, registeredNode } from "../objects.ts";
 import { withSession, type BenchContext, type Usage } from "../run.ts";
 import { downsample, type Timeline } from "../timeline.ts";
@@ -31,7 +31,7 @@ export interface NodeInitResult extends Usage {
   readonly timeline: Timeline;
 }
 
-export const limitsOf = (name: LimitsName): typeof DEFAULT_LIMITS => (name === "defaults" ? DEFAULT_LIMITS : TUNED_LIMITS);
+export const limitsOf = (ctx: BenchContext, name: LimitsName): Limits => (name === "defaults" ? DEFAULT_LIMITS : ctx.tuned);
 
 /** Generous: the slowest expected pace (QPS 20 and three writes per Node) with room to spare. */
 function timeoutMs(c: NodeInitCase): number {
@@ -57,9 +57,11 @@ export async function runNodeInit(ctx: BenchContext, c: NodeInitCase, manager: M
     await createAll(admin, NODES, Array.from({ length: c.nodes }, (_, k) => registeredNode(k + 1)));
     const tracker = await track<Node>(admin, NODES, isInitialised);
     try {
+      await session.cloud({ latencyMs: c.latencyMs, instances: c.nodes });
       const started = Date.now();
       tracker.restart();
-      await session.start({ kind: manager, limits: limitsOf(c.limits), latencyMs: c.latencyMs, instances: c.nodes, threads, extraArgs: o.extraArgs, profile: o.profile });
+      const limits = limitsOf(ctx, c.limits);
+      session.start({ kind: manager, limits, latencyMs: c.latencyMs, threads, extraArgs: o.extraArgs, profile: o.profile });
       await tracker.waitFor(c.nodes, timeoutMs(c));
       const seconds = (Date.now() - started) / 1000;
       // Under a saturated budget the Synced events of a burst trail behind the Nodes (upstream's client
