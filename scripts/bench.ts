@@ -35,7 +35,11 @@ import { emptyResults, runSuite } from "./bench/suite.ts";
 delete process.env.BUN_BE_BUN;
 
 const root = process.env.CCM_BENCH_ROOT ?? join(import.meta.dir, "..");
-const DEFAULT_OUT: Readonly<Record<BenchPlan["name"], string>> = { quick: "dist/bench-quick", full: "bench", big: "bench/big" };
+const DEFAULT_OUT: Readonly<Record<BenchPlan["name"], string>> = {
+  quick: "dist/bench-quick",
+  full: "bench",
+  big: "bench/big",
+};
 
 const log = (line: string): void => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
@@ -88,7 +92,14 @@ async function main(): Promise<number> {
   }
   mkdirSync(out, { recursive: true });
   const workDir = join(cacheRoot(), "bench", new Date().toISOString().replace(/[:.]/g, "-"));
-  const ctx: BenchContext = { bin, workDir, log, profile: o.profile, tuned: tunedLimits(o.qps, o.syncs), goCloud: o.goCloud };
+  const ctx: BenchContext = {
+    bin,
+    workDir,
+    log,
+    profile: o.profile,
+    tuned: tunedLimits(o.qps, o.syncs),
+    goCloud: o.goCloud,
+  };
   log(`plan ${plan.name}; control planes and logs under ${workDir}; results in ${out}`);
   const results = earlier(out, plan, o, ctx) ?? emptyResults(plan, await describeMachine(bin.ours), ctx);
   const save = (): void => {

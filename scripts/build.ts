@@ -14,7 +14,11 @@ export async function gitCommit(): Promise<string> {
   const proc = Bun.spawn(["git", "rev-parse", "--short=12", "HEAD"], { cwd: root, stdout: "pipe", stderr: "ignore" });
   const out = (await new Response(proc.stdout).text()).trim();
   if ((await proc.exited) !== 0 || out === "") return "unknown";
-  const dirty = Bun.spawn(["git", "status", "--porcelain", "--untracked-files=no"], { cwd: root, stdout: "pipe", stderr: "ignore" });
+  const dirty = Bun.spawn(["git", "status", "--porcelain", "--untracked-files=no"], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "ignore",
+  });
   const changes = (await new Response(dirty.stdout).text()).trim();
   await dirty.exited;
   return changes === "" ? out : `${out}-dirty`;
@@ -37,30 +41,55 @@ export async function build(options: BuildOptions = {}): Promise<string> {
   mkdirSync(dirname(outfile), { recursive: true });
   const commit = await gitCommit();
   const args = [
-    process.execPath, "build", "--compile", "--minify-syntax", "--minify-whitespace", "--sourcemap",
+    process.execPath,
+    "build",
+    "--compile",
+    "--minify-syntax",
+    "--minify-whitespace",
+    "--sourcemap",
     ...(options.target ? [`--target=${options.target}`] : []),
-    `--define`, `CCM_BUILD_VERSION=${JSON.stringify(`v${pkg.version}`)}`,
-    `--define`, `CCM_BUILD_COMMIT=${JSON.stringify(commit)}`,
+    `--define`,
+    `CCM_BUILD_VERSION=${JSON.stringify(`v${pkg.version}`)}`,
+    `--define`,
+    `CCM_BUILD_COMMIT=${JSON.stringify(commit)}`,
     join(root, "src", "main.ts"),
     ...WORKER_ENTRIES.map((e) => join(root, e)),
-    "--outfile", outfile,
+    "--outfile",
+    outfile,
   ];
   await compile(args, options);
   // The source maps are embedded in the executable (stack traces name source files); the copies the
   // compiler also writes beside it are not needed.
-  for (const map of [`${outfile}.map`, ...WORKER_ENTRIES.map((e) => join(dirname(outfile), `${basename(e, ".ts")}.js.map`))]) rmSync(map, { force: true });
+  for (const map of [
+    `${outfile}.map`,
+    ...WORKER_ENTRIES.map((e) => join(dirname(outfile), `${basename(e, ".ts")}.js.map`)),
+  ])
+    rmSync(map, { force: true });
   return outfile;
 }
 
 /** Runs the compiler; its output is inherited, or collected into the error when it fails. */
 async function compile(args: string[], options: BuildOptions): Promise<void> {
   const output = options.output ?? "inherit";
-  const proc = Bun.spawn(args, { cwd: root, stdout: output, stderr: output, timeout: options.timeoutMs, killSignal: "SIGKILL" });
-  const text = output === "pipe" ? `${await new Response(proc.stdout as ReadableStream).text()}${await new Response(proc.stderr as ReadableStream).text()}` : "";
+  const proc = Bun.spawn(args, {
+    cwd: root,
+    stdout: output,
+    stderr: output,
+    timeout: options.timeoutMs,
+    killSignal: "SIGKILL",
+  });
+  const text =
+    output === "pipe"
+      ? `${await new Response(proc.stdout as ReadableStream).text()}${await new Response(proc.stderr as ReadableStream).text()}`
+      : "";
   const status = await proc.exited;
   if (status === 0) return;
-  const why = proc.signalCode ? `killed (${proc.signalCode}) after ${options.timeoutMs ?? 0} ms` : `exit status ${status}`;
-  throw new Error(`bun build --compile${options.target ? ` --target=${options.target}` : ""} failed: ${why}${text ? `\n${text.trim()}` : ""}`);
+  const why = proc.signalCode
+    ? `killed (${proc.signalCode}) after ${options.timeoutMs ?? 0} ms`
+    : `exit status ${status}`;
+  throw new Error(
+    `bun build --compile${options.target ? ` --target=${options.target}` : ""} failed: ${why}${text ? `\n${text.trim()}` : ""}`,
+  );
 }
 
 if (import.meta.main) {

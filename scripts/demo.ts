@@ -65,7 +65,9 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
 async function registerNodes(api: KubeApi): Promise<Node[]> {
   const names = ["demo-node-1", "demo-node-2", "demo-node-3"];
   for (const [i, name] of names.entries()) {
-    await api.create(NODES, kubeletNode(name, { nodeIP: `10.0.0.${11 + i}`, podCIDRs: [`10.244.${i}.0/24`] })).catch(() => undefined);
+    await api
+      .create(NODES, kubeletNode(name, { nodeIP: `10.0.0.${11 + i}`, podCIDRs: [`10.244.${i}.0/24`] }))
+      .catch(() => undefined);
   }
   return (await api.list<Node>(NODES)).items.filter((n) => names.includes(n.metadata.name));
 }
@@ -83,7 +85,14 @@ async function main(): Promise<void> {
   const server = serveFakeCloud(cloud);
   const cloudConfig = join(dir, "fake-cloud.yaml");
   writeFileSync(cloudConfig, `endpoint: http://127.0.0.1:${server.port}\n`);
-  const args = ["--cloud-provider=fake", `--cloud-config=${cloudConfig}`, `--kubeconfig=${cp.kubeconfigs.ccm}`, "--cluster-cidr=10.244.0.0/16", "--secure-port=0", "--route-reconciliation-period=2s"];
+  const args = [
+    "--cloud-provider=fake",
+    `--cloud-config=${cloudConfig}`,
+    `--kubeconfig=${cp.kubeconfigs.ccm}`,
+    "--cluster-cidr=10.244.0.0/16",
+    "--secure-port=0",
+    "--route-reconciliation-period=2s",
+  ];
   say(`Running: cloud-controller-manager ${args.join(" ")}`);
   const ccm = Bun.spawn([binary, ...args], { stdout: "inherit", stderr: Bun.file(join(dir, "ccm.log")) });
   try {
@@ -101,9 +110,13 @@ async function demonstrate(admin: KubeApi, cloud: FakeCloud): Promise<void> {
   console.log(nodeRows(await registerNodes(admin)));
   const initialised = await until("nodes to be initialised", async () => {
     const nodes = (await admin.list<Node>(NODES)).items.filter((n) => n.metadata.name.startsWith("demo-node-"));
-    return nodes.length === 3 && nodes.every((n) => n.spec?.providerID && !(n.spec.taints ?? []).length) ? nodes : undefined;
+    return nodes.length === 3 && nodes.every((n) => n.spec?.providerID && !(n.spec.taints ?? []).length)
+      ? nodes
+      : undefined;
   });
-  say("The cloud-node-controller initialised them: providerID, zone / instance-type labels, cloud addresses, taint removed");
+  say(
+    "The cloud-node-controller initialised them: providerID, zone / instance-type labels, cloud addresses, taint removed",
+  );
   console.log(nodeRows(initialised));
   say("Creating a LoadBalancer Service");
   await admin.create(SERVICES, loadBalancerService("demo-web", "default")).catch(() => undefined);
@@ -112,10 +125,20 @@ async function demonstrate(admin: KubeApi, cloud: FakeCloud): Promise<void> {
     return s.status?.loadBalancer?.ingress?.length ? s : undefined;
   });
   const ingress = (svc.status?.loadBalancer?.ingress ?? []).map((i) => i.ip ?? i.hostname).join(",");
-  console.log(table([["SERVICE", "TYPE", "EXTERNAL-IP", "PORTS", "FINALIZERS"], ["default/demo-web", "LoadBalancer", ingress, "80/TCP", (svc.metadata.finalizers ?? []).join(",")]]));
+  console.log(
+    table([
+      ["SERVICE", "TYPE", "EXTERNAL-IP", "PORTS", "FINALIZERS"],
+      ["default/demo-web", "LoadBalancer", ingress, "80/TCP", (svc.metadata.finalizers ?? []).join(",")],
+    ]),
+  );
   const routes = await until("a route per node", async () => (cloud.routes().length >= 3 ? cloud.routes() : undefined));
   say("Routes the node-route-controller created in the fake cloud for the nodes' pod CIDRs");
-  console.log(table([["ROUTE", "DESTINATION", "TARGET-NODE", "BLACKHOLE"], ...routes.map((r) => [r.name, r.destinationCIDR, r.targetNode, String(r.blackhole)])]));
+  console.log(
+    table([
+      ["ROUTE", "DESTINATION", "TARGET-NODE", "BLACKHOLE"],
+      ...routes.map((r) => [r.name, r.destinationCIDR, r.targetNode, String(r.blackhole)]),
+    ]),
+  );
 }
 
 if (import.meta.main) await main();

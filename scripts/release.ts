@@ -13,7 +13,16 @@
  * skipped with the reason, in the output and in INSTALL.md.
  */
 import { createRegistry } from "../src/cloud/registry.ts";
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { build, gitCommit } from "./build.ts";
@@ -81,7 +90,9 @@ export function installSection(readme: string): string {
 }
 
 function installMd(o: { version: string; arch: string; commit: string; skipped: Release["skipped"] }): string {
-  const providers = providerFactories().map((f) => f.name).sort();
+  const providers = providerFactories()
+    .map((f) => f.name)
+    .sort();
   const skipped = o.skipped.map((s) => `- linux-${s.arch} was not built: ${s.reason.split("\n")[0] ?? ""}\n`).join("");
   return [
     `# ${NAME} ${o.version} for linux-${o.arch}`,
@@ -101,26 +112,47 @@ function installMd(o: { version: string; arch: string; commit: string; skipped: 
 
 async function tarball(out: string, stage: string): Promise<string> {
   const file = join(out, `${basename(stage)}.tar.gz`);
-  const args = ["tar", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", "-czf", file, "-C", dirname(stage), basename(stage)];
+  const args = [
+    "tar",
+    "--sort=name",
+    "--owner=0",
+    "--group=0",
+    "--numeric-owner",
+    "-czf",
+    file,
+    "-C",
+    dirname(stage),
+    basename(stage),
+  ];
   const proc = Bun.spawn(args, { stdout: "inherit", stderr: "inherit" });
   if ((await proc.exited) !== 0) throw new Error(`${args.join(" ")} failed`);
   return file;
 }
 
-async function buildArches(out: string): Promise<{ built: { arch: string; binary: string }[]; skipped: { arch: string; reason: string }[] }> {
+async function buildArches(
+  out: string,
+): Promise<{ built: { arch: string; binary: string }[]; skipped: { arch: string; reason: string }[] }> {
   const built: { arch: string; binary: string }[] = [];
   const skipped: { arch: string; reason: string }[] = [];
   for (const { arch, target, required } of ARCHES) {
     const outfile = join(out, `${NAME}-linux-${arch}`);
     try {
-      await build({ target, outfile, timeoutMs: required ? undefined : CROSS_TIMEOUT_MS, output: required ? "inherit" : "pipe" });
+      await build({
+        target,
+        outfile,
+        timeoutMs: required ? undefined : CROSS_TIMEOUT_MS,
+        output: required ? "inherit" : "pipe",
+      });
       // The executable embeds its source map; the separate copy is not part of the release.
       rmSync(`${outfile}.map`, { force: true });
       built.push({ arch, binary: outfile });
     } catch (error) {
       if (required) throw error;
       rmSync(outfile, { force: true });
-      skipped.push({ arch, reason: `cross-compiling needs Bun's ${target} runtime, which could not be fetched: ${(error as Error).message}` });
+      skipped.push({
+        arch,
+        reason: `cross-compiling needs Bun's ${target} runtime, which could not be fetched: ${(error as Error).message}`,
+      });
     }
   }
   return { built, skipped };
@@ -144,13 +176,18 @@ export async function release(out = join(root, "dist", "release")): Promise<Rele
     shipped.push(binary, await tarball(out, stage));
   }
   rmSync(join(out, ".stage"), { recursive: true, force: true });
-  writeSums(out, shipped.map((p) => relative(out, p)));
+  writeSums(
+    out,
+    shipped.map((p) => relative(out, p)),
+  );
   return { dir: out, version, built: built.map((b) => b.arch), skipped };
 }
 
 if (import.meta.main) {
   const result = await release();
   for (const s of result.skipped) console.error(`skipped linux-${s.arch}: ${s.reason}`);
-  console.log(`release ${result.version} for ${result.built.map((a) => `linux-${a}`).join(", ")} in ${relative(process.cwd(), result.dir) || "."}:`);
+  console.log(
+    `release ${result.version} for ${result.built.map((a) => `linux-${a}`).join(", ")} in ${relative(process.cwd(), result.dir) || "."}:`,
+  );
   for (const file of readdirSync(result.dir).sort()) console.log(`  ${file}`);
 }

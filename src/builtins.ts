@@ -7,13 +7,19 @@ import type { ProviderFactory } from "./cloud/provider.ts";
 import { awsProviderFactory } from "../providers/aws/index.ts";
 import { baremetalProviderFactory } from "../providers/baremetal/index.ts";
 import { fakeProviderFactory } from "../providers/fake/index.ts";
+import { vsphereProviderFactory } from "../providers/vsphere/index.ts";
 import { fakeCloudCommand } from "./cli/commands/fake-cloud.ts";
 import { manifestsCommand } from "./cli/commands/manifests.ts";
 import { checkCommand } from "./cli/commands/check.ts";
 import { installCommand } from "./cli/commands/install.ts";
 
 export function providerFactories(): ProviderFactory<never>[] {
-  return [awsProviderFactory, baremetalProviderFactory, fakeProviderFactory] as ProviderFactory<never>[];
+  return [
+    awsProviderFactory,
+    baremetalProviderFactory,
+    fakeProviderFactory,
+    vsphereProviderFactory,
+  ] as ProviderFactory<never>[];
 }
 
 export function builtins(): Builtins {

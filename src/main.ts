@@ -19,7 +19,9 @@ if (sized && process.execve) {
   try {
     process.execve(process.execPath, [process.execPath, ...process.argv.slice(2)], sized);
   } catch (error) {
-    process.stderr.write(`warning: could not re-execute with the heap sized for this manager: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `warning: could not re-execute with the heap sized for this manager: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
   }
 }
 
@@ -37,7 +39,9 @@ for (const name of ["SIGTERM", "SIGINT"] as const) {
 // not exit on an uncaught error once a signal handler is installed, so say it explicitly.
 for (const event of ["uncaughtException", "unhandledRejection"] as const) {
   process.on(event, (error: unknown) => {
-    process.stderr.write(`fatal: ${event}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `fatal: ${event}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   });
 }

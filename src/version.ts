@@ -23,3 +23,10 @@ export function buildInfo(): BuildInfo {
 export function userAgent(component = "cloud-controller-manager"): string {
   return `${component}/${buildInfo().version}`;
 }
+
+const ARCH: Readonly<Record<string, string>> = { x64: "amd64", arm64: "arm64", arm: "arm", ia32: "386" };
+
+/** `os/arch` in Go's spelling (`linux/amd64`), as upstream reports its platform. */
+export function platform(): string {
+  return `${process.platform}/${ARCH[process.arch] ?? process.arch}`;
+}

@@ -11,7 +11,8 @@ declare const self: Worker;
 workerMain(
   {
     postMessage: (message: FromWorker) => self.postMessage(message),
-    onMessage: (handler: (message: ToWorker) => void) => self.addEventListener("message", (event: MessageEvent<ToWorker>) => handler(event.data)),
+    onMessage: (handler: (message: ToWorker) => void) =>
+      self.addEventListener("message", (event: MessageEvent<ToWorker>) => handler(event.data)),
   },
   builtins(),
 );

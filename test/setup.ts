@@ -1,6 +1,8 @@
 /**
  * Preloaded by bun test. Builds kube-apiserver and etcd first when they are not cached yet (minutes, once):
- * here no test or hook timeout can cut the build short. At the end, tears down the shared control plane
+ * here no test or hook timeout can cut the build short. `npm run test:unit` sets CCM_TEST_LAZY_CONTROL_PLANE=1:
+ * then nothing is built up front, and a test that does ask for the control plane builds it then. At the end, tears down
+ * the shared control plane
  * and every tracked process.
  */
 import { afterAll } from "bun:test";
@@ -10,10 +12,13 @@ import { existsSync } from "node:fs";
 import { CCM_LOG_DIR } from "./harness/ccm.ts";
 import { killAll } from "./harness/processes.ts";
 
-await ensureKubeBinaries((line) => console.error(`[control-plane] ${line}`));
+if (process.env.CCM_TEST_LAZY_CONTROL_PLANE !== "1") {
+  await ensureKubeBinaries((line) => console.error(`[control-plane] ${line}`));
+}
 
 afterAll(async () => {
   killAll("SIGKILL");
   await stopControlPlane();
-  if (existsSync(CCM_LOG_DIR)) console.error(`[harness] logs of every cloud-controller-manager process of this run: ${CCM_LOG_DIR}`);
+  if (existsSync(CCM_LOG_DIR))
+    console.error(`[harness] logs of every cloud-controller-manager process of this run: ${CCM_LOG_DIR}`);
 });

@@ -5,7 +5,13 @@ import { awsTestCloud, awsTestProvider } from "../../test/harness/aws-cloud.ts";
 
 /** The Node cache a manager would hand the provider: here, the Nodes the conformance cloud registered. */
 function listerOf(nodes: Map<string, Node>): Lister<Node> {
-  return { get: (key) => nodes.get(key), list: () => [...nodes.values()], get size() { return nodes.size; } };
+  return {
+    get: (key) => nodes.get(key),
+    list: () => [...nodes.values()],
+    get size() {
+      return nodes.size;
+    },
+  };
 }
 
 runProviderConformance({
@@ -20,7 +26,13 @@ runProviderConformance({
     const nodes = new Map<string, Node>();
     const byNode = new Map<string, string>();
     const stop = new AbortController();
-    await provider.initialize?.({ signal: stop.signal, nodes: listerOf(nodes), services: listerOf(new Map()) as never, waitForSync: () => Promise.resolve(true), kube: undefined as never });
+    await provider.initialize?.({
+      signal: stop.signal,
+      nodes: listerOf(nodes),
+      services: listerOf(new Map()) as never,
+      waitForSync: () => Promise.resolve(true),
+      kube: undefined as never,
+    });
     return {
       provider,
       cloud: {

@@ -1,6 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import type { Instance } from "@aws-sdk/client-ec2";
-import { instanceIDFromNodeName, instanceIDFromProviderID, isGone, nodeAddresses, providerIDOf, toEc2Instance } from "./ec2-instance.ts";
+import {
+  instanceIDFromNodeName,
+  instanceIDFromProviderID,
+  isGone,
+  nodeAddresses,
+  providerIDOf,
+  toEc2Instance,
+} from "./ec2-instance.ts";
 
 const sdkInstance = (extra: Partial<Instance> = {}): Instance => ({
   InstanceId: "i-0abc",
@@ -10,8 +17,18 @@ const sdkInstance = (extra: Partial<Instance> = {}): Instance => ({
   PrivateIpAddress: "10.0.1.4",
   PrivateDnsName: "ip-10-0-1-4.us-west-2.compute.internal",
   NetworkInterfaces: [
-    { Status: "in-use", Attachment: { DeviceIndex: 1 }, PrivateIpAddresses: [{ PrivateIpAddress: "10.0.2.9" }], Ipv6Addresses: [{ Ipv6Address: "2600::9" }] },
-    { Status: "in-use", Attachment: { DeviceIndex: 0 }, PrivateIpAddresses: [{ PrivateIpAddress: "10.0.1.4" }, { PrivateIpAddress: "10.0.1.5" }], Ipv6Addresses: [{ Ipv6Address: "2600::4" }, { Ipv6Address: "2600::5" }] },
+    {
+      Status: "in-use",
+      Attachment: { DeviceIndex: 1 },
+      PrivateIpAddresses: [{ PrivateIpAddress: "10.0.2.9" }],
+      Ipv6Addresses: [{ Ipv6Address: "2600::9" }],
+    },
+    {
+      Status: "in-use",
+      Attachment: { DeviceIndex: 0 },
+      PrivateIpAddresses: [{ PrivateIpAddress: "10.0.1.4" }, { PrivateIpAddress: "10.0.1.5" }],
+      Ipv6Addresses: [{ Ipv6Address: "2600::4" }, { Ipv6Address: "2600::5" }],
+    },
     { Status: "detaching", Attachment: { DeviceIndex: 2 }, PrivateIpAddresses: [{ PrivateIpAddress: "10.0.3.3" }] },
   ],
   ...extra,
@@ -43,7 +60,9 @@ describe("EC2 instance mapping", () => {
   });
 
   test("IPv4 addresses: in-use interfaces by device index, then public IP, private DNS (InternalDNS + Hostname), public DNS", () => {
-    const i = toEc2Instance(sdkInstance({ PublicIpAddress: "54.1.2.3", PublicDnsName: "ec2-54-1-2-3.us-west-2.compute.amazonaws.com" }));
+    const i = toEc2Instance(
+      sdkInstance({ PublicIpAddress: "54.1.2.3", PublicDnsName: "ec2-54-1-2-3.us-west-2.compute.amazonaws.com" }),
+    );
     expect(nodeAddresses(i, ["ipv4"])).toEqual([
       { type: "InternalIP", address: "10.0.1.4" },
       { type: "InternalIP", address: "10.0.1.5" },

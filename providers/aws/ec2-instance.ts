@@ -37,7 +37,8 @@ export interface Ec2Instance {
 const STATES: readonly Ec2State[] = ["pending", "running", "shutting-down", "terminated", "stopping", "stopped"];
 
 const text = (value: string | undefined): string => value ?? "";
-const present = (values: readonly (string | undefined)[]): string[] => values.filter((v): v is string => v !== undefined && v !== "");
+const present = (values: readonly (string | undefined)[]): string[] =>
+  values.filter((v): v is string => v !== undefined && v !== "");
 
 function interfacesOf(i: Instance): Ec2Interface[] {
   return (i.NetworkInterfaces ?? []).map((n) => ({
@@ -104,10 +105,12 @@ export function instanceIDFromNodeName(name: string): string | undefined {
 
 function ipv4Addresses(i: Ec2Instance, interfaces: readonly Ec2Interface[]): NodeAddress[] {
   const out: NodeAddress[] = [];
-  const privateIps = interfaces.length > 0 ? interfaces.flatMap((n) => n.privateIps) : [i.privateIp].filter((a) => a !== "");
+  const privateIps =
+    interfaces.length > 0 ? interfaces.flatMap((n) => n.privateIps) : [i.privateIp].filter((a) => a !== "");
   for (const address of privateIps) out.push({ type: "InternalIP", address });
   if (i.publicIp !== "") out.push({ type: "ExternalIP", address: i.publicIp });
-  if (i.privateDnsName !== "") out.push({ type: "InternalDNS", address: i.privateDnsName }, { type: "Hostname", address: i.privateDnsName });
+  if (i.privateDnsName !== "")
+    out.push({ type: "InternalDNS", address: i.privateDnsName }, { type: "Hostname", address: i.privateDnsName });
   if (i.publicDnsName !== "") out.push({ type: "ExternalDNS", address: i.publicDnsName });
   return out;
 }
@@ -121,6 +124,8 @@ function ipv4Addresses(i: Ec2Instance, interfaces: readonly Ec2Interface[]): Nod
 export function nodeAddresses(i: Ec2Instance, families: readonly IpFamily[]): NodeAddress[] {
   const interfaces = i.interfaces.filter((n) => n.inUse).sort((a, b) => a.deviceIndex - b.deviceIndex);
   return families.flatMap((family) =>
-    family === "ipv4" ? ipv4Addresses(i, interfaces) : interfaces.flatMap((n) => (n.ipv6[0] ? [{ type: "InternalIP" as const, address: n.ipv6[0] }] : [])),
+    family === "ipv4"
+      ? ipv4Addresses(i, interfaces)
+      : interfaces.flatMap((n) => (n.ipv6[0] ? [{ type: "InternalIP" as const, address: n.ipv6[0] }] : [])),
   );
 }

@@ -17,7 +17,7 @@ import { ZoneCache } from "./zones.ts";
 
 /** Knobs for tests; production uses the defaults. */
 export interface AwsProviderOptions {
-  readonly api?: Partial<Omit<AwsApiOptions, "region" | "overrides">>;
+  readonly api?: Partial<Omit<AwsApiOptions, "region" | "overrides" | "assumeRole">>;
   readonly cacheMaxAgeMs?: number;
   readonly securityGroupRetryMs?: number;
 }
@@ -40,7 +40,10 @@ async function countClusterInstances(api: AwsApi, cluster: ClusterTags, signal: 
   return count;
 }
 
-/** Whether the load-balancer APIs answer (one item, so it is cheap on any account); a private endpoint typo shows at start. */
+/**
+ * Whether the load-balancer APIs answer (one item, so it is cheap on any account); a private endpoint typo shows at
+ * start.
+ */
 async function loadBalancerApis(api: AwsApi, signal: AbortSignal): Promise<string> {
   const probe = (name: string, call: Promise<unknown>): Promise<string> =>
     call.then(
@@ -63,22 +66,52 @@ async function announce(api: AwsApi, routes: RoutesDeps, context: ProviderContex
       (t) => `route table ${t.RouteTableId}`,
       (error: unknown) => `no route table (${(error as Error).message})`,
     );
-    context.logger.info(`aws: region ${region}, cluster tag ${tag}: ${count} instance(s), ${table}; ${await loadBalancerApis(api, signal)}`);
+    const apis = await loadBalancerApis(api, signal);
+    const line = `aws: region ${region}, cluster tag ${tag}: ${count} instance(s), ${table}; ${apis}`;
+    if (apis.includes("NOT reachable")) context.logger.warn(line);
+    else context.logger.info(line);
   } catch (error) {
     context.logger.warn(`aws: cannot reach EC2 yet (${(error as Error).message}); controllers will retry`);
   }
 }
 
-export function createAwsProvider(config: AwsConfig, context: ProviderContext, options: AwsProviderOptions = {}): CloudProvider {
-  const api = createAwsApi({ ...options.api, region: config.region, overrides: config.overrides }, context);
+export function createAwsProvider(
+  config: AwsConfig,
+  context: ProviderContext,
+  options: AwsProviderOptions = {},
+): CloudProvider {
+  const api = createAwsApi(
+    { ...options.api, region: config.region, overrides: config.overrides, assumeRole: config.assumeRole },
+    context,
+  );
   const cluster: ClusterTags = { clusterID: config.clusterID, legacy: config.legacyClusterTag };
   const cache = new InstanceCache(api, cluster, { maxAgeMs: options.cacheMaxAgeMs });
   let nodes: Lister<Node> | undefined;
-  const routeDeps: RoutesDeps = { api, cache, cluster, routeTableID: config.routeTableID, nodes: () => nodes, logger: context.logger };
+  const routeDeps: RoutesDeps = {
+    api,
+    cache,
+    cluster,
+    routeTableID: config.routeTableID,
+    nodes: () => nodes,
+    logger: context.logger,
+  };
   return {
     name: "aws",
-    instances: awsInstances({ cache, zones: new ZoneCache(api), region: api.region, families: config.nodeIPFamilies, maxBatchSize: MAX_BATCH_SIZE }),
-    loadBalancer: awsLoadBalancer({ api, cache, cluster, config, logger: context.logger, securityGroupRetryMs: options.securityGroupRetryMs }),
+    instances: awsInstances({
+      cache,
+      zones: new ZoneCache(api),
+      region: api.region,
+      families: config.nodeIPFamilies,
+      maxBatchSize: MAX_BATCH_SIZE,
+    }),
+    loadBalancer: awsLoadBalancer({
+      api,
+      cache,
+      cluster,
+      config,
+      logger: context.logger,
+      securityGroupRetryMs: options.securityGroupRetryMs,
+    }),
     routes: awsRoutes(routeDeps),
     async initialize(init: ProviderInit) {
       nodes = init.nodes;

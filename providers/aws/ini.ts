@@ -46,16 +46,28 @@ export function unquote(raw: string): string | undefined {
 export function parseIni(text: string): IniResult {
   const entries: IniEntry[] = [];
   const errors: string[] = [];
-  let section: { name: string; sub: string | undefined } | undefined;
+  let section: { name: string; sub: string | undefined } | "broken" | undefined;
   text.split(/\r?\n/).forEach((rawLine, index) => {
     const line = index + 1;
     const content = stripComment(rawLine).trim();
     if (content === "") return;
     const header = HEADER.exec(content);
     if (header) {
-      section = { name: header[1]!.toLowerCase(), sub: header[2] === undefined ? undefined : unquote(`"${header[2]}"`) };
+      section = {
+        name: header[1]!.toLowerCase(),
+        sub: header[2] === undefined ? undefined : unquote(`"${header[2]}"`),
+      };
       return;
     }
+    if (content.startsWith("[")) {
+      // One error for a broken header; its keys would only repeat it (as keys of the section before).
+      errors.push(
+        `line ${line}: malformed section header ${JSON.stringify(rawLine.trim())} (expected [Name] or [Name "sub"])`,
+      );
+      section = "broken";
+      return;
+    }
+    if (section === "broken") return;
     const assignment = ASSIGNMENT.exec(content);
     if (!assignment) errors.push(`line ${line}: cannot parse ${JSON.stringify(rawLine.trim())}`);
     else if (!section) errors.push(`line ${line}: ${JSON.stringify(assignment[1])} appears before any [section]`);

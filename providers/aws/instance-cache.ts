@@ -60,7 +60,11 @@ export class InstanceCache {
     for (const id of ids) this.#entries.delete(`id:${id}`);
   }
 
-  async #lookup(kind: string, keys: readonly string[], fetch: (chunk: string[]) => Promise<Map<string, Found>>): Promise<Map<string, Found>> {
+  async #lookup(
+    kind: string,
+    keys: readonly string[],
+    fetch: (chunk: string[]) => Promise<Map<string, Found>>,
+  ): Promise<Map<string, Found>> {
     const unique = [...new Set(keys)];
     const stale = unique.filter((k) => !this.#fresh(`${kind}:${k}`) && !this.#inflight.has(`${kind}:${k}`));
     for (let i = 0; i < stale.length; i += this.#chunkSize) {
@@ -107,11 +111,19 @@ export class InstanceCache {
     ];
     const matches = new Map<string, Ec2Instance[]>();
     for (const i of await this.#describe(filters, signal)) {
-      if (taggedForCluster(i.tags, this.#cluster)) matches.set(i.privateDnsName, [...(matches.get(i.privateDnsName) ?? []), i]);
+      if (taggedForCluster(i.tags, this.#cluster))
+        matches.set(i.privateDnsName, [...(matches.get(i.privateDnsName) ?? []), i]);
     }
     const found = new Map<string, Found>();
     for (const [name, list] of matches) {
-      found.set(name, list.length === 1 ? list[0] : new Error(`${list.length} instances of this cluster have private DNS name ${name}: ${list.map((i) => i.id).join(", ")}`));
+      found.set(
+        name,
+        list.length === 1
+          ? list[0]
+          : new Error(
+              `${list.length} instances of this cluster have private DNS name ${name}: ${list.map((i) => i.id).join(", ")}`,
+            ),
+      );
     }
     return found;
   }

@@ -13,7 +13,10 @@ import { AwsCallError } from "./api.ts";
 // The first test of a run may install moto into the cache and start it; hooks default to 5 s.
 setDefaultTimeout(180_000);
 
-const node = (name: string, providerID?: string): Node => ({ metadata: { name }, spec: providerID ? { providerID } : {} });
+const node = (name: string, providerID?: string): Node => ({
+  metadata: { name },
+  spec: providerID ? { providerID } : {},
+});
 
 let cloud: AwsTestCloud;
 let calls: RecordedCall[];
@@ -54,11 +57,14 @@ describe("aws instances (moto)", () => {
         MinCount: 1,
         MaxCount: 1,
         NetworkInterfaces: [{ DeviceIndex: 0, SubnetId: cloud.subnetIds[0], AssociatePublicIpAddress: true }],
-        TagSpecifications: [{ ResourceType: "instance", Tags: [{ Key: `kubernetes.io/cluster/${cloud.clusterID}`, Value: "owned" }] }],
+        TagSpecifications: [
+          { ResourceType: "instance", Tags: [{ Key: `kubernetes.io/cluster/${cloud.clusterID}`, Value: "owned" }] },
+        ],
       }),
     );
     const id = run.Instances![0]!.InstanceId!;
-    const described = (await cloud.ec2.send(new ec2.DescribeInstancesCommand({ InstanceIds: [id] }))).Reservations![0]!.Instances![0]!;
+    const described = (await cloud.ec2.send(new ec2.DescribeInstancesCommand({ InstanceIds: [id] }))).Reservations![0]!
+      .Instances![0]!;
     const meta = await instances.instanceMetadata(node(described.PrivateDnsName!));
     expect(described.PublicIpAddress).toBeTruthy();
     expect(meta?.nodeAddresses).toContainEqual({ type: "ExternalIP", address: described.PublicIpAddress! });
@@ -94,7 +100,9 @@ describe("aws instances (moto)", () => {
 
   test("an unknown instance ID does not exist; a malformed providerID is an error, not an answer", async () => {
     expect(await instances.instanceExists(node("x", "aws:///us-west-2a/i-0123456789abcdef0"))).toBe(false);
-    expect((await rejection(instances.instanceExists(node("x", "azure:///subscriptions/x")))).message).toMatch(/is not an AWS instance/);
+    expect((await rejection(instances.instanceExists(node("x", "azure:///subscriptions/x")))).message).toMatch(
+      /is not an AWS instance/,
+    );
   });
 
   test("one batch of 105 nodes, each its own reservation, costs two DescribeInstances pages (moto pages at 100)", async () => {
@@ -108,14 +116,21 @@ describe("aws instances (moto)", () => {
     expect(states.filter((s) => "value" in s && s.value.exists)).toHaveLength(105);
     expect(states[7]).toEqual({ value: { exists: true, shutdown: true } });
     const metas = await batch.instanceMetadataBatch(nodes);
-    expect(metas.map((m) => ("value" in m ? m.value?.providerID : m.error.message))).toEqual(launched.map((i) => `aws:///us-west-2a/${i.id}`));
+    expect(metas.map((m) => ("value" in m ? m.value?.providerID : m.error.message))).toEqual(
+      launched.map((i) => `aws:///us-west-2a/${i.id}`),
+    );
   }, 120_000);
 
   test("a batch mixes providerIDs, resource names and DNS names; each node gets its own answer", async () => {
     const [a, b, c] = [await cloud.launch(), await cloud.launch(), await cloud.launch()];
     await cloud.terminate(c.id);
     calls.length = 0;
-    const answers = await batch.instanceMetadataBatch([node("a", `aws:///us-west-2a/${a.id}`), node(b.id), node(c.privateDnsName), node("not-an-instance")]);
+    const answers = await batch.instanceMetadataBatch([
+      node("a", `aws:///us-west-2a/${a.id}`),
+      node(b.id),
+      node(c.privateDnsName),
+      node("not-an-instance"),
+    ]);
     expect(described()).toBe(2);
     expect("value" in answers[0]! && answers[0].value?.providerID).toBe(`aws:///us-west-2a/${a.id}`);
     expect("value" in answers[1]! && answers[1].value?.providerID).toBe(`aws:///us-west-2a/${b.id}`);
@@ -140,9 +155,17 @@ describe("aws instances under throttling and hangs", () => {
     const i = await cloud.launch();
     const proxy = faultProxy(cloud.endpoint, (n) => (n < 2 ? "throttle" : "pass"));
     try {
-      const throttled = awsTestProvider(cloud, { calls, endpoint: proxy.endpoint, options: { cacheMaxAgeMs: 0 } }).instances!;
+      const throttled = awsTestProvider(cloud, {
+        calls,
+        endpoint: proxy.endpoint,
+        options: { cacheMaxAgeMs: 0 },
+      }).instances!;
       expect(await throttled.instanceExists(node(i.privateDnsName))).toBe(true);
-      expect(calls.map((c) => `${c.operation}:${c.outcome}`)).toEqual(["DescribeInstances:throttled", "DescribeInstances:throttled", "DescribeInstances:success"]);
+      expect(calls.map((c) => `${c.operation}:${c.outcome}`)).toEqual([
+        "DescribeInstances:throttled",
+        "DescribeInstances:throttled",
+        "DescribeInstances:success",
+      ]);
     } finally {
       await proxy.stop();
     }
@@ -152,7 +175,11 @@ describe("aws instances under throttling and hangs", () => {
     const i = await cloud.launch();
     const proxy = faultProxy(cloud.endpoint, () => "throttle");
     try {
-      const throttled = awsTestProvider(cloud, { calls, endpoint: proxy.endpoint, options: { cacheMaxAgeMs: 0, api: { maxAttempts: 3 } } }).instances!;
+      const throttled = awsTestProvider(cloud, {
+        calls,
+        endpoint: proxy.endpoint,
+        options: { cacheMaxAgeMs: 0, api: { maxAttempts: 3 } },
+      }).instances!;
       const n = node(i.privateDnsName, `aws:///us-west-2a/${i.id}`);
       const failure = await throttled.instanceExists(n).catch((e: unknown) => e);
       expect(failure).toBeInstanceOf(AwsCallError);
@@ -167,8 +194,14 @@ describe("aws instances under throttling and hangs", () => {
   test("a request that never gets an answer times out and is reported as an error", async () => {
     const proxy = faultProxy(cloud.endpoint, () => "hang");
     try {
-      const hung = awsTestProvider(cloud, { calls, endpoint: proxy.endpoint, options: { api: { requestTimeoutMs: 300, maxAttempts: 2 } } }).instances!;
-      expect((await rejection(hung.instanceExists(node("ip-10-0-1-9.us-west-2.compute.internal")))).message).toMatch(/DescribeInstances: RequestTimeout/);
+      const hung = awsTestProvider(cloud, {
+        calls,
+        endpoint: proxy.endpoint,
+        options: { api: { requestTimeoutMs: 300, maxAttempts: 2 } },
+      }).instances!;
+      expect((await rejection(hung.instanceExists(node("ip-10-0-1-9.us-west-2.compute.internal")))).message).toMatch(
+        /DescribeInstances: RequestTimeout/,
+      );
       expect(calls.map((c) => c.outcome)).toEqual(["error", "error"]);
     } finally {
       await proxy.stop();

@@ -50,7 +50,8 @@ function answer<T>(compute: () => T): Answer<T> {
 }
 
 export function awsInstances(deps: InstancesDeps): InstancesV2 {
-  const one = async (node: Node, signal?: AbortSignal): Promise<Found> => (await instancesOfNodes(deps.cache, [node], signal))[0];
+  const one = async (node: Node, signal?: AbortSignal): Promise<Found> =>
+    (await instancesOfNodes(deps.cache, [node], signal))[0];
 
   async function metadataOf(instance: Ec2Instance, region: string, signal?: AbortSignal): Promise<InstanceMetadata> {
     const zoneID = await deps.zones.zoneID(instance.zone, signal);

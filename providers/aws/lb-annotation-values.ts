@@ -20,7 +20,8 @@ export function readInt(read: Read, name: string, min: number, max: number): num
   const value = read(name);
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < min || n > max) throw badAnnotation(name, value, `expected a whole number from ${min} to ${max}`);
+  if (!/^\d+$/.test(value.trim()) || n < min || n > max)
+    throw badAnnotation(name, value, `expected a whole number from ${min} to ${max}`);
   return n;
 }
 
@@ -39,7 +40,12 @@ export function readMap(read: Read, name: string, allowEmpty: boolean): Record<s
     const eq = item.indexOf("=");
     const key = (eq < 0 ? item : item.slice(0, eq)).trim();
     const value = eq < 0 ? "" : item.slice(eq + 1).trim();
-    if (key === "" || (!allowEmpty && value === "")) throw badAnnotation(name, read(name) ?? "", `expected key=value pairs separated by commas, got ${JSON.stringify(item)}`);
+    if (key === "" || (!allowEmpty && value === ""))
+      throw badAnnotation(
+        name,
+        read(name) ?? "",
+        `expected key=value pairs separated by commas, got ${JSON.stringify(item)}`,
+      );
     out[key] = value;
   }
   return out;

@@ -6,12 +6,22 @@ import { parseLbOptions } from "./lb-annotations.ts";
 const P = "service.beta.kubernetes.io/aws-load-balancer-";
 
 function service(annotations: Record<string, string>, spec: Partial<NonNullable<Service["spec"]>> = {}): Service {
-  return { metadata: { name: "web", namespace: "default", uid: "u", annotations }, spec: { type: "LoadBalancer", ports: [{ port: 80, nodePort: 30080 }], ...spec } };
+  return {
+    metadata: { name: "web", namespace: "default", uid: "u", annotations },
+    spec: { type: "LoadBalancer", ports: [{ port: 80, nodePort: 30080 }], ...spec },
+  };
 }
 
 describe("aws-load-balancer-* annotations", () => {
   test("defaults: internet-facing, open to the world, upstream attributes left to the plan", () => {
-    expect(parseLbOptions(service({}))).toMatchObject({ internal: false, sourceRanges: ["0.0.0.0/0"], extraTags: {}, warnings: [], securityGroups: [], subnets: [] });
+    expect(parseLbOptions(service({}))).toMatchObject({
+      internal: false,
+      sourceRanges: ["0.0.0.0/0"],
+      extraTags: {},
+      warnings: [],
+      securityGroups: [],
+      subnets: [],
+    });
   });
 
   test("every supported annotation", () => {
@@ -44,7 +54,15 @@ describe("aws-load-balancer-* annotations", () => {
     expect(options).toMatchObject({
       internal: true,
       sourceRanges: ["10.0.0.0/8", "192.168.0.0/16"],
-      healthCheck: { protocol: "HTTP", port: "traffic-port", path: "/ready", healthyThreshold: 3, unhealthyThreshold: 4, timeout: 6, interval: 30 },
+      healthCheck: {
+        protocol: "HTTP",
+        port: "traffic-port",
+        path: "/ready",
+        healthyThreshold: 3,
+        unhealthyThreshold: 4,
+        timeout: 6,
+        interval: 30,
+      },
       extraTags: { team: "web", "cost-center": "42", empty: "" },
       crossZone: true,
       drainingEnabled: true,
@@ -58,40 +76,76 @@ describe("aws-load-balancer-* annotations", () => {
     });
   });
 
-  test.each([["false", false], ["", false], ["0.0.0.0/0", true], ["yes", true]])("internal=%p → internal %p", (value, internal) => {
-    expect(parseLbOptions(service({ [`${P}internal`]: value })).internal).toBe(internal);
+  test.each([
+    ["false", false, false],
+    ["", false, false],
+    ["true", true, false],
+    ["False", true, true],
+    ["0", true, true],
+    ["TRUE", true, false],
+    ["0.0.0.0/0", true, true],
+    ["yes", true, true],
+    ["maybe", true, true],
+  ])("internal=%p → internal %p, warned %p", (value, internal, warned) => {
+    const options = parseLbOptions(service({ [`${P}internal`]: value }));
+    expect(options.internal).toBe(internal);
+    const warnings = options.warnings.filter((w) => w.reason === "InvalidAnnotation");
+    expect(warnings.length > 0).toBe(warned);
+    if (warned)
+      expect(warnings[0]!.message).toMatch(
+        new RegExp(`internal: ${JSON.stringify(value)} is not (a boolean|"false"); read as true`),
+      );
   });
 
   test("spec.loadBalancerSourceRanges wins over the annotation", () => {
-    const options = parseLbOptions(service({ "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/8" }, { loadBalancerSourceRanges: ["203.0.113.0/24"] }));
+    const options = parseLbOptions(
+      service(
+        { "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/8" },
+        { loadBalancerSourceRanges: ["203.0.113.0/24"] },
+      ),
+    );
     expect(options.sourceRanges).toEqual(["203.0.113.0/24"]);
   });
 
   test.each([
-    ["healthcheck-healthy-threshold", "1", /healthcheck-healthy-threshold: invalid value "1": expected a whole number from 2 to 10/],
+    [
+      "healthcheck-healthy-threshold",
+      "1",
+      /healthcheck-healthy-threshold: invalid value "1": expected a whole number from 2 to 10/,
+    ],
     ["healthcheck-interval", "fast", /healthcheck-interval: invalid value "fast"/],
     ["healthcheck-timeout", "10", /healthcheck-timeout: invalid value "10": must be less than the interval/],
     ["healthcheck-protocol", "udp", /healthcheck-protocol: invalid value "UDP"/],
     ["healthcheck-port", "70000", /healthcheck-port: invalid value "70000"/],
     ["healthcheck-path", "ready", /healthcheck-path: invalid value "ready"/],
-    ["cross-zone-load-balancing-enabled", "yes", /cross-zone-load-balancing-enabled: invalid value "yes": expected true or false/],
+    [
+      "cross-zone-load-balancing-enabled",
+      "yes",
+      /cross-zone-load-balancing-enabled: invalid value "yes": expected true or false/,
+    ],
     ["connection-draining-timeout", "0", /connection-draining-timeout: invalid value "0"/],
     ["connection-idle-timeout", "4001", /connection-idle-timeout: invalid value "4001"/],
     ["access-log-emit-interval", "10", /access-log-emit-interval: invalid value "10": expected 5 or 60/],
-    ["additional-resource-tags", "aws:x=1", /additional-resource-tags: invalid value "aws:x": tag keys starting with aws: are reserved/],
+    [
+      "additional-resource-tags",
+      "aws:x=1",
+      /additional-resource-tags: invalid value "aws:x": tag keys starting with aws: are reserved/,
+    ],
     ["additional-resource-tags", "=1", /additional-resource-tags: invalid value "=1"/],
     ["target-node-labels", "role", /target-node-labels: invalid value "role"/],
     ["security-groups", "web", /security-groups: invalid value "web": not a security group ID/],
     ["type", "alb", /type: invalid value "alb"/],
-    ["ssl-cert", "arn:aws:acm:us-west-2:1:certificate/x", /ssl-cert: invalid value .*TLS listeners are not supported/],
-    ["proxy-protocol", "*", /proxy-protocol: invalid value "\*": proxy protocol is not supported/],
-    ["backend-protocol", "http", /backend-protocol: invalid value "http": only tcp/],
+    ["ssl-cert", "arn:aws:acm:us-west-2:1:certificate/x", /ssl-cert: invalid value .*expected an ACM certificate ARN/],
+    ["proxy-protocol", "true", /proxy-protocol: invalid value "true": the only supported value is "\*"/],
+    ["backend-protocol", "grpc", /backend-protocol: invalid value "grpc": expected http, https, ssl or tcp/],
   ])("%s=%p is refused with a message naming both", (name, value, message) => {
     expect(() => parseLbOptions(service({ [`${P}${name}`]: value }))).toThrow(message);
   });
 
   test("a bad source range names where it came from", () => {
-    expect(() => parseLbOptions(service({ "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/33" }))).toThrow(/load-balancer-source-ranges: invalid value "10.0.0.0\/33"/);
+    expect(() =>
+      parseLbOptions(service({ "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/33" })),
+    ).toThrow(/load-balancer-source-ranges: invalid value "10.0.0.0\/33"/);
   });
 
   test.each(["nlb-ip", "external"])("type=%s belongs to the AWS Load Balancer Controller", (type) => {
@@ -99,10 +153,18 @@ describe("aws-load-balancer-* annotations", () => {
   });
 
   test("NLB-only and unknown annotations are harmless: warnings naming them", () => {
-    const { warnings } = parseLbOptions(service({ [`${P}eip-allocations`]: "eipalloc-1", [`${P}frobnicate`]: "yes", "example.com/other": "x" }));
+    const { warnings } = parseLbOptions(
+      service({ [`${P}eip-allocations`]: "eipalloc-1", [`${P}frobnicate`]: "yes", "example.com/other": "x" }),
+    );
     expect(warnings).toEqual([
-      { reason: "UnsupportedAnnotation", message: `annotation ${P}eip-allocations only applies to network load balancers; ignored for this classic ELB` },
-      { reason: "UnsupportedAnnotation", message: `annotation ${P}frobnicate is not supported by this provider; ignored` },
+      {
+        reason: "UnsupportedAnnotation",
+        message: `annotation ${P}eip-allocations only applies to network load balancers; ignored for this classic ELB`,
+      },
+      {
+        reason: "UnsupportedAnnotation",
+        message: `annotation ${P}frobnicate is not supported by this provider; ignored`,
+      },
     ]);
   });
 });

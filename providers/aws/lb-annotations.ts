@@ -9,8 +9,20 @@
 import { ImplementedElsewhereError } from "../../src/cloud/errors.ts";
 import type { ServiceWarning } from "../../src/cloud/provider.ts";
 import type { Service } from "../../src/kube/objects.ts";
+import { parseBool } from "../../src/config/values.ts";
 import { parseCIDR } from "../../src/net/ip.ts";
-import { badAnnotation as bad, PREFIX, readBool, readInt, readList, readMap, type Read } from "./lb-annotation-values.ts";
+import {
+  badAnnotation as bad,
+  PREFIX,
+  readBool,
+  readInt,
+  readList,
+  readMap,
+  type Read,
+} from "./lb-annotation-values.ts";
+import { readListenerOptions, unmatchedSslPorts, type ListenerOptions } from "./lb-listener-options.ts";
+import { NO_FIXED_ADDRESSES, readFixedAddresses, type FixedAddresses } from "./nlb/addresses.ts";
+import { readTargetGroupAttributes } from "./nlb/target-group-attributes.ts";
 
 export { PREFIX };
 
@@ -40,34 +52,77 @@ export interface LbOptions {
   readonly drainingEnabled?: boolean;
   readonly drainingTimeout?: number;
   readonly idleTimeout?: number;
-  readonly accessLog: { readonly enabled?: boolean; readonly interval?: number; readonly bucket?: string; readonly prefix?: string };
+  readonly accessLog: {
+    readonly enabled?: boolean;
+    readonly interval?: number;
+    readonly bucket?: string;
+    readonly prefix?: string;
+  };
   readonly securityGroups: readonly string[];
   readonly extraSecurityGroups: readonly string[];
   readonly subnets: readonly string[];
   readonly targetNodeLabels: Readonly<Record<string, string>>;
+  /** TLS, backend protocol and proxy protocol. */
+  readonly listener: ListenerOptions;
+  /** NLB: whether the backends' groups get the client, health and MTU rules (`manage-backend-security-group-rules`). */
+  readonly manageBackendRules: boolean;
+  /** NLB fixed addresses (none for classic ELBs). */
+  readonly fixedAddresses: FixedAddresses;
+  /** NLB target group attributes (empty for classic ELBs). */
+  readonly targetGroupAttributes: Readonly<Record<string, string>>;
   readonly warnings: readonly ServiceWarning[];
 }
 
-const NLB_ONLY = ["eip-allocations", "private-ipv4-addresses", "target-group-attributes", "nlb-target-type", "manage-backend-security-group-rules", "ip-address-type", "alpn-policy"];
-const ELB_ONLY = ["connection-draining-enabled", "connection-draining-timeout", "connection-idle-timeout", "access-log-enabled", "access-log-emit-interval", "access-log-s3-bucket-name", "access-log-s3-bucket-prefix"];
-const TLS = "TLS listeners are not supported by this provider";
+const NLB_ONLY = [
+  "eip-allocations",
+  "private-ipv4-addresses",
+  "target-group-attributes",
+  "nlb-target-type",
+  "manage-backend-security-group-rules",
+  "ip-address-type",
+  "alpn-policy",
+];
+const ELB_ONLY = [
+  "connection-draining-enabled",
+  "connection-draining-timeout",
+  "connection-idle-timeout",
+  "access-log-enabled",
+  "access-log-emit-interval",
+  "access-log-s3-bucket-name",
+  "access-log-s3-bucket-prefix",
+];
 const REFUSED: Readonly<Record<LbKind, Readonly<Record<string, string>>>> = {
-  elb: { "ssl-cert": TLS, "ssl-ports": TLS, "ssl-negotiation-policy": TLS, "proxy-protocol": "proxy protocol is not supported by this provider" },
+  elb: {},
   nlb: {
-    "ssl-cert": TLS,
-    "ssl-ports": TLS,
-    "ssl-negotiation-policy": TLS,
-    "eip-allocations": "fixed addresses for network load balancers are not supported by this provider",
-    "private-ipv4-addresses": "fixed addresses for network load balancers are not supported by this provider",
-    "target-group-attributes": "target group attributes are not supported by this provider",
-    "security-groups": "network load balancers get no security groups from this provider",
-    "extra-security-groups": "network load balancers get no security groups from this provider",
+    "extra-security-groups": "network load balancers take their groups from security-groups only (as upstream)",
   },
 };
 const HANDLED = [
-  "type", "internal", "healthcheck-protocol", "healthcheck-port", "healthcheck-path", "healthcheck-healthy-threshold",
-  "healthcheck-unhealthy-threshold", "healthcheck-timeout", "healthcheck-interval", "additional-resource-tags",
-  "cross-zone-load-balancing-enabled", "security-groups", "extra-security-groups", "subnets", "target-node-labels", "backend-protocol",
+  "type",
+  "internal",
+  "healthcheck-protocol",
+  "healthcheck-port",
+  "healthcheck-path",
+  "healthcheck-healthy-threshold",
+  "healthcheck-unhealthy-threshold",
+  "healthcheck-timeout",
+  "healthcheck-interval",
+  "additional-resource-tags",
+  "cross-zone-load-balancing-enabled",
+  "security-groups",
+  "extra-security-groups",
+  "subnets",
+  "target-node-labels",
+  "backend-protocol",
+  "ssl-cert",
+  "ssl-ports",
+  "ssl-negotiation-policy",
+  "proxy-protocol",
+  "alpn-policy",
+  "target-group-attributes",
+  "eip-allocations",
+  "private-ipv4-addresses",
+  "manage-backend-security-group-rules",
   ...ELB_ONLY,
 ];
 
@@ -76,7 +131,8 @@ function kindOf(read: Read): LbKind {
   const type = read("type");
   if (type === undefined || type === "" || type === "clb" || type === "elb") return "elb";
   if (type === "nlb") return "nlb";
-  if (type === "nlb-ip" || type === "external") throw new ImplementedElsewhereError(`${PREFIX}type=${type} is handled by the AWS Load Balancer Controller`);
+  if (type === "nlb-ip" || type === "external")
+    throw new ImplementedElsewhereError(`${PREFIX}type=${type} is handled by the AWS Load Balancer Controller`);
   throw bad("type", type, "expected nlb, nlb-ip or external (or none for a classic ELB)");
 }
 
@@ -84,11 +140,33 @@ function warning(key: string, why: string): ServiceWarning {
   return { reason: "UnsupportedAnnotation", message: `annotation ${key} ${why}` };
 }
 
+/**
+ * Upstream's meaning: internal unless empty or exactly "false", so "maybe" (or "False") still asks for
+ * an internal scheme; a value that is not a boolean, or a false not spelled "false", gets a Warning event
+ * saying how it was read.
+ */
+function readInternal(read: Read, warnings: ServiceWarning[]): boolean {
+  const value = read("internal");
+  const internal = value !== undefined && value !== "" && value !== "false";
+  const parsed = value === undefined ? undefined : parseBool(value);
+  if (internal && parsed !== true) {
+    const what = parsed === false ? 'is not "false"' : "is not a boolean";
+    warnings.push({
+      reason: "InvalidAnnotation",
+      message: `annotation ${PREFIX}internal: ${JSON.stringify(value)} ${what}; read as true (internal unless empty or "false"), as upstream`,
+    });
+  }
+  return internal;
+}
+
 function checkRefusedAndUnknown(annotations: Readonly<Record<string, string>>, kind: LbKind): ServiceWarning[] {
   const warnings: ServiceWarning[] = [];
   const refused = REFUSED[kind];
   const foreign = kind === "elb" ? NLB_ONLY : ELB_ONLY;
-  const other = kind === "elb" ? "network load balancers; ignored for this classic ELB" : "classic ELBs; ignored for this network load balancer";
+  const other =
+    kind === "elb"
+      ? "network load balancers; ignored for this classic ELB"
+      : "classic ELBs; ignored for this network load balancer";
   for (const [key, value] of Object.entries(annotations)) {
     if (!key.startsWith(PREFIX)) continue;
     const name = key.slice(PREFIX.length);
@@ -101,20 +179,23 @@ function checkRefusedAndUnknown(annotations: Readonly<Record<string, string>>, k
 
 function healthCheckProtocol(read: Read): string | undefined {
   const protocol = read("healthcheck-protocol")?.toUpperCase();
-  if (protocol !== undefined && !["TCP", "HTTP", "HTTPS", "SSL"].includes(protocol)) throw bad("healthcheck-protocol", protocol, "expected TCP, HTTP, HTTPS or SSL");
+  if (protocol !== undefined && !["TCP", "HTTP", "HTTPS", "SSL"].includes(protocol))
+    throw bad("healthcheck-protocol", protocol, "expected TCP, HTTP, HTTPS or SSL");
   return protocol;
 }
 
 function healthCheckPort(read: Read): string | undefined {
   const port = read("healthcheck-port");
   if (port === undefined || port === "traffic-port") return port;
-  if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw bad("healthcheck-port", port, "expected traffic-port or a port from 1 to 65535");
+  if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535)
+    throw bad("healthcheck-port", port, "expected traffic-port or a port from 1 to 65535");
   return port;
 }
 
 function healthCheckPath(read: Read): string | undefined {
   const path = read("healthcheck-path");
-  if (path !== undefined && !/^\/\S{0,1023}$/.test(path)) throw bad("healthcheck-path", path, "expected an absolute path");
+  if (path !== undefined && !/^\/\S{0,1023}$/.test(path))
+    throw bad("healthcheck-path", path, "expected an absolute path");
   return path;
 }
 
@@ -130,7 +211,8 @@ function healthCheck(read: Read): HealthCheckOptions {
   };
   const timeout = hc.timeout ?? 5;
   const interval = hc.interval ?? 10;
-  if (timeout >= interval) throw bad("healthcheck-timeout", String(timeout), `must be less than the interval (${interval} s)`);
+  if (timeout >= interval)
+    throw bad("healthcheck-timeout", String(timeout), `must be less than the interval (${interval} s)`);
   return hc;
 }
 
@@ -139,23 +221,38 @@ function sourceRanges(service: Service): string[] {
   const raw = fromSpec.length > 0 ? fromSpec : (service.metadata.annotations?.[SOURCE_RANGES] ?? "").split(",");
   const ranges = raw.map((r) => r.trim()).filter((r) => r !== "");
   for (const r of ranges) {
-    if (!parseCIDR(r)) throw new Error(`${fromSpec.length > 0 ? "spec.loadBalancerSourceRanges" : `annotation ${SOURCE_RANGES}`}: invalid value ${JSON.stringify(r)}: not a CIDR`);
+    if (!parseCIDR(r))
+      throw new Error(
+        `${fromSpec.length > 0 ? "spec.loadBalancerSourceRanges" : `annotation ${SOURCE_RANGES}`}: invalid value ${JSON.stringify(r)}: not a CIDR`,
+      );
   }
   return ranges.length > 0 ? ranges : ["0.0.0.0/0"];
-}
-
-function checkBackendProtocol(read: Read): void {
-  const value = read("backend-protocol");
-  if (value !== undefined && value.toLowerCase() !== "tcp") throw bad("backend-protocol", value, "only tcp is supported by this provider");
 }
 
 function extraTags(read: Read): Record<string, string> {
   const tags = readMap(read, "additional-resource-tags", true);
   for (const [k, v] of Object.entries(tags)) {
-    if (k.toLowerCase().startsWith("aws:")) throw bad("additional-resource-tags", k, "tag keys starting with aws: are reserved");
-    if (k.length > 127 || v.length > 255) throw bad("additional-resource-tags", k, "tag keys are at most 127 and values at most 255 characters");
+    if (k.toLowerCase().startsWith("aws:"))
+      throw bad("additional-resource-tags", k, "tag keys starting with aws: are reserved");
+    if (k.length > 127 || v.length > 255)
+      throw bad("additional-resource-tags", k, "tag keys are at most 127 and values at most 255 characters");
   }
   return tags;
+}
+
+type NlbOnly = Pick<LbOptions, "manageBackendRules" | "fixedAddresses" | "targetGroupAttributes">;
+
+function nlbOptions(read: Read, kind: LbKind, o: { internal: boolean; proxyProtocol: boolean }): NlbOnly {
+  if (kind !== "nlb")
+    return { manageBackendRules: true, fixedAddresses: NO_FIXED_ADDRESSES, targetGroupAttributes: {} };
+  const protocol = read("healthcheck-protocol");
+  if (protocol?.toUpperCase() === "SSL")
+    throw bad("healthcheck-protocol", protocol, "network load balancer target groups check TCP, HTTP or HTTPS");
+  return {
+    manageBackendRules: readBool(read, "manage-backend-security-group-rules") !== false,
+    fixedAddresses: readFixedAddresses(read, o.internal),
+    targetGroupAttributes: readTargetGroupAttributes(read, o.proxyProtocol),
+  };
 }
 
 /** Everything the annotations ask of this Service's ELB; throws on a bad value. */
@@ -164,18 +261,23 @@ export function parseLbOptions(service: Service): LbOptions {
   const read: Read = (name) => annotations[`${PREFIX}${name}`];
   const kind = kindOf(read);
   const warnings = checkRefusedAndUnknown(annotations, kind);
-  checkBackendProtocol(read);
-  const internal = read("internal");
+  const listener = readListenerOptions(read, kind === "nlb", warnings);
+  warnings.push(...unmatchedSslPorts(listener.tls, service.spec?.ports ?? []));
+  const internal = readInternal(read, warnings);
   const interval = readInt(read, "access-log-emit-interval", 5, 60);
-  if (interval !== undefined && interval !== 5 && interval !== 60) throw bad("access-log-emit-interval", String(interval), "expected 5 or 60 (minutes)");
+  if (interval !== undefined && interval !== 5 && interval !== 60)
+    throw bad("access-log-emit-interval", String(interval), "expected 5 or 60 (minutes)");
   const securityGroups = readList(read, "security-groups");
   const extraSecurityGroups = readList(read, "extra-security-groups");
-  for (const [name, list] of [["security-groups", securityGroups], ["extra-security-groups", extraSecurityGroups]] as const) {
+  for (const [name, list] of [
+    ["security-groups", securityGroups],
+    ["extra-security-groups", extraSecurityGroups],
+  ] as const) {
     for (const sg of list) if (!/^sg-[0-9a-f]+$/.test(sg)) throw bad(name, sg, "not a security group ID (sg-…)");
   }
   return {
     kind,
-    internal: internal !== undefined && internal !== "" && internal !== "false",
+    internal,
     sourceRanges: sourceRanges(service),
     healthCheck: healthCheck(read),
     extraTags: extraTags(read),
@@ -183,11 +285,18 @@ export function parseLbOptions(service: Service): LbOptions {
     drainingEnabled: readBool(read, "connection-draining-enabled"),
     drainingTimeout: readInt(read, "connection-draining-timeout", 1, 3600),
     idleTimeout: readInt(read, "connection-idle-timeout", 1, 4000),
-    accessLog: { enabled: readBool(read, "access-log-enabled"), interval, bucket: read("access-log-s3-bucket-name"), prefix: read("access-log-s3-bucket-prefix") },
+    accessLog: {
+      enabled: readBool(read, "access-log-enabled"),
+      interval,
+      bucket: read("access-log-s3-bucket-name"),
+      prefix: read("access-log-s3-bucket-prefix"),
+    },
     securityGroups,
     extraSecurityGroups,
     subnets: readList(read, "subnets"),
     targetNodeLabels: readMap(read, "target-node-labels", false),
+    listener,
+    ...nlbOptions(read, kind, { internal, proxyProtocol: listener.proxyProtocol }),
     warnings,
   };
 }

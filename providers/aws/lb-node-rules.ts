@@ -4,7 +4,14 @@
  * instance with several untagged groups is skipped with a warning (upstream's rule).
  */
 import type { Ec2Instance } from "./ec2-instance.ts";
-import { applyRules, removeNodeRules, ruleChanges, rulesOf, type Rule, type SecurityGroupDeps } from "./lb-security-groups.ts";
+import {
+  applyRules,
+  removeNodeRules,
+  ruleChanges,
+  rulesOf,
+  type Rule,
+  type SecurityGroupDeps,
+} from "./lb-security-groups.ts";
 import { tagMap, taggedForCluster } from "./tags.ts";
 
 /** The only cluster-tagged group, else the only group, else none. */
@@ -14,7 +21,11 @@ function groupOf(instance: Ec2Instance, tagged: readonly string[]): string | und
 }
 
 /** The group per instance that gets the rule; instances without one are left out. */
-export async function backendGroups(deps: SecurityGroupDeps, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<Map<string, Rule[]>> {
+export async function backendGroups(
+  deps: SecurityGroupDeps,
+  instances: readonly Ec2Instance[],
+  signal?: AbortSignal,
+): Promise<Map<string, Rule[]>> {
   const ids = [...new Set(instances.flatMap((i) => i.securityGroupIds))];
   if (ids.length === 0) return new Map();
   const groups = (await deps.api.ec2.describeSecurityGroups({ GroupIds: ids }, signal)).SecurityGroups ?? [];
@@ -25,7 +36,10 @@ export async function backendGroups(deps: SecurityGroupDeps, instances: readonly
     const mine = instance.securityGroupIds.filter((g) => tagged.has(g));
     const pick = groupOf(instance, mine);
     if (pick) chosen.set(pick, rules.get(pick) ?? []);
-    else deps.warn(`instance ${instance.id} has ${mine.length || instance.securityGroupIds.length} candidate security groups and none is the only one tagged for the cluster; not opening it to the load balancer`);
+    else
+      deps.warn(
+        `instance ${instance.id} has ${mine.length || instance.securityGroupIds.length} candidate security groups and none is the only one tagged for the cluster; not opening it to the load balancer`,
+      );
   }
   return chosen;
 }
@@ -34,12 +48,18 @@ export async function backendGroups(deps: SecurityGroupDeps, instances: readonly
  * Opens every backend's group to `lbGroup`. With `revokeStale` (the ELB's own group), groups no backend
  * uses any more lose the rule; a shared group is never revoked from, since other ELBs rely on it.
  */
-export async function syncNodeRules(deps: SecurityGroupDeps, lb: { group: string; revokeStale: boolean }, instances: readonly Ec2Instance[], signal?: AbortSignal): Promise<void> {
+export async function syncNodeRules(
+  deps: SecurityGroupDeps,
+  lb: { group: string; revokeStale: boolean },
+  instances: readonly Ec2Instance[],
+  signal?: AbortSignal,
+): Promise<void> {
   const lbGroup = lb.group;
   const groups = await backendGroups(deps, instances, signal);
   const rule: Rule = { protocol: "-1", source: { group: lbGroup } };
   for (const [groupId, rules] of groups) {
-    if (!rules.some((r) => r.protocol === "-1" && "group" in r.source && r.source.group === lbGroup)) await applyRules(deps, groupId, { add: [rule], remove: [] }, signal);
+    if (!rules.some((r) => r.protocol === "-1" && "group" in r.source && r.source.group === lbGroup))
+      await applyRules(deps, groupId, { add: [rule], remove: [] }, signal);
   }
   if (lb.revokeStale) await removeNodeRules(deps, lbGroup, new Set(groups.keys()), signal);
 }
@@ -49,6 +69,8 @@ export interface MarkedRules {
   readonly vpc: string;
   readonly instances: readonly Ec2Instance[];
   readonly rules: readonly Rule[];
+  /** Rules for named groups besides the backends' (the NLB's own security group). */
+  readonly extra?: ReadonlyMap<string, readonly Rule[]>;
 }
 
 /**
@@ -58,11 +80,15 @@ export interface MarkedRules {
 export async function syncMarkedRules(deps: SecurityGroupDeps, lb: MarkedRules, signal?: AbortSignal): Promise<void> {
   const desired = lb.rules;
   const chosen = new Set((await backendGroups(deps, lb.instances, signal)).keys());
-  const groups = (await deps.api.ec2.describeSecurityGroups({ Filters: [{ Name: "vpc-id", Values: [lb.vpc] }] }, signal)).SecurityGroups ?? [];
-  const mine = (r: Rule): boolean => r.description?.startsWith("kubernetes.io/rule/nlb/") === true && r.description.endsWith(`=${lb.name}`);
+  const groups =
+    (await deps.api.ec2.describeSecurityGroups({ Filters: [{ Name: "vpc-id", Values: [lb.vpc] }] }, signal))
+      .SecurityGroups ?? [];
+  const mine = (r: Rule): boolean =>
+    r.description?.startsWith("kubernetes.io/rule/nlb/") === true && r.description.endsWith(`=${lb.name}`);
   for (const g of groups) {
     if (!g.GroupId) continue;
     const current = rulesOf(g.IpPermissions).filter(mine);
-    await applyRules(deps, g.GroupId, ruleChanges(current, chosen.has(g.GroupId) ? desired : []), signal);
+    const wanted = [...(chosen.has(g.GroupId) ? desired : []), ...(lb.extra?.get(g.GroupId) ?? [])];
+    await applyRules(deps, g.GroupId, ruleChanges(current, wanted), signal);
   }
 }

@@ -14,7 +14,13 @@ describe("security group rules", () => {
 
   test("described permissions split into one rule per source, and back", () => {
     const rules = rulesOf([
-      { IpProtocol: "tcp", FromPort: 80, ToPort: 80, IpRanges: [{ CidrIp: "10.0.0.0/8" }], Ipv6Ranges: [{ CidrIpv6: "2001:db8::/32" }] },
+      {
+        IpProtocol: "tcp",
+        FromPort: 80,
+        ToPort: 80,
+        IpRanges: [{ CidrIp: "10.0.0.0/8" }],
+        Ipv6Ranges: [{ CidrIpv6: "2001:db8::/32" }],
+      },
       { IpProtocol: "-1", UserIdGroupPairs: [{ GroupId: "sg-1", UserId: "123" }] },
     ]);
     expect(rules.map(ruleKey)).toEqual(["tcp|80|80|10.0.0.0/8", "tcp|80|80|2001:db8::/32", "-1|||sg:sg-1"]);

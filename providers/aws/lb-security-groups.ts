@@ -36,10 +36,17 @@ export function ruleKey(r: Rule): string {
 export function rulesOf(permissions: readonly IpPermission[] | undefined): Rule[] {
   return (permissions ?? []).flatMap((p) => {
     const base = { protocol: p.IpProtocol ?? "-1", from: p.FromPort, to: p.ToPort };
-    const ranges = [...(p.IpRanges ?? []).map((r) => [r.CidrIp, r.Description]), ...(p.Ipv6Ranges ?? []).map((r) => [r.CidrIpv6, r.Description])];
+    const ranges = [
+      ...(p.IpRanges ?? []).map((r) => [r.CidrIp, r.Description]),
+      ...(p.Ipv6Ranges ?? []).map((r) => [r.CidrIpv6, r.Description]),
+    ];
     return [
-      ...ranges.flatMap(([cidr, description]): Rule[] => (cidr ? [{ ...base, source: { cidr }, ...(description ? { description } : {}) }] : [])),
-      ...(p.UserIdGroupPairs ?? []).flatMap((g): Rule[] => (g.GroupId ? [{ ...base, source: { group: g.GroupId } }] : [])),
+      ...ranges.flatMap(([cidr, description]): Rule[] =>
+        cidr ? [{ ...base, source: { cidr }, ...(description ? { description } : {}) }] : [],
+      ),
+      ...(p.UserIdGroupPairs ?? []).flatMap((g): Rule[] =>
+        g.GroupId ? [{ ...base, source: { group: g.GroupId } }] : [],
+      ),
     ];
   });
 }
@@ -49,7 +56,13 @@ export function permissionOf(r: Rule): IpPermission {
   if ("group" in r.source) return { IpProtocol: r.protocol, ...ports, UserIdGroupPairs: [{ GroupId: r.source.group }] };
   const cidr = r.source.cidr;
   const described = r.description ? { Description: r.description } : {};
-  return { IpProtocol: r.protocol, ...ports, ...(cidr.includes(":") ? { Ipv6Ranges: [{ CidrIpv6: cidr, ...described }] } : { IpRanges: [{ CidrIp: cidr, ...described }] }) };
+  return {
+    IpProtocol: r.protocol,
+    ...ports,
+    ...(cidr.includes(":")
+      ? { Ipv6Ranges: [{ CidrIpv6: cidr, ...described }] }
+      : { IpRanges: [{ CidrIp: cidr, ...described }] }),
+  };
 }
 
 /** The ELB group's ingress: each port over TCP, plus ICMP type 3 code 4 for IPv4 sources. */
@@ -65,25 +78,54 @@ export function desiredLbRules(ports: readonly number[], sourceRanges: readonly 
 export function ruleChanges(actual: readonly Rule[], desired: readonly Rule[]): { add: Rule[]; remove: Rule[] } {
   const have = new Set(actual.map(ruleKey));
   const want = new Map(desired.map((r) => [ruleKey(r), r]));
-  return { add: [...want].filter(([key]) => !have.has(key)).map(([, r]) => r), remove: actual.filter((r) => !want.has(ruleKey(r))) };
+  return {
+    add: [...want].filter(([key]) => !have.has(key)).map(([, r]) => r),
+    remove: actual.filter((r) => !want.has(ruleKey(r))),
+  };
 }
 
 export const ownGroupName = (lbName: string): string => `k8s-elb-${lbName}`;
 
-async function findOwnGroup(deps: SecurityGroupDeps, lbName: string, vpc: string | undefined, signal?: AbortSignal): Promise<{ id: string; rules: Rule[] } | undefined> {
-  const filters = [{ Name: "group-name", Values: [ownGroupName(lbName)] }, ...(vpc ? [{ Name: "vpc-id", Values: [vpc] }] : [])];
+async function findOwnGroup(
+  deps: SecurityGroupDeps,
+  lbName: string,
+  vpc: string | undefined,
+  signal?: AbortSignal,
+): Promise<{ id: string; rules: Rule[] } | undefined> {
+  const filters = [
+    { Name: "group-name", Values: [ownGroupName(lbName)] },
+    ...(vpc ? [{ Name: "vpc-id", Values: [vpc] }] : []),
+  ];
   const groups = (await deps.api.ec2.describeSecurityGroups({ Filters: filters }, signal)).SecurityGroups ?? [];
   const mine = groups.find((g) => taggedForCluster(tagMap(g.Tags), deps.cluster));
   return mine?.GroupId ? { id: mine.GroupId, rules: rulesOf(mine.IpPermissions) } : undefined;
 }
 
-export async function applyRules(deps: SecurityGroupDeps, groupId: string, changes: { add: Rule[]; remove: Rule[] }, signal?: AbortSignal): Promise<void> {
-  if (changes.remove.length > 0) await deps.api.ec2.revokeSecurityGroupIngress({ GroupId: groupId, IpPermissions: changes.remove.map(permissionOf) }, signal);
-  if (changes.add.length > 0) await deps.api.ec2.authorizeSecurityGroupIngress({ GroupId: groupId, IpPermissions: changes.add.map(permissionOf) }, signal);
+export async function applyRules(
+  deps: SecurityGroupDeps,
+  groupId: string,
+  changes: { add: Rule[]; remove: Rule[] },
+  signal?: AbortSignal,
+): Promise<void> {
+  if (changes.remove.length > 0)
+    await deps.api.ec2.revokeSecurityGroupIngress(
+      { GroupId: groupId, IpPermissions: changes.remove.map(permissionOf) },
+      signal,
+    );
+  if (changes.add.length > 0)
+    await deps.api.ec2.authorizeSecurityGroupIngress(
+      { GroupId: groupId, IpPermissions: changes.add.map(permissionOf) },
+      signal,
+    );
 }
 
 /** The ELB's own group, created when missing, with exactly `rules` as ingress. */
-export async function ensureOwnGroup(deps: SecurityGroupDeps, lb: { name: string; service: string; vpc: string }, rules: readonly Rule[], signal?: AbortSignal): Promise<string> {
+export async function ensureOwnGroup(
+  deps: SecurityGroupDeps,
+  lb: { name: string; service: string; vpc: string },
+  rules: readonly Rule[],
+  signal?: AbortSignal,
+): Promise<string> {
   let group = await findOwnGroup(deps, lb.name, lb.vpc, signal);
   if (!group) {
     const created = await deps.api.ec2
@@ -108,7 +150,11 @@ export async function ensureOwnGroup(deps: SecurityGroupDeps, lb: { name: string
 }
 
 /** Deletes the ELB's own group if it exists. Throws DependencyViolation while AWS still uses it. */
-export async function deleteOwnGroup(deps: SecurityGroupDeps, lbName: string, signal?: AbortSignal): Promise<string | undefined> {
+export async function deleteOwnGroup(
+  deps: SecurityGroupDeps,
+  lbName: string,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   const group = await findOwnGroup(deps, lbName, undefined, signal);
   if (!group) return undefined;
   await removeNodeRules(deps, group.id, new Set(), signal);
@@ -121,8 +167,19 @@ export async function deleteOwnGroup(deps: SecurityGroupDeps, lbName: string, si
 }
 
 /** Revokes the "all from `lbGroup`" rule from every group except those in `keep`. */
-export async function removeNodeRules(deps: SecurityGroupDeps, lbGroup: string, keep: ReadonlySet<string>, signal?: AbortSignal): Promise<void> {
-  const referencing = (await deps.api.ec2.describeSecurityGroups({ Filters: [{ Name: "ip-permission.group-id", Values: [lbGroup] }] }, signal)).SecurityGroups ?? [];
+export async function removeNodeRules(
+  deps: SecurityGroupDeps,
+  lbGroup: string,
+  keep: ReadonlySet<string>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const referencing =
+    (
+      await deps.api.ec2.describeSecurityGroups(
+        { Filters: [{ Name: "ip-permission.group-id", Values: [lbGroup] }] },
+        signal,
+      )
+    ).SecurityGroups ?? [];
   for (const g of referencing) {
     if (!g.GroupId || g.GroupId === lbGroup || keep.has(g.GroupId)) continue;
     const stale = rulesOf(g.IpPermissions).filter((r) => "group" in r.source && r.source.group === lbGroup);

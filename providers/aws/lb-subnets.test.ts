@@ -3,14 +3,28 @@ import type { RouteTable, Subnet } from "@aws-sdk/client-ec2";
 import { chooseSubnets } from "./lb-subnets.ts";
 
 const cluster = { clusterID: "c1", legacy: false };
-const subnet = (id: string, zone: string, tags: Record<string, string> = {}): Subnet => ({ SubnetId: id, AvailabilityZone: zone, Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) });
-const igwTable = (...subnets: string[]): RouteTable => ({ Routes: [{ GatewayId: "igw-1", DestinationCidrBlock: "0.0.0.0/0" }], Associations: subnets.map((SubnetId) => ({ SubnetId })) });
+const subnet = (id: string, zone: string, tags: Record<string, string> = {}): Subnet => ({
+  SubnetId: id,
+  AvailabilityZone: zone,
+  Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })),
+});
+const igwTable = (...subnets: string[]): RouteTable => ({
+  Routes: [{ GatewayId: "igw-1", DestinationCidrBlock: "0.0.0.0/0" }],
+  Associations: subnets.map((SubnetId) => ({ SubnetId })),
+});
 const privateMain: RouteTable = { Routes: [{ GatewayId: "local" }], Associations: [{ Main: true }] };
 
 describe("ELB subnet discovery", () => {
   test("internet-facing ELBs use public subnets only, one per zone", () => {
-    const subnets = [subnet("subnet-a1", "a"), subnet("subnet-a2", "a"), subnet("subnet-b1", "b"), subnet("subnet-c1", "c")];
-    expect(chooseSubnets(subnets, [igwTable("subnet-a1", "subnet-a2", "subnet-b1"), privateMain], false, cluster)).toEqual(["subnet-a1", "subnet-b1"]);
+    const subnets = [
+      subnet("subnet-a1", "a"),
+      subnet("subnet-a2", "a"),
+      subnet("subnet-b1", "b"),
+      subnet("subnet-c1", "c"),
+    ];
+    expect(
+      chooseSubnets(subnets, [igwTable("subnet-a1", "subnet-a2", "subnet-b1"), privateMain], false, cluster),
+    ).toEqual(["subnet-a1", "subnet-b1"]);
   });
 
   test("internal ELBs may use private subnets", () => {

@@ -20,10 +20,19 @@ async function annotatedSubnets(api: AwsApi, refs: readonly string[], signal?: A
   const ids = refs.filter((r) => r.startsWith("subnet-"));
   const names = refs.filter((r) => !r.startsWith("subnet-"));
   const found: Subnet[] = [];
-  if (ids.length > 0) found.push(...((await api.ec2.describeSubnets({ Filters: [{ Name: "subnet-id", Values: ids }] }, signal)).Subnets ?? []));
-  if (names.length > 0) found.push(...((await api.ec2.describeSubnets({ Filters: [{ Name: "tag:Name", Values: names }] }, signal)).Subnets ?? []));
+  if (ids.length > 0)
+    found.push(
+      ...((await api.ec2.describeSubnets({ Filters: [{ Name: "subnet-id", Values: ids }] }, signal)).Subnets ?? []),
+    );
+  if (names.length > 0)
+    found.push(
+      ...((await api.ec2.describeSubnets({ Filters: [{ Name: "tag:Name", Values: names }] }, signal)).Subnets ?? []),
+    );
   const missing = refs.filter((r) => !found.some((s) => s.SubnetId === r || tagMap(s.Tags).Name === r));
-  if (missing.length > 0) throw new Error(`annotation service.beta.kubernetes.io/aws-load-balancer-subnets: invalid value: no subnet ${missing.join(", ")}`);
+  if (missing.length > 0)
+    throw new Error(
+      `annotation service.beta.kubernetes.io/aws-load-balancer-subnets: invalid value: no subnet ${missing.join(", ")}`,
+    );
   return [...new Set(found.map((s) => s.SubnetId!))];
 }
 
@@ -48,7 +57,12 @@ function rank(s: Subnet, roleTag: string, cluster: ClusterTags): string {
 }
 
 /** The chosen subnet per zone, from a VPC's subnets and route tables. Pure. */
-export function chooseSubnets(subnets: readonly Subnet[], tables: readonly RouteTable[], internal: boolean, cluster: ClusterTags): string[] {
+export function chooseSubnets(
+  subnets: readonly Subnet[],
+  tables: readonly RouteTable[],
+  internal: boolean,
+  cluster: ClusterTags,
+): string[] {
   const routing = publicSubnets(tables);
   const roleTag = internal ? "kubernetes.io/role/internal-elb" : "kubernetes.io/role/elb";
   const best = new Map<string, Subnet>();
@@ -65,7 +79,12 @@ export function chooseSubnets(subnets: readonly Subnet[], tables: readonly Route
   return [...best.values()].map((s) => s.SubnetId!).sort();
 }
 
-export async function findSubnets(api: AwsApi, cluster: ClusterTags, query: SubnetQuery, signal?: AbortSignal): Promise<string[]> {
+export async function findSubnets(
+  api: AwsApi,
+  cluster: ClusterTags,
+  query: SubnetQuery,
+  signal?: AbortSignal,
+): Promise<string[]> {
   if (query.annotated.length > 0) return annotatedSubnets(api, query.annotated, signal);
   const vpcFilter = [{ Name: "vpc-id", Values: [query.vpc] }];
   const [subnets, tables] = await Promise.all([
@@ -76,5 +95,7 @@ export async function findSubnets(api: AwsApi, cluster: ClusterTags, query: Subn
   if (chosen.length > 0) return chosen;
   if (query.fallback !== "") return [query.fallback];
   const kind = query.internal ? "internal" : "internet-facing (routed to an internet gateway)";
-  throw new Error(`no ${kind} subnet in ${query.vpc} is usable for the ELB: tag one with kubernetes.io/cluster/${cluster.clusterID}, or set the aws-load-balancer-subnets annotation or SubnetID`);
+  throw new Error(
+    `no ${kind} subnet in ${query.vpc} is usable for the ELB: tag one with kubernetes.io/cluster/${cluster.clusterID}, or set the aws-load-balancer-subnets annotation or SubnetID`,
+  );
 }

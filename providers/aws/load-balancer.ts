@@ -10,14 +10,14 @@ import type { Logger } from "../../src/log/logger.ts";
 import type { AwsApi } from "./api.ts";
 import type { AwsConfig } from "./config.ts";
 import type { Ec2Instance } from "./ec2-instance.ts";
-import { deleteElb, ensureElb, groupsOf, syncBackends, type ElbDeps } from "./elb.ts";
+import { deleteElb, ensureElb, groupsOf, syncBackends, type ElbDeps } from "./elb/elb.ts";
 import type { InstanceCache } from "./instance-cache.ts";
 import { PREFIX, parseLbOptions, type LbOptions } from "./lb-annotations.ts";
-import { loadBalancerName } from "./lb-plan.ts";
-import { describeElb } from "./lb-reconcile.ts";
+import { loadBalancerName } from "./lb-names.ts";
+import { describeElb } from "./elb/reconcile.ts";
 import { findSubnets } from "./lb-subnets.ts";
-import { deleteNlb, describeNlb, ensureNlb, type NlbDeps } from "./nlb.ts";
-import { desiredTargetGroups, validateNlbService } from "./nlb-plan.ts";
+import { deleteNlb, describeNlb, ensureNlb, type NlbDeps } from "./nlb/nlb.ts";
+import { desiredTargetGroups, validateNlbService } from "./nlb/plan.ts";
 import { instancesOfNodes } from "./node-instances.ts";
 import type { ClusterTags } from "./tags.ts";
 
@@ -35,16 +35,26 @@ function selected(nodes: readonly Node[], labels: Readonly<Record<string, string
   return nodes.filter((n) => Object.entries(labels).every(([k, v]) => n.metadata.labels?.[k] === v));
 }
 
-const statusOf = (lb: { DNSName?: string }): { ingress: { hostname: string }[] } => ({ ingress: lb.DNSName ? [{ hostname: lb.DNSName }] : [] });
+const statusOf = (lb: { DNSName?: string }): { ingress: { hostname: string }[] } => ({
+  ingress: lb.DNSName ? [{ hostname: lb.DNSName }] : [],
+});
 
 function typeChange(name: string, from: string, to: string): Error {
-  return new Error(`annotation ${PREFIX}type: load balancer ${name} is a ${from}; it cannot become a ${to}; recreate the Service`);
+  return new Error(
+    `annotation ${PREFIX}type: load balancer ${name} is a ${from}; it cannot become a ${to}; recreate the Service`,
+  );
 }
 
 export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
   const sg = { api: deps.api, cluster: deps.cluster, warn: (m: string) => deps.logger.warn(m) };
   const elbDeps: ElbDeps = { ...deps, sg, securityGroupRetryMs: deps.securityGroupRetryMs ?? 15_000 };
-  const nlbDeps: NlbDeps = { api: deps.api, cluster: deps.cluster, sg, manageNodeRules: !deps.config.disableSecurityGroupIngress };
+  const nlbDeps: NlbDeps = {
+    api: deps.api,
+    cluster: deps.cluster,
+    sg,
+    manageNodeRules: !deps.config.disableSecurityGroupIngress,
+    managedGroup: deps.config.nlbManagedSecurityGroup,
+  };
 
   /** Running instances behind `nodes` (upstream registers only running ones); others are left out, logged. */
   async function backends(nodes: readonly Node[], options: LbOptions, signal?: AbortSignal): Promise<Ec2Instance[]> {
@@ -52,32 +62,66 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
     const found = await instancesOfNodes(deps.cache, chosen, signal);
     const running: Ec2Instance[] = [];
     found.forEach((f, i) => {
-      if (f instanceof Error || f?.state !== "running") deps.logger.info(`node ${chosen[i]!.metadata.name} has no running instance; not a backend`, { error: f instanceof Error ? f.message : (f?.state ?? "not found") });
+      if (f instanceof Error || f?.state !== "running")
+        deps.logger.info(`node ${chosen[i]!.metadata.name} has no running instance; not a backend`, {
+          error: f instanceof Error ? f.message : (f?.state ?? "not found"),
+        });
       else running.push(f);
     });
     return running;
   }
 
-  async function placement(service: Service, options: LbOptions, known: { instances: readonly Ec2Instance[]; vpc?: string }, signal?: AbortSignal): Promise<{ name: string; vpc: string; subnets: string[] }> {
+  async function placement(
+    service: Service,
+    options: LbOptions,
+    known: { instances: readonly Ec2Instance[]; vpc?: string },
+    signal?: AbortSignal,
+  ): Promise<{ name: string; vpc: string; subnets: string[] }> {
     const vpc = deps.config.vpc || known.vpc || known.instances.find((i) => i.vpcId !== "")?.vpcId;
-    if (!vpc) throw new Error("cannot tell which VPC the load balancer belongs in: no backend instance has one; set VPC in the cloud config");
-    const subnets = await findSubnets(deps.api, deps.cluster, { vpc, internal: options.internal, annotated: options.subnets, fallback: deps.config.subnetID }, signal);
+    if (!vpc)
+      throw new Error(
+        "cannot tell which VPC the load balancer belongs in: no backend instance has one; set VPC in the cloud config",
+      );
+    const subnets = await findSubnets(
+      deps.api,
+      deps.cluster,
+      { vpc, internal: options.internal, annotated: options.subnets, fallback: deps.config.subnetID },
+      signal,
+    );
     return { name: loadBalancerName(service), vpc, subnets };
   }
 
-  async function ensureNetwork(service: Service, options: LbOptions, nodes: readonly Node[], signal?: AbortSignal): Promise<{ DNSName?: string }> {
+  async function ensureNetwork(
+    service: Service,
+    options: LbOptions,
+    nodes: readonly Node[],
+    signal?: AbortSignal,
+  ): Promise<{ DNSName?: string }> {
     validateNlbService(service);
     const groups = desiredTargetGroups(deps.cluster.clusterID, service, options);
     const name = loadBalancerName(service);
-    const [instances, elb, nlb] = await Promise.all([backends(nodes, options, signal), describeElb(deps.api, name, signal), describeNlb(deps.api, name, signal)]);
+    const [instances, elb, nlb] = await Promise.all([
+      backends(nodes, options, signal),
+      describeElb(deps.api, name, signal),
+      describeNlb(deps.api, name, signal),
+    ]);
     if (elb) throw typeChange(name, "classic ELB", "network load balancer");
     const where = await placement(service, options, { instances, vpc: nlb?.VpcId }, signal);
     return ensureNlb(nlbDeps, { ...where, service, options, groups }, instances, signal);
   }
 
-  async function ensureClassic(service: Service, options: LbOptions, nodes: readonly Node[], signal?: AbortSignal): Promise<{ DNSName?: string }> {
+  async function ensureClassic(
+    service: Service,
+    options: LbOptions,
+    nodes: readonly Node[],
+    signal?: AbortSignal,
+  ): Promise<{ DNSName?: string }> {
     const name = loadBalancerName(service);
-    const [instances, existing, nlb] = await Promise.all([backends(nodes, options, signal), describeElb(deps.api, name, signal), describeNlb(deps.api, name, signal)]);
+    const [instances, existing, nlb] = await Promise.all([
+      backends(nodes, options, signal),
+      describeElb(deps.api, name, signal),
+      describeNlb(deps.api, name, signal),
+    ]);
     if (nlb) throw typeChange(name, "network load balancer", "classic ELB");
     const where = await placement(service, options, { instances, vpc: existing?.VPCId }, signal);
     return ensureElb(elbDeps, { ...where, service, options, existing, instances }, signal);
@@ -94,7 +138,10 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
 
     async ensureLoadBalancer(_clusterName, service, nodes, signal) {
       const options = parseLbOptions(service);
-      const lb = options.kind === "nlb" ? await ensureNetwork(service, options, nodes, signal) : await ensureClassic(service, options, nodes, signal);
+      const lb =
+        options.kind === "nlb"
+          ? await ensureNetwork(service, options, nodes, signal)
+          : await ensureClassic(service, options, nodes, signal);
       return { status: statusOf(lb), warnings: options.warnings };
     },
 
@@ -105,7 +152,10 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
         return;
       }
       const name = loadBalancerName(service);
-      const [instances, lb] = await Promise.all([backends(nodes, options, signal), describeElb(deps.api, name, signal)]);
+      const [instances, lb] = await Promise.all([
+        backends(nodes, options, signal),
+        describeElb(deps.api, name, signal),
+      ]);
       if (!lb) throw new Error(`load balancer ${name} does not exist`);
       await syncBackends(elbDeps, lb, { groups: groupsOf(elbDeps, lb, options), instances }, signal);
     },

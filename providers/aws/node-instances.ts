@@ -12,14 +12,24 @@ export function nodeTarget(node: Node): NodeTarget {
   const providerID = node.spec?.providerID ?? "";
   if (providerID !== "") {
     const id = instanceIDFromProviderID(providerID);
-    return id ? { id } : { error: new Error(`node ${node.metadata.name}: providerID ${JSON.stringify(providerID)} is not an AWS instance (aws:///<zone>/i-…)`) };
+    return id
+      ? { id }
+      : {
+          error: new Error(
+            `node ${node.metadata.name}: providerID ${JSON.stringify(providerID)} is not an AWS instance (aws:///<zone>/i-…)`,
+          ),
+        };
   }
   const id = instanceIDFromNodeName(node.metadata.name);
   return id ? { id } : { dnsName: node.metadata.name };
 }
 
 /** One lookup answer per node, in order, costing at most one call per kind of key and chunk. */
-export async function instancesOfNodes(cache: InstanceCache, nodes: readonly Node[], signal?: AbortSignal): Promise<Found[]> {
+export async function instancesOfNodes(
+  cache: InstanceCache,
+  nodes: readonly Node[],
+  signal?: AbortSignal,
+): Promise<Found[]> {
   const targets = nodes.map(nodeTarget);
   const ids = targets.flatMap((t) => ("id" in t ? [t.id] : []));
   const names = targets.flatMap((t) => ("dnsName" in t ? [t.dnsName] : []));

@@ -23,19 +23,33 @@ function lister(nodes: Node[]): Lister<Node> {
 
 async function provider(nodes: Node[] = [], extra = ""): Promise<CloudProvider> {
   const p = awsTestProvider(cloud, { extra, options: { cacheMaxAgeMs: 0 } });
-  await p.initialize?.({ signal: new AbortController().signal, nodes: lister(nodes), services: lister([]) as never, waitForSync: () => Promise.resolve(true), kube: undefined as never });
+  await p.initialize?.({
+    signal: new AbortController().signal,
+    nodes: lister(nodes),
+    services: lister([]) as never,
+    waitForSync: () => Promise.resolve(true),
+    kube: undefined as never,
+  });
   return p;
 }
 
-const route = (targetNode: string, destinationCIDR: string): Route => ({ name: "", targetNode, destinationCIDR, blackhole: false });
+const route = (targetNode: string, destinationCIDR: string): Route => ({
+  name: "",
+  targetNode,
+  destinationCIDR,
+  blackhole: false,
+});
 
 async function tableRoutes(tableId = cloud.routeTableId): Promise<ec2.Route[]> {
-  const table = (await cloud.ec2.send(new ec2.DescribeRouteTablesCommand({ RouteTableIds: [tableId] }))).RouteTables![0]!;
+  const table = (await cloud.ec2.send(new ec2.DescribeRouteTablesCommand({ RouteTableIds: [tableId] })))
+    .RouteTables![0]!;
   return (table.Routes ?? []).filter((r) => r.InstanceId);
 }
 
 async function sourceDestCheck(i: TestInstance): Promise<boolean | undefined> {
-  return (await cloud.ec2.send(new ec2.DescribeInstanceAttributeCommand({ InstanceId: i.id, Attribute: "sourceDestCheck" }))).SourceDestCheck?.Value;
+  return (
+    await cloud.ec2.send(new ec2.DescribeInstanceAttributeCommand({ InstanceId: i.id, Attribute: "sourceDestCheck" }))
+  ).SourceDestCheck?.Value;
 }
 
 describe("aws routes (moto)", () => {
@@ -46,7 +60,14 @@ describe("aws routes (moto)", () => {
     await routes.createRoute("kubernetes", "uid-1", route(i.privateDnsName, "10.244.1.0/24"));
     expect(await sourceDestCheck(i)).toBe(false);
     expect((await tableRoutes()).map((r) => [r.DestinationCidrBlock, r.InstanceId])).toEqual([["10.244.1.0/24", i.id]]);
-    expect(await routes.listRoutes("kubernetes")).toEqual([{ name: "kubernetes-10.244.1.0/24", targetNode: i.privateDnsName, destinationCIDR: "10.244.1.0/24", blackhole: false }]);
+    expect(await routes.listRoutes("kubernetes")).toEqual([
+      {
+        name: "kubernetes-10.244.1.0/24",
+        targetNode: i.privateDnsName,
+        destinationCIDR: "10.244.1.0/24",
+        blackhole: false,
+      },
+    ]);
     await routes.createRoute("kubernetes", "uid-1", route(i.privateDnsName, "10.244.1.0/24"));
     expect(await tableRoutes()).toHaveLength(1);
   });
@@ -59,12 +80,15 @@ describe("aws routes (moto)", () => {
     expect((await routes.listRoutes("kubernetes")).map((r) => r.targetNode)).toEqual(["worker-1"]);
   });
 
+  // moto keeps such a route `active` (AWS: `blackhole`): the listing reads the instance's state as well.
   test("a route whose instance is terminated is listed as blackholed, and a new route for its CIDR replaces it", async () => {
     const [old, replacement] = [await cloud.launch(), await cloud.launch()];
     const routes = (await provider()).routes!;
     await routes.createRoute("kubernetes", "uid-1", route(old.privateDnsName, "10.244.3.0/24"));
     await cloud.terminate(old.id);
-    expect(await routes.listRoutes("kubernetes")).toEqual([{ name: "kubernetes-10.244.3.0/24", targetNode: "", destinationCIDR: "10.244.3.0/24", blackhole: true }]);
+    expect(await routes.listRoutes("kubernetes")).toEqual([
+      { name: "kubernetes-10.244.3.0/24", targetNode: "", destinationCIDR: "10.244.3.0/24", blackhole: true },
+    ]);
     await routes.createRoute("kubernetes", "uid-2", route(replacement.privateDnsName, "10.244.3.0/24"));
     expect((await tableRoutes()).map((r) => r.InstanceId)).toEqual([replacement.id]);
   });
@@ -73,7 +97,9 @@ describe("aws routes (moto)", () => {
     const [a, b] = [await cloud.launch(), await cloud.launch()];
     const routes = (await provider()).routes!;
     await routes.createRoute("kubernetes", "uid-1", route(a.privateDnsName, "10.244.4.0/24"));
-    expect((await rejection(routes.createRoute("kubernetes", "uid-2", route(b.privateDnsName, "10.244.4.0/24")))).message).toMatch(/already routes 10.244.4.0\/24/);
+    expect(
+      (await rejection(routes.createRoute("kubernetes", "uid-2", route(b.privateDnsName, "10.244.4.0/24")))).message,
+    ).toMatch(/already routes 10.244.4.0\/24/);
   });
 
   test("delete removes the route and is idempotent; gateway and local routes are never listed", async () => {
@@ -88,7 +114,8 @@ describe("aws routes (moto)", () => {
 
   test("RouteTableID in the config selects an untagged table", async () => {
     const i = await cloud.launch();
-    const other = (await cloud.ec2.send(new ec2.CreateRouteTableCommand({ VpcId: cloud.vpcId }))).RouteTable!.RouteTableId!;
+    const other = (await cloud.ec2.send(new ec2.CreateRouteTableCommand({ VpcId: cloud.vpcId }))).RouteTable!
+      .RouteTableId!;
     const routes = (await provider([], `RouteTableID = ${other}`)).routes!;
     await routes.createRoute("kubernetes", "uid-1", route(i.privateDnsName, "10.244.6.0/24"));
     expect((await tableRoutes(other)).map((r) => r.DestinationCidrBlock)).toEqual(["10.244.6.0/24"]);
@@ -97,9 +124,20 @@ describe("aws routes (moto)", () => {
 
   test("no tagged table, or two, is an error naming the problem", async () => {
     const routes = (await provider()).routes!;
-    await cloud.ec2.send(new ec2.CreateRouteTableCommand({ VpcId: cloud.vpcId, TagSpecifications: [{ ResourceType: "route-table", Tags: [{ Key: `kubernetes.io/cluster/${cloud.clusterID}`, Value: "owned" }] }] }));
-    expect((await rejection(routes.listRoutes("kubernetes"))).message).toMatch(/exactly one route table tagged for cluster test-cluster, but 2 are/);
+    await cloud.ec2.send(
+      new ec2.CreateRouteTableCommand({
+        VpcId: cloud.vpcId,
+        TagSpecifications: [
+          { ResourceType: "route-table", Tags: [{ Key: `kubernetes.io/cluster/${cloud.clusterID}`, Value: "owned" }] },
+        ],
+      }),
+    );
+    expect((await rejection(routes.listRoutes("kubernetes"))).message).toMatch(
+      /exactly one route table tagged for cluster test-cluster, but 2 are/,
+    );
     const untagged = (await provider([], "RouteTableID = rtb-0000000000deadbeef")).routes!;
-    expect((await rejection(untagged.listRoutes("kubernetes"))).message).toMatch(/rtb-0000000000deadbeef .* does not exist/);
+    expect((await rejection(untagged.listRoutes("kubernetes"))).message).toMatch(
+      /rtb-0000000000deadbeef .* does not exist/,
+    );
   });
 });

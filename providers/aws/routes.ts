@@ -31,7 +31,10 @@ const destinationInput = (cidr: string): { DestinationCidrBlock: string } | { De
 
 export async function findRouteTable(deps: RoutesDeps, signal?: AbortSignal): Promise<RouteTable> {
   if (deps.routeTableID !== "") {
-    const answer = await deps.api.ec2.describeRouteTables({ Filters: [{ Name: "route-table-id", Values: [deps.routeTableID] }] }, signal);
+    const answer = await deps.api.ec2.describeRouteTables(
+      { Filters: [{ Name: "route-table-id", Values: [deps.routeTableID] }] },
+      signal,
+    );
     const table = answer.RouteTables?.[0];
     if (!table) throw new Error(`route table ${deps.routeTableID} (RouteTableID in the cloud config) does not exist`);
     return table;
@@ -44,8 +47,11 @@ export async function findRouteTable(deps: RoutesDeps, signal?: AbortSignal): Pr
     token = page.NextToken || undefined;
   } while (token);
   if (tagged.length !== 1) {
-    const found = tagged.length === 0 ? "none is" : `${tagged.length} are (${tagged.map((t) => t.RouteTableId).join(", ")})`;
-    throw new Error(`expected exactly one route table tagged for cluster ${deps.cluster.clusterID}, but ${found}; tag one or set RouteTableID`);
+    const found =
+      tagged.length === 0 ? "none is" : `${tagged.length} are (${tagged.map((t) => t.RouteTableId).join(", ")})`;
+    throw new Error(
+      `expected exactly one route table tagged for cluster ${deps.cluster.clusterID}, but ${found}; tag one or set RouteTableID`,
+    );
   }
   return tagged[0]!;
 }
@@ -82,7 +88,10 @@ async function disableSourceDestCheck(deps: RoutesDeps, instance: Ec2Instance, s
   deps.cache.invalidate([instance.id]);
 }
 
-/** An instance route whose instance is terminated or unknown (AWS shows it as blackhole; moto never does). */
+/**
+ * An instance route whose instance is terminated or unknown. AWS marks such a route `blackhole`; the
+ * instance's state is read as well, so the answer does not rest on the route's state alone.
+ */
 async function targetGone(deps: RoutesDeps, route: Ec2Route, signal?: AbortSignal): Promise<boolean> {
   if (!route.InstanceId) return false;
   const found = (await deps.cache.byIds([route.InstanceId], signal)).get(route.InstanceId);
@@ -102,14 +111,22 @@ export function awsRoutes(deps: RoutesDeps): Routes {
     async listRoutes(clusterName, signal) {
       const table = await findRouteTable(deps, signal);
       const routes = (table.Routes ?? []).filter((r) => r.InstanceId && destinationOf(r) !== "");
-      const instances = await deps.cache.byIds(routes.map((r) => r.InstanceId!), signal);
+      const instances = await deps.cache.byIds(
+        routes.map((r) => r.InstanceId!),
+        signal,
+      );
       const names = nodeNamesByInstance(deps.nodes());
       return routes.map((r): Route => {
         const found = instances.get(r.InstanceId!);
         const instance = found instanceof Error ? undefined : found;
         const cidr = destinationOf(r);
         const blackhole = r.State === "blackhole" || instance === undefined || isGone(instance);
-        return { name: `${clusterName}-${cidr}`, targetNode: blackhole ? "" : targetNodeOf(r.InstanceId!, instance, names), destinationCIDR: cidr, blackhole };
+        return {
+          name: `${clusterName}-${cidr}`,
+          targetNode: blackhole ? "" : targetNodeOf(r.InstanceId!, instance, names),
+          destinationCIDR: cidr,
+          blackhole,
+        };
       });
     },
 
@@ -121,11 +138,17 @@ export function awsRoutes(deps: RoutesDeps): Routes {
       if (existing?.InstanceId === instance.id && existing.State !== "blackhole") return;
       if (existing) {
         const replaceable = existing.State === "blackhole" || (await targetGone(deps, existing, signal));
-        if (!replaceable) throw new Error(`route table ${table.RouteTableId} already routes ${route.destinationCIDR} to ${existing.InstanceId ?? existing.GatewayId ?? "another target"}`);
+        if (!replaceable)
+          throw new Error(
+            `route table ${table.RouteTableId} already routes ${route.destinationCIDR} to ${existing.InstanceId ?? existing.GatewayId ?? "another target"}`,
+          );
         deps.logger.info(`replacing blackholed route ${route.destinationCIDR} in ${table.RouteTableId}`);
         await deleteDestination(table.RouteTableId!, route.destinationCIDR, signal);
       }
-      await deps.api.ec2.createRoute({ RouteTableId: table.RouteTableId, InstanceId: instance.id, ...destinationInput(route.destinationCIDR) }, signal);
+      await deps.api.ec2.createRoute(
+        { RouteTableId: table.RouteTableId, InstanceId: instance.id, ...destinationInput(route.destinationCIDR) },
+        signal,
+      );
     },
 
     async deleteRoute(_clusterName, route, signal) {

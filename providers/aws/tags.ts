@@ -38,8 +38,16 @@ export function taggedForOtherCluster(tags: Readonly<Record<string, string>>, cl
 }
 
 /** The tags of a resource this provider creates for `service` (`ns/name`). */
-export function ownedTags(cluster: ClusterTags, service: string, extra: Readonly<Record<string, string>> = {}): { Key: string; Value: string }[] {
-  const tags: Record<string, string> = { ...extra, [clusterTagKey(cluster.clusterID)]: "owned", [SERVICE_NAME_TAG]: service };
+export function ownedTags(
+  cluster: ClusterTags,
+  service: string,
+  extra: Readonly<Record<string, string>> = {},
+): { Key: string; Value: string }[] {
+  const tags: Record<string, string> = {
+    ...extra,
+    [clusterTagKey(cluster.clusterID)]: "owned",
+    [SERVICE_NAME_TAG]: service,
+  };
   if (cluster.legacy) tags[LEGACY_CLUSTER_TAG] = cluster.clusterID;
   return Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
 }

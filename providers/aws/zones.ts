@@ -24,7 +24,11 @@ export class ZoneCache {
     this.#loading ??= this.#api.ec2
       .describeAvailabilityZones({ AllAvailabilityZones: false }, signal)
       .then((answer) => {
-        this.#ids = new Map((answer.AvailabilityZones ?? []).flatMap((z) => (z.ZoneName && z.ZoneId ? [[z.ZoneName, z.ZoneId] as const] : [])));
+        this.#ids = new Map(
+          (answer.AvailabilityZones ?? []).flatMap((z) =>
+            z.ZoneName && z.ZoneId ? [[z.ZoneName, z.ZoneId] as const] : [],
+          ),
+        );
       })
       .finally(() => {
         this.#loading = undefined;

@@ -5,8 +5,9 @@
  */
 import { parseInventory } from "./inventory-config.ts";
 import type { Inventory } from "./inventory.ts";
-import { isMapping, onlyKeys, Problems } from "./config-reader.ts";
-import { parseLoadBalancers, type LoadBalancerSettings } from "./pools-config.ts";
+import { isMapping, onlyKeys, Problems } from "../shared/config-reader.ts";
+import { parseLoadBalancers, type LoadBalancerSettings } from "../shared/address-pools/pools-config.ts";
+import { serviceKeys } from "../shared/address-pools/annotations.ts";
 import { parseConfigText } from "../../src/cloud/config-text.ts";
 
 export interface BaremetalConfig {
@@ -15,7 +16,11 @@ export interface BaremetalConfig {
   readonly loadBalancers?: LoadBalancerSettings;
 }
 
-export type ParsedConfig = { readonly ok: true; readonly config: BaremetalConfig } | { readonly ok: false; readonly errors: string[] };
+/** Every Service annotation and condition of this provider lives under this prefix. */
+export const BAREMETAL_KEYS = serviceKeys("baremetal.cloudprovider.io");
+
+export type ParsedConfig =
+  { readonly ok: true; readonly config: BaremetalConfig } | { readonly ok: false; readonly errors: string[] };
 
 const TOP_KEYS = ["inventory", "loadBalancers"];
 
@@ -23,16 +28,25 @@ export function parseBaremetalConfig(text: string | undefined): ParsedConfig {
   const parsed = parseConfigText(text);
   if ("error" in parsed) return { ok: false, errors: [parsed.error] };
   const raw = parsed.raw ?? {};
-  if (!isMapping(raw)) return { ok: false, errors: ["must be a YAML or JSON mapping with inventory and loadBalancers"] };
+  if (!isMapping(raw))
+    return { ok: false, errors: ["must be a YAML or JSON mapping with inventory and loadBalancers"] };
   const p = new Problems();
   onlyKeys(p, raw, "", TOP_KEYS);
-  const config: BaremetalConfig = { inventory: parseInventory(p, raw.inventory), loadBalancers: parseLoadBalancers(p, raw.loadBalancers) };
+  const config: BaremetalConfig = {
+    inventory: parseInventory(p, raw.inventory),
+    loadBalancers: parseLoadBalancers(p, raw.loadBalancers, BAREMETAL_KEYS),
+  };
   return p.list.length > 0 ? { ok: false, errors: p.list } : { ok: true, config };
 }
 
 /** One line for logs: what a configuration holds. */
 export function describeConfig(config: BaremetalConfig): string {
   const inv = config.inventory;
-  const lbs = config.loadBalancers ? `${config.loadBalancers.pools.length} address pool(s)` : "no load balancers";
+  const lb = config.loadBalancers;
+  const lbs = !lb
+    ? "no load balancers"
+    : lb.source === "cluster"
+      ? "address pools from AddressPool objects"
+      : `${lb.pools.length} address pool(s)`;
   return `${inv.byName.size} machine(s), ${inv.patterns.length} pattern(s), unmatched nodes: ${inv.unmatchedNodes}, ${lbs}`;
 }

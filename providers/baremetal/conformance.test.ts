@@ -2,7 +2,7 @@ import type { Node } from "../../src/kube/objects.ts";
 import { runProviderConformance } from "../../test/conformance/provider-conformance.ts";
 import { testProviderContext } from "../../test/harness/provider-context.ts";
 import { parseBaremetalConfig } from "./config.ts";
-import { patchRecorder, providerInit } from "./fixtures.test-support.ts";
+import { patchRecorder, providerInit } from "../shared/address-pools/fixtures.test-support.ts";
 import { createBaremetalProvider } from "./provider.ts";
 
 /**
@@ -15,8 +15,17 @@ async function baremetalSession() {
   const render = () => {
     const parsed = parseBaremetalConfig(
       JSON.stringify({
-        inventory: { defaults: { region: "dc1", zone: "dc1-a", instanceType: "metal" }, machines, unmatchedNodes: "delete" },
-        loadBalancers: { pools: [{ name: "v4", addresses: ["203.0.113.0/24"] }, { name: "v6", addresses: ["2001:db8:fa::/112"] }] },
+        inventory: {
+          defaults: { region: "dc1", zone: "dc1-a", instanceType: "metal" },
+          machines,
+          unmatchedNodes: "delete",
+        },
+        loadBalancers: {
+          pools: [
+            { name: "v4", addresses: ["203.0.113.0/24"] },
+            { name: "v6", addresses: ["2001:db8:fa::/112"] },
+          ],
+        },
       }),
     );
     if (!parsed.ok) throw new Error(parsed.errors.join("; "));
@@ -52,5 +61,8 @@ async function baremetalSession() {
 runProviderConformance({
   name: "baremetal",
   setup: baremetalSession,
-  skip: { routes: "bare metal has no router API to program; pod routes belong to the CNI (BGP, VXLAN), so the provider offers no Routes" },
+  skip: {
+    routes:
+      "bare metal has no router API to program; pod routes belong to the CNI (BGP, VXLAN), so the provider offers no Routes",
+  },
 });

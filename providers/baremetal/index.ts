@@ -1,6 +1,8 @@
 /** The registered factory for `--cloud-provider=baremetal`, and what tests use. */
 import type { ProviderFactory } from "../../src/cloud/provider.ts";
 import { parseBaremetalConfig } from "./config.ts";
+import { addressPoolCrd } from "../shared/address-pools/crd.ts";
+import { GROUP } from "../shared/crd.ts";
 import { createBaremetalProvider, type BaremetalProviderInput } from "./provider.ts";
 
 export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> = {
@@ -12,7 +14,12 @@ export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> =
   create: (input, context) => createBaremetalProvider(input, context),
   // The allocated addresses go to an annotation announcers read (kube-vip.io/loadbalancerIPs): a merge
   // patch of the Service's metadata, never an update, never its spec.
-  rbacRules: [{ apiGroups: [""], resources: ["services"], verbs: ["patch"] }],
+  rbacRules: [
+    { apiGroups: [""], resources: ["services"], verbs: ["patch"] },
+    { apiGroups: [GROUP], resources: ["addresspools"], verbs: ["get", "list", "watch"] },
+    { apiGroups: [GROUP], resources: ["addresspools/status"], verbs: ["patch"] },
+  ],
+  customResourceDefinitions: [addressPoolCrd()],
 };
 
 export { createBaremetalProvider, type BaremetalProvider } from "./provider.ts";

@@ -27,8 +27,17 @@ import {
   optionalString,
   type Problems,
   type Raw,
-} from "./config-reader.ts";
-import { globToRegExp, LABEL_RACK, PROVIDER_ID_SCHEME, UNMATCHED_POLICIES, type Inventory, type Machine, type MachineTraits, type UnmatchedPolicy } from "./inventory.ts";
+} from "../shared/config-reader.ts";
+import {
+  globToRegExp,
+  LABEL_RACK,
+  PROVIDER_ID_SCHEME,
+  UNMATCHED_POLICIES,
+  type Inventory,
+  type Machine,
+  type MachineTraits,
+  type UnmatchedPolicy,
+} from "./inventory.ts";
 
 interface PartialTraits {
   readonly zone?: string;
@@ -49,8 +58,23 @@ interface Context {
 
 const INVENTORY_KEYS = ["defaults", "zones", "racks", "machines", "unmatchedNodes"];
 const TRAIT_KEYS = ["zone", "region", "instanceType", "labels"];
-const MACHINE_KEYS = ["name", "pattern", "providerID", "rack", "addresses", "decommissioned", "shutdown", ...TRAIT_KEYS];
-const ADDRESS_TYPES: readonly NodeAddressType[] = ["InternalIP", "ExternalIP", "Hostname", "InternalDNS", "ExternalDNS"];
+const MACHINE_KEYS = [
+  "name",
+  "pattern",
+  "providerID",
+  "rack",
+  "addresses",
+  "decommissioned",
+  "shutdown",
+  ...TRAIT_KEYS,
+];
+const ADDRESS_TYPES: readonly NodeAddressType[] = [
+  "InternalIP",
+  "ExternalIP",
+  "Hostname",
+  "InternalDNS",
+  "ExternalDNS",
+];
 const PATTERN = /^[a-z0-9.*?-]+$/;
 const PROVIDER_ID = /^[a-z][a-z0-9+.-]*:\/\/\S+$/;
 
@@ -112,9 +136,13 @@ export function layerTraits(context: Context, rackName: string | undefined, own:
   const d = context.defaults;
   const zone = own.zone ?? rack?.zone ?? d.zone ?? "";
   const layers = [own, rack, context.zones.get(zone), d];
-  const pick = (key: "region" | "instanceType"): string => layers.map((l) => l?.[key]).find((v) => v !== undefined) ?? "";
+  const pick = (key: "region" | "instanceType"): string =>
+    layers.map((l) => l?.[key]).find((v) => v !== undefined) ?? "";
   const rackLabel = rackName === undefined ? {} : { [LABEL_RACK]: rackName };
-  const labels = Object.assign({}, ...layers.map((l) => l?.labels).reverse(), rackLabel, own.labels) as Record<string, string>;
+  const labels = Object.assign({}, ...layers.map((l) => l?.labels).reverse(), rackLabel, own.labels) as Record<
+    string,
+    string
+  >;
   return { zone, region: pick("region"), instanceType: pick("instanceType"), labels };
 }
 
@@ -125,8 +153,13 @@ function readIdentity(p: Problems, raw: Raw, path: string): { name?: string; pat
     p.add(path, "must have exactly one of name (one node) or pattern (a glob over node names)");
     return undefined;
   }
-  if (name !== undefined && !isDnsSubdomain(name)) p.add(`${path}.name`, `${JSON.stringify(name)} is not a valid node name`);
-  if (pattern !== undefined && !PATTERN.test(pattern)) p.add(`${path}.pattern`, `${JSON.stringify(pattern)} may hold only a-z, 0-9, '.', '-' and the wildcards '*' and '?'`);
+  if (name !== undefined && !isDnsSubdomain(name))
+    p.add(`${path}.name`, `${JSON.stringify(name)} is not a valid node name`);
+  if (pattern !== undefined && !PATTERN.test(pattern))
+    p.add(
+      `${path}.pattern`,
+      `${JSON.stringify(pattern)} may hold only a-z, 0-9, '.', '-' and the wildcards '*' and '?'`,
+    );
   return name !== undefined ? { name } : { pattern: globToRegExp(pattern ?? "") };
 }
 
@@ -140,10 +173,12 @@ function checkSingleMachineFields(p: Problems, raw: Raw, path: string, isPattern
 
 function readState(p: Problems, raw: Raw, path: string): Pick<Machine, "providerID" | "decommissioned" | "shutdown"> {
   const providerID = optionalString(p, raw, "providerID", path);
-  if (providerID !== undefined && !PROVIDER_ID.test(providerID)) p.add(`${path}.providerID`, `${JSON.stringify(providerID)} is not of the form <scheme>://<id>`);
+  if (providerID !== undefined && !PROVIDER_ID.test(providerID))
+    p.add(`${path}.providerID`, `${JSON.stringify(providerID)} is not of the form <scheme>://<id>`);
   const decommissioned = optionalBool(p, raw, "decommissioned", path) ?? false;
   const shutdown = optionalBool(p, raw, "shutdown", path) ?? false;
-  if (decommissioned && shutdown) p.add(path, "cannot be both decommissioned (gone) and shutdown (powered off, still there)");
+  if (decommissioned && shutdown)
+    p.add(path, "cannot be both decommissioned (gone) and shutdown (powered off, still there)");
   return { providerID, decommissioned, shutdown };
 }
 
@@ -158,14 +193,27 @@ function readMachine(p: Problems, item: unknown, path: string, context: Context)
   if (!identity) return undefined;
   checkSingleMachineFields(p, raw, path, identity.pattern !== undefined);
   const rack = optionalString(p, raw, "rack", path);
-  if (rack !== undefined && !context.racks.has(rack)) p.add(`${path}.rack`, `no rack named ${JSON.stringify(rack)} in inventory.racks`);
+  if (rack !== undefined && !context.racks.has(rack))
+    p.add(`${path}.rack`, `no rack named ${JSON.stringify(rack)} in inventory.racks`);
   const { providerID, decommissioned, shutdown } = readState(p, raw, path);
-  const addresses = listAt(p, raw, "addresses", path).flatMap((a, i) => readAddress(p, a, `${path}.addresses[${i}]`) ?? []);
-  return { ...identity, providerID, addresses, decommissioned, shutdown, ...layerTraits(context, rack, readTraits(p, raw, path)) };
+  const addresses = listAt(p, raw, "addresses", path).flatMap(
+    (a, i) => readAddress(p, a, `${path}.addresses[${i}]`) ?? [],
+  );
+  return {
+    ...identity,
+    providerID,
+    addresses,
+    decommissioned,
+    shutdown,
+    ...layerTraits(context, rack, readTraits(p, raw, path)),
+  };
 }
 
 /** Names and providerIDs must each lead to one machine. */
-function indexMachines(p: Problems, machines: readonly (Machine | undefined)[]): Pick<Inventory, "byName" | "byProviderID" | "patterns"> {
+function indexMachines(
+  p: Problems,
+  machines: readonly (Machine | undefined)[],
+): Pick<Inventory, "byName" | "byProviderID" | "patterns"> {
   const byName = new Map<string, Machine>();
   const byProviderID = new Map<string, Machine>();
   const patterns: Machine[] = [];
@@ -178,7 +226,8 @@ function indexMachines(p: Problems, machines: readonly (Machine | undefined)[]):
     if (byName.has(m.name)) p.add(`inventory.machines[${i}].name`, `${JSON.stringify(m.name)} is listed twice`);
     byName.set(m.name, m);
     const id = m.providerID ?? `${PROVIDER_ID_SCHEME}${m.name}`;
-    if (byProviderID.has(id)) p.add(`inventory.machines[${i}]`, `providerID ${JSON.stringify(id)} is used by two machines`);
+    if (byProviderID.has(id))
+      p.add(`inventory.machines[${i}]`, `providerID ${JSON.stringify(id)} is used by two machines`);
     byProviderID.set(id, m);
   });
   return { byName, byProviderID, patterns };
@@ -189,9 +238,20 @@ export function parseInventory(p: Problems, value: unknown): Inventory {
   onlyKeys(p, raw, "inventory", INVENTORY_KEYS);
   const rawDefaults = mappingAt(p, raw.defaults, "inventory.defaults") ?? {};
   onlyKeys(p, rawDefaults, "inventory.defaults", TRAIT_KEYS);
-  const context: Context = { defaults: readTraits(p, rawDefaults, "inventory.defaults"), zones: readGroups(p, raw, "zones"), racks: readGroups(p, raw, "racks") };
-  const machines = listAt(p, raw, "machines", "inventory").map((m, i) => readMachine(p, m, `inventory.machines[${i}]`, context));
+  const context: Context = {
+    defaults: readTraits(p, rawDefaults, "inventory.defaults"),
+    zones: readGroups(p, raw, "zones"),
+    racks: readGroups(p, raw, "racks"),
+  };
+  const machines = listAt(p, raw, "machines", "inventory").map((m, i) =>
+    readMachine(p, m, `inventory.machines[${i}]`, context),
+  );
   const policy = optionalString(p, raw, "unmatchedNodes", "inventory") ?? "leave";
-  if (!UNMATCHED_POLICIES.includes(policy as UnmatchedPolicy)) p.add("inventory.unmatchedNodes", `must be one of ${UNMATCHED_POLICIES.join(", ")}`);
-  return { ...indexMachines(p, machines), defaults: layerTraits(context, undefined, { labels: {} }), unmatchedNodes: policy as UnmatchedPolicy };
+  if (!UNMATCHED_POLICIES.includes(policy as UnmatchedPolicy))
+    p.add("inventory.unmatchedNodes", `must be one of ${UNMATCHED_POLICIES.join(", ")}`);
+  return {
+    ...indexMachines(p, machines),
+    defaults: layerTraits(context, undefined, { labels: {} }),
+    unmatchedNodes: policy as UnmatchedPolicy,
+  };
 }

@@ -74,7 +74,9 @@ export function findMachine(inventory: Inventory, node: Node): Match | undefined
   if (providerID !== "") {
     const explicit = inventory.byProviderID.get(providerID);
     if (explicit) return { machine: explicit, name: explicit.name ?? node.metadata.name };
-    const named = providerID.startsWith(PROVIDER_ID_SCHEME) ? byNodeName(inventory, providerID.slice(PROVIDER_ID_SCHEME.length)) : undefined;
+    const named = providerID.startsWith(PROVIDER_ID_SCHEME)
+      ? byNodeName(inventory, providerID.slice(PROVIDER_ID_SCHEME.length))
+      : undefined;
     if (named) return named;
   }
   return byNodeName(inventory, node.metadata.name);
@@ -107,20 +109,30 @@ function metadataOf(match: Match, node: Node): InstanceMetadata {
 
 export function judgeNode(inventory: Inventory, node: Node): Verdict {
   const match = findMachine(inventory, node);
-  if (match?.machine.decommissioned) return { kind: "absent", reason: `machine ${match.name} is decommissioned in the inventory` };
+  if (match?.machine.decommissioned)
+    return { kind: "absent", reason: `machine ${match.name} is decommissioned in the inventory` };
   if (match) return { kind: "present", metadata: metadataOf(match, node), shutdown: match.machine.shutdown ?? false };
   switch (inventory.unmatchedNodes) {
     case "leave":
       return { kind: "unlisted" };
     case "initialize":
-      return { kind: "present", metadata: metadataOf({ machine: inventory.defaults, name: node.metadata.name }, node), shutdown: false };
+      return {
+        kind: "present",
+        metadata: metadataOf({ machine: inventory.defaults, name: node.metadata.name }, node),
+        shutdown: false,
+      };
     case "delete":
-      return { kind: "absent", reason: `node ${node.metadata.name} matches no machine in the inventory (unmatchedNodes: delete)` };
+      return {
+        kind: "absent",
+        reason: `node ${node.metadata.name} matches no machine in the inventory (unmatchedNodes: delete)`,
+      };
   }
 }
 
 /** Glob (`*`, `?`) over node-name characters to an anchored RegExp. */
 export function globToRegExp(glob: string): RegExp {
-  const body = [...glob].map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.\\^$+{}()|[\]]/g, "\\$&"))).join("");
+  const body = [...glob]
+    .map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.\\^$+{}()|[\]]/g, "\\$&")))
+    .join("");
   return new RegExp(`^${body}$`);
 }

@@ -27,7 +27,9 @@ function followed(text: string): { provider: BaremetalProvider; path: string; li
   const parsed = parseBaremetalConfig(text);
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   const lines: string[] = [];
-  const provider = createBaremetalProvider({ config: parsed.config, path, text }, testProviderContext([], lines), { followIntervalMs: 20 });
+  const provider = createBaremetalProvider({ config: parsed.config, path, text }, testProviderContext([], lines), {
+    followIntervalMs: 20,
+  });
   cleanup.push(async () => {
     await provider.close?.();
     rmSync(dir, { recursive: true, force: true });
@@ -35,14 +37,15 @@ function followed(text: string): { provider: BaremetalProvider; path: string; li
   return { provider, path, lines };
 }
 
-const zoneOf = async (p: BaremetalProvider, name: string): Promise<string | undefined> => (await p.instances?.instanceMetadata(node(name)))?.zone;
+const zoneOf = async (p: BaremetalProvider, name: string): Promise<string | undefined> =>
+  (await p.instances?.instanceMetadata(node(name)))?.zone;
 
 describe("following the cloud-config", () => {
   test("is registered as --cloud-provider=baremetal and validates its cloud-config", () => {
     const registry = createRegistry(providerFactories());
     expect(registry.names).toContain("baremetal");
-    expect(registry.prepare("baremetal", GOOD, "/etc/cloud.yaml").ok).toBe(true);
-    const bad = registry.prepare("baremetal", BROKEN, "/etc/cloud.yaml");
+    expect(registry.parse("baremetal", GOOD, "/etc/cloud.yaml").ok).toBe(true);
+    const bad = registry.parse("baremetal", BROKEN, "/etc/cloud.yaml");
     expect(bad.ok ? [] : bad.errors).toEqual([
       'invalid --cloud-config "/etc/cloud.yaml": inventory.machines[0].name: "B_ad" is not a valid node name',
       'invalid --cloud-config "/etc/cloud.yaml": inventory.machines[1].rack: no rack named "nowhere" in inventory.racks',
@@ -65,7 +68,9 @@ describe("following the cloud-config", () => {
     await eventually("the rejection", () => lines.some((l) => l.includes("nowhere")), 5000, 20);
     const rejected = lines.filter((l) => l.includes("ignoring the edit"));
     expect(rejected).toHaveLength(2);
-    expect(rejected[0]).toMatch(/ignoring the edit of .*cloud.yaml, the last good configuration stays in force: inventory.machines\[0\].name: "B_ad" is not a valid node name/);
+    expect(rejected[0]).toMatch(
+      /ignoring the edit of .*cloud.yaml, the last good configuration stays in force: inventory.machines\[0\].name: "B_ad" is not a valid node name/,
+    );
     expect(await zoneOf(provider, "a")).toBe("z1");
     writeFileSync(path, "inventory: [");
     await eventually("the YAML error", () => lines.some((l) => l.includes("not valid YAML")), 5000, 20);

@@ -8,7 +8,7 @@ import type { CloudProvider, ProviderContext } from "../../src/cloud/provider.ts
 import { followCloudConfig } from "../../src/cloud/follow-file.ts";
 import { describeConfig, parseBaremetalConfig, type BaremetalConfig } from "./config.ts";
 import { inventoryInstances } from "./instances.ts";
-import { createLoadBalancer, type BaremetalLoadBalancer } from "./load-balancer.ts";
+import { createPoolLoadBalancer, type PoolLoadBalancer } from "../shared/address-pools/load-balancer.ts";
 
 export interface BaremetalProviderInput {
   readonly config: BaremetalConfig;
@@ -30,18 +30,26 @@ export interface BaremetalProvider extends CloudProvider {
 
 const FOLLOW_INTERVAL_MS = 1000;
 
-export function createBaremetalProvider(input: BaremetalProviderInput, context: ProviderContext, options: BaremetalProviderOptions = {}): BaremetalProvider {
+export function createBaremetalProvider(
+  input: BaremetalProviderInput,
+  context: ProviderContext,
+  options: BaremetalProviderOptions = {},
+): BaremetalProvider {
   const log = context.logger;
   let current = input.config;
   /** The load-balancer capability is fixed at start: the service controller is built (or skipped) once. */
   const startSettings = input.config.loadBalancers;
-  const lb: BaremetalLoadBalancer | undefined = startSettings
-    ? createLoadBalancer({ settings: () => current.loadBalancers ?? startSettings, logger: log, observeCall: context.observeCall })
+  const settings = (): NonNullable<BaremetalConfig["loadBalancers"]> =>
+    current.loadBalancers ?? (startSettings as NonNullable<typeof startSettings>);
+  const lb: PoolLoadBalancer | undefined = startSettings
+    ? createPoolLoadBalancer({ settings, pools: () => settings().pools, logger: log, observeCall: context.observeCall })
     : undefined;
 
   function apply(config: BaremetalConfig): void {
     if ((config.loadBalancers === undefined) !== (startSettings === undefined)) {
-      log.warn(`adding or removing the loadBalancers section takes a restart; until then load balancers stay ${startSettings ? "on, with the last pools" : "off"}`);
+      log.warn(
+        `adding or removing the loadBalancers section takes a restart; until then load balancers stay ${startSettings ? "on, with the last pools" : "off"}`,
+      );
       current = { inventory: config.inventory, loadBalancers: current.loadBalancers };
       return;
     }
@@ -54,14 +62,19 @@ export function createBaremetalProvider(input: BaremetalProviderInput, context: 
     lastText = text;
     const parsed = parseBaremetalConfig(text);
     if (!parsed.ok) {
-      for (const line of parsed.errors) log.warn(`ignoring the edit of ${input.path}, the last good configuration stays in force: ${line}`);
+      for (const line of parsed.errors)
+        log.warn(`ignoring the edit of ${input.path}, the last good configuration stays in force: ${line}`);
       return;
     }
     apply(parsed.config);
     log.info(`applied the edit of ${input.path}: ${describeConfig(parsed.config)}`);
   };
-  const onError = (error: Error): void => log.warn(`cannot read ${input.path}, the last good configuration stays in force: ${error.message}`);
-  const stopFollowing = input.path === "" ? (): void => undefined : followCloudConfig(input.path, options.followIntervalMs ?? FOLLOW_INTERVAL_MS, onText, onError);
+  const onError = (error: Error): void =>
+    log.warn(`cannot read ${input.path}, the last good configuration stays in force: ${error.message}`);
+  const stopFollowing =
+    input.path === ""
+      ? (): void => undefined
+      : followCloudConfig(input.path, options.followIntervalMs ?? FOLLOW_INTERVAL_MS, onText, onError);
 
   log.info(`bare-metal provider: ${describeConfig(input.config)}`);
   return {

@@ -14,7 +14,8 @@ const TIMEOUT_MS = 30_000;
 
 export function inProcessApi(engine: FakeCloud, context: ProviderContext): FakeCloudApi {
   return {
-    call: <T>(operation: string, body: unknown, signal?: AbortSignal) => observed(context, operation, async () => (await engine.call(operation, body, signal)) as T),
+    call: <T>(operation: string, body: unknown, signal?: AbortSignal) =>
+      observed(context, operation, async () => (await engine.call(operation, body, signal)) as T),
   };
 }
 

@@ -23,7 +23,7 @@
  * ```
  */
 import { parseCIDR } from "../../src/net/ip.ts";
-import { parseDuration } from "../../src/cli/values.ts";
+import { parseDuration } from "../../src/config/values.ts";
 import type { NodeAddress, NodeAddressType } from "../../src/kube/objects.ts";
 import { parseConfigText } from "../../src/cloud/config-text.ts";
 
@@ -71,9 +71,25 @@ export interface FakeConfig {
   readonly routes: boolean;
 }
 
-const ADDRESS_TYPES: readonly NodeAddressType[] = ["Hostname", "InternalIP", "ExternalIP", "InternalDNS", "ExternalDNS"];
+const ADDRESS_TYPES: readonly NodeAddressType[] = [
+  "Hostname",
+  "InternalIP",
+  "ExternalIP",
+  "InternalDNS",
+  "ExternalDNS",
+];
 const STATES: readonly InstanceState[] = ["running", "stopped", "terminated"];
-const TOP_KEYS = ["endpoint", "batching", "maxBatchSize", "faults", "defaults", "autoInstances", "instances", "loadBalancers", "routes"];
+const TOP_KEYS = [
+  "endpoint",
+  "batching",
+  "maxBatchSize",
+  "faults",
+  "defaults",
+  "autoInstances",
+  "instances",
+  "loadBalancers",
+  "routes",
+];
 const DEFAULT_POOL = ["203.0.113.0/24", "2001:db8:fa::/112"];
 
 type Raw = Record<string, unknown>;
@@ -212,9 +228,14 @@ function readPool(problems: string[], raw: unknown): { ipPool: string[]; hostnam
 
 function readConfig(root: Fields, problems: string[]): FakeConfig {
   const d = new Fields(root.raw.defaults, "defaults", problems);
-  const defaults: Defaults = { instanceType: d.str("instanceType", "fake.small"), zone: d.str("zone", "zone-a"), region: d.str("region", "region-1") };
+  const defaults: Defaults = {
+    instanceType: d.str("instanceType", "fake.small"),
+    zone: d.str("zone", "zone-a"),
+    region: d.str("region", "region-1"),
+  };
   const endpoint = root.str("endpoint", "");
-  if (endpoint !== "" && !/^https?:\/\/[^/]+/.test(endpoint)) root.problem("endpoint", `${JSON.stringify(endpoint)} is not an http(s) URL`);
+  if (endpoint !== "" && !/^https?:\/\/[^/]+/.test(endpoint))
+    root.problem("endpoint", `${JSON.stringify(endpoint)} is not an http(s) URL`);
   const pool = readPool(problems, root.raw.loadBalancers);
   return {
     endpoint,
@@ -223,19 +244,25 @@ function readConfig(root: Fields, problems: string[]): FakeConfig {
     faults: readFaults(problems, root.raw.faults),
     defaults,
     autoInstances: root.bool("autoInstances", false),
-    instances: root.list("instances").map((item, i) => readInstance(problems, item, i, defaults)).filter((x) => x !== undefined),
+    instances: root
+      .list("instances")
+      .map((item, i) => readInstance(problems, item, i, defaults))
+      .filter((x) => x !== undefined),
     ipPool: pool.ipPool,
     hostnameSuffix: pool.hostnameSuffix,
     routes: root.bool("routes", true),
   };
 }
 
-export function parseFakeConfig(text: string | undefined): { ok: true; config: FakeConfig } | { ok: false; errors: string[] } {
+export function parseFakeConfig(
+  text: string | undefined,
+): { ok: true; config: FakeConfig } | { ok: false; errors: string[] } {
   const parsed = parseConfigText(text);
   if ("error" in parsed) return { ok: false, errors: [parsed.error] };
   if (!isObject(parsed.raw)) return { ok: false, errors: ["must be a YAML or JSON mapping"] };
   const problems: string[] = [];
-  for (const key of Object.keys(parsed.raw)) if (!TOP_KEYS.includes(key)) problems.push(`${key}: unknown field (known: ${TOP_KEYS.join(", ")})`);
+  for (const key of Object.keys(parsed.raw))
+    if (!TOP_KEYS.includes(key)) problems.push(`${key}: unknown field (known: ${TOP_KEYS.join(", ")})`);
   const config = readConfig(new Fields(parsed.raw, "", problems), problems);
   return problems.length > 0 ? { ok: false, errors: problems } : { ok: true, config };
 }

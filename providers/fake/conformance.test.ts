@@ -16,7 +16,9 @@ function fakeSession(remote: boolean) {
       provider,
       cloud: {
         async createInstance(name: string): Promise<Node> {
-          engine.putInstance(engine.instanceWithDefaults({ name, addresses: [{ type: "InternalIP", address: "10.1.2.3" }] }));
+          engine.putInstance(
+            engine.instanceWithDefaults({ name, addresses: [{ type: "InternalIP", address: "10.1.2.3" }] }),
+          );
           return { apiVersion: "v1", kind: "Node", metadata: { name }, spec: {} };
         },
         stopInstance: async (node: Node) => engine.setInstanceState(node.metadata.name, "stopped"),

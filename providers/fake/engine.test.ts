@@ -8,7 +8,17 @@ function cloud(yaml: string): FakeCloud {
   return new FakeCloud(parsed.config);
 }
 
-const lbRequest = { name: "lb1", clusterName: "k", service: "ns/web", serviceUID: "u", ports: [], ipFamilies: [], annotations: {}, sourceRanges: [], nodes: ["a"] };
+const lbRequest = {
+  name: "lb1",
+  clusterName: "k",
+  service: "ns/web",
+  serviceUID: "u",
+  ports: [],
+  ipFamilies: [],
+  annotations: {},
+  sourceRanges: [],
+  nodes: ["a"],
+};
 
 describe("fake cloud faults", () => {
   test("operationLatency parses per operation and rejects bad durations", () => {
@@ -35,7 +45,12 @@ describe("fake cloud faults", () => {
 
   test("CreateRoute answers with the route as ListRoutes reports it", async () => {
     const engine = cloud("autoInstances: true");
-    const created = (await engine.call("CreateRoute", { clusterName: "k", nameHint: "uid", targetNode: "a", destinationCIDR: "10.0.1.0/24" })) as { route: unknown };
+    const created = (await engine.call("CreateRoute", {
+      clusterName: "k",
+      nameHint: "uid",
+      targetNode: "a",
+      destinationCIDR: "10.0.1.0/24",
+    })) as { route: unknown };
     const listed = (await engine.call("ListRoutes", { clusterName: "k" })) as { routes: unknown[] };
     expect(listed.routes).toEqual([created.route]);
   });

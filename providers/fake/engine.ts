@@ -197,19 +197,28 @@ export class FakeCloud {
     const name = node.providerID ? this.#byProviderID.get(node.providerID) : node.name;
     const found = name === undefined ? undefined : this.#instances.get(name);
     if (found) return found;
-    const auto = this.#autoInstances && !this.#removed.has(node.name) && (!node.providerID || node.providerID === `fake://${node.name}`);
+    const auto =
+      this.#autoInstances &&
+      !this.#removed.has(node.name) &&
+      (!node.providerID || node.providerID === `fake://${node.name}`);
     return auto ? this.instanceWithDefaults({ name: node.name }) : undefined;
   }
 
   #ensureLoadBalancer(req: LbRequest): { loadBalancer: FakeLoadBalancer; warnings: string[] } {
     const rejected = req.annotations[`${LB_PREFIX}reject`];
-    if (rejected !== undefined) throw new FakeCloudError("InvalidParameter", `annotation ${LB_PREFIX}reject: ${rejected || "rejected"}`);
+    if (rejected !== undefined)
+      throw new FakeCloudError("InvalidParameter", `annotation ${LB_PREFIX}reject: ${rejected || "rejected"}`);
     const warnings = Object.keys(req.annotations)
       .filter((k) => k.startsWith(LB_PREFIX) && !KNOWN_LB_ANNOTATIONS.has(k))
       .map((k) => `annotation ${k} is not supported by the fake cloud and was ignored`);
     const existing = this.#lbs.get(req.name);
     const ingress = existing?.ingress ?? this.#allocateIngress(req);
-    const lb: FakeLoadBalancer = { ...req, ingress, ensureCount: (existing?.ensureCount ?? 0) + 1, updateCount: existing?.updateCount ?? 0 };
+    const lb: FakeLoadBalancer = {
+      ...req,
+      ingress,
+      ensureCount: (existing?.ensureCount ?? 0) + 1,
+      updateCount: existing?.updateCount ?? 0,
+    };
     this.#lbs.set(req.name, lb);
     return { loadBalancer: lb, warnings };
   }
@@ -252,13 +261,24 @@ export class FakeCloud {
   }
 
   #createRoute(req: RouteRequest): { route: FakeRoute } {
-    const clash = [...this.#routes.values()].find((r) => r.clusterName === req.clusterName && r.destinationCIDR === req.destinationCIDR);
+    const clash = [...this.#routes.values()].find(
+      (r) => r.clusterName === req.clusterName && r.destinationCIDR === req.destinationCIDR,
+    );
     if (clash && !this.#isBlackhole(clash)) {
-      throw new FakeCloudError("AlreadyExists", `RouteAlreadyExists: a route for ${req.destinationCIDR} exists (${clash.name})`);
+      throw new FakeCloudError(
+        "AlreadyExists",
+        `RouteAlreadyExists: a route for ${req.destinationCIDR} exists (${clash.name})`,
+      );
     }
     if (clash) this.#routes.delete(clash.name);
     const name = `${req.nameHint}-${req.destinationCIDR.replace(/[/:.]/g, "-")}`;
-    const route: FakeRoute = { name, clusterName: req.clusterName, targetNode: req.targetNode, destinationCIDR: req.destinationCIDR, blackhole: false };
+    const route: FakeRoute = {
+      name,
+      clusterName: req.clusterName,
+      targetNode: req.targetNode,
+      destinationCIDR: req.destinationCIDR,
+      blackhole: false,
+    };
     this.#routes.set(name, route);
     return { route };
   }

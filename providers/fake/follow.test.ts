@@ -21,9 +21,17 @@ test("instances follow the file; a broken edit is logged and ignored", async () 
     expect((await provider.instances?.instanceMetadata(node))?.instanceType).toBe("small");
     // A different size too: two writes within one tick of the file system's clock share a modification time.
     writeFileSync(path, "instances: [{ name: edge-1, instanceType: xlarge }]\n");
-    await eventually("the edit to apply", async () => (await provider.instances?.instanceMetadata(node))?.instanceType === "xlarge", 10_000);
+    await eventually(
+      "the edit to apply",
+      async () => (await provider.instances?.instanceMetadata(node))?.instanceType === "xlarge",
+      10_000,
+    );
     writeFileSync(path, "instances: [{ name: edge-1, state: melted }]\n");
-    await eventually("the broken edit to be reported", () => lines.some((l) => l.includes("ignoring edit") && l.includes("instances[0].state")), 10_000);
+    await eventually(
+      "the broken edit to be reported",
+      () => lines.some((l) => l.includes("ignoring edit") && l.includes("instances[0].state")),
+      10_000,
+    );
     expect((await provider.instances?.instanceMetadata(node))?.instanceType).toBe("xlarge");
   } finally {
     await provider.close?.();

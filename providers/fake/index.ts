@@ -35,11 +35,16 @@ function followFile(input: FakeProviderConfig, engine: FakeCloud, context: Provi
     engine.reload(parsed.config);
     context.logger.info(`reloaded fake cloud from ${input.path}: ${parsed.config.instances.length} instance(s)`);
   };
-  const onError = (error: Error): void => context.logger.warn(`cannot re-read ${input.path}, keeping the last good fake cloud: ${error.message}`);
+  const onError = (error: Error): void =>
+    context.logger.warn(`cannot re-read ${input.path}, keeping the last good fake cloud: ${error.message}`);
   return followCloudConfig(input.path, FOLLOW_INTERVAL_MS, onText, onError);
 }
 
-export function createFakeProvider(input: FakeProviderConfig, context: ProviderContext, engine?: FakeCloud): CloudProvider {
+export function createFakeProvider(
+  input: FakeProviderConfig,
+  context: ProviderContext,
+  engine?: FakeCloud,
+): CloudProvider {
   const { config } = input;
   let stopFollowing = (): void => undefined;
   let api: FakeCloudApi;

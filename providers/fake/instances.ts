@@ -15,11 +15,20 @@ function gone(found: Found): found is null {
 }
 
 function metadataOf(i: FakeInstance): InstanceMetadata {
-  return { providerID: i.providerID, instanceType: i.instanceType, nodeAddresses: i.addresses, zone: i.zone, region: i.region, additionalLabels: i.labels };
+  return {
+    providerID: i.providerID,
+    instanceType: i.instanceType,
+    nodeAddresses: i.addresses,
+    zone: i.zone,
+    region: i.region,
+    additionalLabels: i.labels,
+  };
 }
 
 function notFound(node: Node): InstanceNotFoundError {
-  return new InstanceNotFoundError(`no instance for node ${node.metadata.name}${node.spec?.providerID ? ` (${node.spec.providerID})` : ""}`);
+  return new InstanceNotFoundError(
+    `no instance for node ${node.metadata.name}${node.spec?.providerID ? ` (${node.spec.providerID})` : ""}`,
+  );
 }
 
 function stateOf(found: Found): InstanceState {
@@ -29,7 +38,8 @@ function stateOf(found: Found): InstanceState {
 export function fakeInstances(api: FakeCloudApi, batching: { enabled: boolean; maxBatchSize: number }): InstancesV2 {
   const describe = async (operation: string, nodes: readonly Node[], signal?: AbortSignal): Promise<Found[]> =>
     (await api.call<{ instances: Found[] }>(operation, { nodes: nodes.map(ref) }, signal)).instances;
-  const one = async (operation: string, node: Node, signal?: AbortSignal): Promise<Found> => (await describe(operation, [node], signal))[0] ?? null;
+  const one = async (operation: string, node: Node, signal?: AbortSignal): Promise<Found> =>
+    (await describe(operation, [node], signal))[0] ?? null;
 
   const instances: InstancesV2 = {
     async instanceExists(node, signal) {

@@ -17,7 +17,12 @@ function request(clusterName: string, service: Service, nodes: readonly Node[]):
     clusterName,
     service: `${service.metadata.namespace ?? ""}/${service.metadata.name}`,
     serviceUID: service.metadata.uid ?? "",
-    ports: (spec.ports ?? []).map((p) => ({ name: p.name, protocol: p.protocol ?? "TCP", port: p.port, nodePort: p.nodePort })),
+    ports: (spec.ports ?? []).map((p) => ({
+      name: p.name,
+      protocol: p.protocol ?? "TCP",
+      port: p.port,
+      nodePort: p.nodePort,
+    })),
     ipFamilies: spec.ipFamilies ?? [],
     annotations: service.metadata.annotations ?? {},
     sourceRanges: spec.loadBalancerSourceRanges ?? [],
@@ -31,7 +36,8 @@ function statusOf(lb: FakeLoadBalancer): LoadBalancerStatus {
 
 /** Cloud-side validation errors become plain errors: their message reaches the Service's Warning event. */
 function explain(error: unknown): never {
-  if (error instanceof FakeCloudError && error.code === "InvalidParameter") throw new Error(error.message, { cause: error });
+  if (error instanceof FakeCloudError && error.code === "InvalidParameter")
+    throw new Error(error.message, { cause: error });
   throw error;
 }
 
@@ -39,14 +45,25 @@ export function fakeLoadBalancer(api: FakeCloudApi): LoadBalancer {
   return {
     getLoadBalancerName: (_clusterName, service) => defaultLoadBalancerName(service),
     async getLoadBalancer(_clusterName, service, signal) {
-      const { loadBalancer } = await api.call<{ loadBalancer: FakeLoadBalancer | null }>("GetLoadBalancer", { name: defaultLoadBalancerName(service) }, signal);
+      const { loadBalancer } = await api.call<{ loadBalancer: FakeLoadBalancer | null }>(
+        "GetLoadBalancer",
+        { name: defaultLoadBalancerName(service) },
+        signal,
+      );
       return loadBalancer ? { exists: true, status: statusOf(loadBalancer) } : { exists: false, status: {} };
     },
     async ensureLoadBalancer(clusterName, service, nodes, signal) {
       const answer = await api
-        .call<{ loadBalancer: FakeLoadBalancer; warnings: string[] }>("EnsureLoadBalancer", request(clusterName, service, nodes), signal)
+        .call<{ loadBalancer: FakeLoadBalancer; warnings: string[] }>(
+          "EnsureLoadBalancer",
+          request(clusterName, service, nodes),
+          signal,
+        )
         .catch(explain);
-      const warnings: ServiceWarning[] = answer.warnings.map((message) => ({ reason: "UnsupportedAnnotation", message }));
+      const warnings: ServiceWarning[] = answer.warnings.map((message) => ({
+        reason: "UnsupportedAnnotation",
+        message,
+      }));
       return { status: statusOf(answer.loadBalancer), warnings };
     },
     async updateLoadBalancer(clusterName, service, nodes, signal) {

@@ -12,9 +12,21 @@ function provider(yaml: string) {
 describe("fake provider preflight", () => {
   const cases: { name: string; yaml: () => Promise<string>; problem?: RegExp }[] = [
     { name: "a healthy in-process cloud", yaml: () => Promise.resolve("") },
-    { name: "every call failing", yaml: () => Promise.resolve("faults: { failAll: error }"), problem: /in-process fake cloud did not answer.*InternalError/ },
-    { name: "every call throttled", yaml: () => Promise.resolve("faults: { failAll: throttle }"), problem: /RequestLimitExceeded/ },
-    { name: "an endpoint nobody listens on", yaml: async () => `endpoint: http://127.0.0.1:${await freePort()}`, problem: /fake cloud at http:\/\/127\.0\.0\.1:\d+ did not answer/ },
+    {
+      name: "every call failing",
+      yaml: () => Promise.resolve("faults: { failAll: error }"),
+      problem: /in-process fake cloud did not answer.*InternalError/,
+    },
+    {
+      name: "every call throttled",
+      yaml: () => Promise.resolve("faults: { failAll: throttle }"),
+      problem: /RequestLimitExceeded/,
+    },
+    {
+      name: "an endpoint nobody listens on",
+      yaml: async () => `endpoint: http://127.0.0.1:${await freePort()}`,
+      problem: /fake cloud at http:\/\/127\.0\.0\.1:\d+ did not answer/,
+    },
   ];
   for (const c of cases) {
     test(c.name, async () => {

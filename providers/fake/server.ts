@@ -13,7 +13,8 @@ async function callRoute(engine: FakeCloud, operation: string, req: Request): Pr
   try {
     return json(await engine.call(operation, await req.json(), req.signal));
   } catch (error) {
-    if (error instanceof FakeCloudError) return json({ error: { code: error.code, message: error.message } }, error.code === "Throttled" ? 429 : 400);
+    if (error instanceof FakeCloudError)
+      return json({ error: { code: error.code, message: error.message } }, error.code === "Throttled" ? 429 : 400);
     return json({ error: { code: "InternalError", message: (error as Error).message } }, 500);
   }
 }
@@ -27,7 +28,12 @@ const ADMIN: Readonly<Record<string, AdminHandler>> = {
     engine.resetCalls();
     return engine.calls();
   },
-  "GET state": (engine) => ({ instances: engine.instances(), loadBalancers: engine.loadBalancers(), routes: engine.routes(), faults: engine.faults }),
+  "GET state": (engine) => ({
+    instances: engine.instances(),
+    loadBalancers: engine.loadBalancers(),
+    routes: engine.routes(),
+    faults: engine.faults,
+  }),
   "PUT faults": async (engine, _name, req) => {
     engine.setFaults((await req.json()) as Faults);
     return engine.faults;
@@ -57,13 +63,17 @@ async function adminRoute(engine: FakeCloud, path: string, req: Request): Promis
   return json(await handler(engine, name, req));
 }
 
-export function serveFakeCloud(engine: FakeCloud, options: { hostname?: string; port?: number } = {}): Server<undefined> {
+export function serveFakeCloud(
+  engine: FakeCloud,
+  options: { hostname?: string; port?: number } = {},
+): Server<undefined> {
   return Bun.serve({
     hostname: options.hostname ?? "127.0.0.1",
     port: options.port ?? 0,
     fetch(req) {
       const path = new URL(req.url).pathname;
-      if (path.startsWith("/v1/call/") && req.method === "POST") return callRoute(engine, path.slice("/v1/call/".length), req);
+      if (path.startsWith("/v1/call/") && req.method === "POST")
+        return callRoute(engine, path.slice("/v1/call/".length), req);
       if (path.startsWith("/admin/")) return adminRoute(engine, path.slice("/admin".length), req);
       return json({ error: { code: "NotFound", message: `no route ${req.method} ${path}` } }, 404);
     },

@@ -5,7 +5,8 @@ export interface NodeRef {
 }
 
 export interface WireError {
-  readonly code: "Throttled" | "InternalError" | "NotFound" | "InvalidParameter" | "AlreadyExists" | "InsufficientCapacity";
+  readonly code:
+    "Throttled" | "InternalError" | "NotFound" | "InvalidParameter" | "AlreadyExists" | "InsufficientCapacity";
   readonly message: string;
 }
 

@@ -51,7 +51,9 @@ export function countRequests(path: string, fromOffset: number, user = CCM_USER)
 /** "patch nodes/status", or the path for non-resource requests ("get /healthz"). */
 function requestKey(event: AuditEvent): string {
   const ref = event.objectRef;
-  const what = ref?.resource ? `${ref.resource}${ref.subresource ? `/${ref.subresource}` : ""}` : (event.requestURI ?? "?");
+  const what = ref?.resource
+    ? `${ref.resource}${ref.subresource ? `/${ref.subresource}` : ""}`
+    : (event.requestURI ?? "?");
   return `${event.verb ?? "?"} ${what}`;
 }
 

@@ -29,7 +29,8 @@ export interface RunningCloud {
 /** The environment of every process the benchmark starts: never Bun's stand-in mode (see bench.ts). */
 export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== "BUN_BE_BUN") env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && key !== "BUN_BE_BUN") env[key] = value;
   return { ...env, ...extra };
 }
 
@@ -56,7 +57,10 @@ export async function startCloud(binary: string, dir: string, s: CloudSettings):
   });
   closeSync(log);
   const calls = async (): Promise<Record<string, number>> =>
-    (await (await fetch(`${endpoint}/admin/calls`, { signal: AbortSignal.timeout(10_000) })).json()) as Record<string, number>;
+    (await (await fetch(`${endpoint}/admin/calls`, { signal: AbortSignal.timeout(10_000) })).json()) as Record<
+      string,
+      number
+    >;
   await waitUntilServing(proc, calls);
   const sampler = new ProcSampler(proc.pid);
   return {
@@ -81,7 +85,8 @@ export async function waitForCalls(
   for (;;) {
     const done = (await calls())[operation] ?? 0;
     if (done >= count) return;
-    if (Date.now() > deadline) throw new Error(`only ${done} of ${count} ${operation} calls after ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`only ${done} of ${count} ${operation} calls after ${timeoutMs / 1000} s`);
     await Bun.sleep(100);
   }
 }

@@ -21,8 +21,17 @@ export const REFERENCE_EXTRA_RULES = [
   { apiGroups: [""], resources: ["events"], verbs: ["update"] },
 ];
 
-export async function startBenchControlPlane(root: string, name: string, log: (line: string) => void): Promise<ControlPlane> {
-  const cp = await startControlPlane({ dir: join(root, name), log, apiserverArgs: APISERVER_ARGS, auditRules: auditRules() });
+export async function startBenchControlPlane(
+  root: string,
+  name: string,
+  log: (line: string) => void,
+): Promise<ControlPlane> {
+  const cp = await startControlPlane({
+    dir: join(root, name),
+    log,
+    apiserverArgs: APISERVER_ARGS,
+    auditRules: auditRules(),
+  });
   try {
     await applyObjects(cp.admin, referenceRbac());
     return cp;
@@ -34,7 +43,12 @@ export async function startBenchControlPlane(root: string, name: string, log: (l
 
 function referenceRbac(): KubeObject[] {
   return [
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name: EXTRA_ROLE }, rules: REFERENCE_EXTRA_RULES } as KubeObject,
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: EXTRA_ROLE },
+      rules: REFERENCE_EXTRA_RULES,
+    } as KubeObject,
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRoleBinding",

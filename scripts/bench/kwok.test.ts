@@ -31,7 +31,12 @@ describe("heartbeat times", () => {
 
   test("spread evenly over one period across the cluster", () => {
     const times = [0, 1, 2, 3].map((i) => lastHeartbeat(i, 4, 300, now));
-    expect(times).toEqual(["2026-11-24T12:00:00Z", "2026-11-24T11:58:45Z", "2026-11-24T11:57:30Z", "2026-11-24T11:56:15Z"]);
+    expect(times).toEqual([
+      "2026-11-24T12:00:00Z",
+      "2026-11-24T11:58:45Z",
+      "2026-11-24T11:57:30Z",
+      "2026-11-24T11:56:15Z",
+    ]);
   });
 
   test("a single Node has just sent its heartbeat", () => {
@@ -57,7 +62,9 @@ describe("plans", () => {
     const live = plan.steady.filter((c) => c.live);
     expect(live.length).toBeGreaterThan(0);
     for (const c of live) expect(c.live?.leaseSeconds).toBe(160);
-    expect(plan.steady.map((c) => c.live?.heartbeatSeconds)).toEqual(PLANS.big.steady.map((c) => c.live?.heartbeatSeconds));
+    expect(plan.steady.map((c) => c.live?.heartbeatSeconds)).toEqual(
+      PLANS.big.steady.map((c) => c.live?.heartbeatSeconds),
+    );
   });
 
   test("the big plan reaches 100,000 live nodes with a 1,000-node burst, and an empty-cluster burst to compare", () => {

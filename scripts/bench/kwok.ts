@@ -25,7 +25,13 @@ const MODULE_DIR = join(import.meta.dir, "go", "kwok");
 
 export async function ensureKwok(log: (line: string) => void): Promise<string> {
   const dir = join(cacheRoot(), `kwok-${KWOK_VERSION}`);
-  return goBuild(log, dir, { module: "kwok", moduleDir: MODULE_DIR, pkg: "sigs.k8s.io/kwok/cmd/kwok", output: "kwok", ldflags: "-s -w" });
+  return goBuild(log, dir, {
+    module: "kwok",
+    moduleDir: MODULE_DIR,
+    pkg: "sigs.k8s.io/kwok/cmd/kwok",
+    output: "kwok",
+    ldflags: "-s -w",
+  });
 }
 
 export interface LiveNodes {
@@ -66,7 +72,9 @@ export function kwokConfig(live: LiveNodes): string {
       selector: { matchExpressions: [{ key: `${READY} | .status`, operator: "In", values: ["True"] }] },
       delay: {
         durationMilliseconds: live.heartbeatSeconds * 1000,
-        durationFrom: { jq: { expression: `${READY} | .lastHeartbeatTime | fromdate + ${live.heartbeatSeconds} | todate` } },
+        durationFrom: {
+          jq: { expression: `${READY} | .lastHeartbeatTime | fromdate + ${live.heartbeatSeconds} | todate` },
+        },
       },
       next: { statusTemplate: template },
     },
@@ -93,7 +101,10 @@ export function startKwok(binary: string, kubeconfig: string, dir: string, live:
   const log = openSync(join(dir, "kwok.log"), "a");
   const proc: Subprocess = Bun.spawn(
     [
-      binary, `--config=${config}`, `--kubeconfig=${kubeconfig}`, "--manage-all-nodes=false",
+      binary,
+      `--config=${config}`,
+      `--kubeconfig=${kubeconfig}`,
+      "--manage-all-nodes=false",
       `--manage-nodes-with-annotation-selector=${KWOK_ANNOTATION}=${KWOK_ANNOTATION_VALUE}`,
       `--node-lease-duration-seconds=${live.leaseSeconds}`,
       // Every Lease renewal is an INFO line: 10,000 lines a second at 100,000 Nodes.

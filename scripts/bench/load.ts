@@ -7,7 +7,12 @@ import { objectKey, type KubeObject } from "../../src/kube/objects.ts";
 import { isAlreadyExists } from "../../src/kube/transport.ts";
 import { forEachLimited } from "../../src/util/concurrency.ts";
 
-export async function createAll<T extends KubeObject>(api: KubeApi, resource: Resource, objects: readonly T[], concurrency = 48): Promise<void> {
+export async function createAll<T extends KubeObject>(
+  api: KubeApi,
+  resource: Resource,
+  objects: readonly T[],
+  concurrency = 48,
+): Promise<void> {
   await forEachLimited(objects, concurrency, async (obj) => {
     await api.create(resource, obj, { namespace: obj.metadata.namespace }).catch((error: unknown) => {
       if (!isAlreadyExists(error)) throw error;
@@ -63,7 +68,10 @@ export async function track<T extends KubeObject>(
     waitFor(target, timeoutMs) {
       if (seen.size >= target) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${resource.plural}: ${seen.size} of ${target} done after ${timeoutMs / 1000} s`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`${resource.plural}: ${seen.size} of ${target} done after ${timeoutMs / 1000} s`)),
+          timeoutMs,
+        );
         waiters.push({ target, resolve: () => (clearTimeout(timer), resolve()) });
       });
     },
@@ -83,7 +91,11 @@ interface WatchTarget<T> {
 }
 
 /** Watches from `resourceVersion`, re-watching when the server ends a watch, until `signal` aborts. */
-async function watchLoop<T extends KubeObject>(target: WatchTarget<T>, from: string, signal: AbortSignal): Promise<void> {
+async function watchLoop<T extends KubeObject>(
+  target: WatchTarget<T>,
+  from: string,
+  signal: AbortSignal,
+): Promise<void> {
   const position = { resourceVersion: from };
   while (!signal.aborted) {
     try {
@@ -96,9 +108,18 @@ async function watchLoop<T extends KubeObject>(target: WatchTarget<T>, from: str
   }
 }
 
-async function watchOnce<T extends KubeObject>(target: WatchTarget<T>, position: { resourceVersion: string }, signal: AbortSignal): Promise<void> {
+async function watchOnce<T extends KubeObject>(
+  target: WatchTarget<T>,
+  position: { resourceVersion: string },
+  signal: AbortSignal,
+): Promise<void> {
   const { api, resource, scope } = target;
-  const events = api.watch<T>(resource, { ...scope, resourceVersion: position.resourceVersion, timeoutSeconds: 600, signal });
+  const events = api.watch<T>(resource, {
+    ...scope,
+    resourceVersion: position.resourceVersion,
+    timeoutSeconds: 600,
+    signal,
+  });
   for await (const event of events) {
     position.resourceVersion = event.object.metadata.resourceVersion ?? position.resourceVersion;
     if (event.type === "ADDED" || event.type === "MODIFIED") target.observe(event.object);

@@ -77,10 +77,16 @@ export function managerArgs(s: ManagerSettings, kubeconfig: string): string[] {
     ? ["--configure-cloud-routes=true", `--cluster-cidr=${s.clusterCIDR}`]
     : ["--configure-cloud-routes=false"];
   return [
-    "--cloud-provider=fake", `--kubeconfig=${kubeconfig}`, "--leader-elect=false", "--secure-port=0",
+    "--cloud-provider=fake",
+    `--kubeconfig=${kubeconfig}`,
+    "--leader-elect=false",
+    "--secure-port=0",
     "--cluster-name=bench",
-    ...routes, `--kube-api-qps=${l.qps}`, `--kube-api-burst=${l.burst}`,
-    `--concurrent-node-syncs=${l.nodeSyncs}`, `--concurrent-service-syncs=${l.serviceSyncs}`,
+    ...routes,
+    `--kube-api-qps=${l.qps}`,
+    `--kube-api-burst=${l.burst}`,
+    `--concurrent-node-syncs=${l.nodeSyncs}`,
+    `--concurrent-service-syncs=${l.serviceSyncs}`,
     ...(s.extraArgs ?? []),
   ];
 }
@@ -143,6 +149,8 @@ function startGo(m: ManagerStart): RunningManager {
   argv.push(`--fake-latency=${s.latencyMs}ms`, `--fake-calls-file=${callsFile}`);
   // The counters file is rewritten ten times a second (so a reading may be 100 ms old).
   const calls = (): Promise<Record<string, number>> =>
-    Promise.resolve(existsSync(callsFile) ? (JSON.parse(readFileSync(callsFile, "utf8")) as Record<string, number>) : {});
+    Promise.resolve(
+      existsSync(callsFile) ? (JSON.parse(readFileSync(callsFile, "utf8")) as Record<string, number>) : {},
+    );
   return running("go", spawnLogged(argv, dir, "go"), calls);
 }

@@ -33,7 +33,9 @@ export function notes(tuned: Limits, goCloud: GoCloud): string[] {
     "Both managers run as the same user, `system:cloud-controller-manager` (client certificate), bound to this project's RBAC plus one extra ClusterRole for the Go reference, whose controllers write with full updates where ours patch (update on nodes, nodes/status, services/status, events).",
     limitsNote(tuned),
     cloudNote(goCloud),
-    "Every run gets a fresh kube-apiserver + etcd (`" + APISERVER_ARGS.join(" ") + "` for all). Objects are created before the manager starts; the clock runs from the manager's start.",
+    "Every run gets a fresh kube-apiserver + etcd (`" +
+      APISERVER_ARGS.join(" ") +
+      "` for all). Objects are created before the manager starts; the clock runs from the manager's start.",
     "Node initialisation: Nodes registered as kubelet does (uninitialized taint, only a Hostname address, capacity, node info, images) with Ready=True, so neither lifecycle controller asks the cloud about them; no podCIDRs and --configure-cloud-routes=false for both, so no route controller runs. A Node counts as initialised once its taint is gone and its providerID and the cloud's InternalIP are in place (both managers patch the addresses right after removing the taint).",
     "API requests: the API server's audit log, every request of that user, counted until the manager had sent nothing for 2 s after the work (both send Events in the background, after the work they report). Refused requests (429, 409) are counted and listed.",
     "CPU seconds: utime + stime of the manager's process (all threads) from its start until the work was done and quiet; peak RSS: VmHWM. The fake cloud's CPU is in neither (with --go-cloud in-process, the Go reference's includes its fake).",

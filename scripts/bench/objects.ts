@@ -7,7 +7,13 @@
 import type { Node, NodeAddress, NodeCondition, Service } from "../../src/kube/objects.ts";
 import type { FakeInstance } from "../../providers/fake/config.ts";
 import {
-  LABEL_INSTANCE_TYPE, LABEL_INSTANCE_TYPE_BETA, LABEL_REGION, LABEL_REGION_BETA, LABEL_ZONE, LABEL_ZONE_BETA, TAINT_UNINITIALIZED,
+  LABEL_INSTANCE_TYPE,
+  LABEL_INSTANCE_TYPE_BETA,
+  LABEL_REGION,
+  LABEL_REGION_BETA,
+  LABEL_ZONE,
+  LABEL_ZONE_BETA,
+  TAINT_UNINITIALIZED,
 } from "../../src/kube/well-known.ts";
 import { KWOK_ANNOTATION, KWOK_ANNOTATION_VALUE } from "./kwok.ts";
 
@@ -27,16 +33,31 @@ export function nodeIP(i: number): string {
 }
 
 export function cloudAddresses(i: number): NodeAddress[] {
-  return [{ type: "InternalIP", address: nodeIP(i) }, { type: "Hostname", address: nodeName(i) }];
+  return [
+    { type: "InternalIP", address: nodeIP(i) },
+    { type: "Hostname", address: nodeName(i) },
+  ];
 }
 
 export function benchInstance(i: number): FakeInstance {
-  return { name: nodeName(i), providerID: `fake://${nodeName(i)}`, ...INSTANCE, addresses: cloudAddresses(i), labels: {}, state: "running" };
+  return {
+    name: nodeName(i),
+    providerID: `fake://${nodeName(i)}`,
+    ...INSTANCE,
+    addresses: cloudAddresses(i),
+    labels: {},
+    state: "running",
+  };
 }
 
 const STAMP = "2026-01-01T00:00:00Z";
 const condition = (type: string, status: "True" | "False", reason: string): NodeCondition => ({
-  type, status, reason, message: `kubelet: ${reason}`, lastHeartbeatTime: STAMP, lastTransitionTime: STAMP,
+  type,
+  status,
+  reason,
+  message: `kubelet: ${reason}`,
+  lastHeartbeatTime: STAMP,
+  lastTransitionTime: STAMP,
 });
 
 function kubeletStatus(i: number, addresses: NodeAddress[]): Record<string, unknown> {
@@ -53,12 +74,22 @@ function kubeletStatus(i: number, addresses: NodeAddress[]): Record<string, unkn
     ],
     daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
     nodeInfo: {
-      machineID: `${i.toString(16).padStart(32, "0")}`, systemUUID: `uuid-${i}`, bootID: `boot-${i}`, kernelVersion: "6.8.0-1",
-      osImage: "Debian GNU/Linux 12 (bookworm)", containerRuntimeVersion: "containerd://2.1.0", kubeletVersion: "v1.36.3",
-      kubeProxyVersion: "", operatingSystem: "linux", architecture: "amd64",
+      machineID: `${i.toString(16).padStart(32, "0")}`,
+      systemUUID: `uuid-${i}`,
+      bootID: `boot-${i}`,
+      kernelVersion: "6.8.0-1",
+      osImage: "Debian GNU/Linux 12 (bookworm)",
+      containerRuntimeVersion: "containerd://2.1.0",
+      kubeletVersion: "v1.36.3",
+      kubeProxyVersion: "",
+      operatingSystem: "linux",
+      architecture: "amd64",
     },
     images: Array.from({ length: 8 }, (_, k) => ({
-      names: [`registry.example/team/image-${k}@sha256:${k.toString(16).padStart(64, "0")}`, `registry.example/team/image-${k}:v1.${k}`],
+      names: [
+        `registry.example/team/image-${k}@sha256:${k.toString(16).padStart(64, "0")}`,
+        `registry.example/team/image-${k}:v1.${k}`,
+      ],
       sizeBytes: 10_000_000 * (k + 1),
     })),
   };
@@ -70,7 +101,10 @@ export function registeredNode(i: number): Node {
   return {
     apiVersion: "v1",
     kind: "Node",
-    metadata: { name, labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64" } },
+    metadata: {
+      name,
+      labels: { "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64" },
+    },
     spec: { taints: [{ key: TAINT_UNINITIALIZED, value: "true", effect: "NoSchedule" }] },
     status: kubeletStatus(i, [{ type: "Hostname", address: name }]),
   } satisfies Node;
@@ -80,8 +114,12 @@ export function registeredNode(i: number): Node {
 export function initialisedNode(i: number): Node {
   const node = registeredNode(i);
   const cloudLabels = {
-    [LABEL_INSTANCE_TYPE]: INSTANCE.instanceType, [LABEL_INSTANCE_TYPE_BETA]: INSTANCE.instanceType,
-    [LABEL_ZONE]: INSTANCE.zone, [LABEL_ZONE_BETA]: INSTANCE.zone, [LABEL_REGION]: INSTANCE.region, [LABEL_REGION_BETA]: INSTANCE.region,
+    [LABEL_INSTANCE_TYPE]: INSTANCE.instanceType,
+    [LABEL_INSTANCE_TYPE_BETA]: INSTANCE.instanceType,
+    [LABEL_ZONE]: INSTANCE.zone,
+    [LABEL_ZONE_BETA]: INSTANCE.zone,
+    [LABEL_REGION]: INSTANCE.region,
+    [LABEL_REGION_BETA]: INSTANCE.region,
   };
   return {
     ...node,
@@ -104,7 +142,11 @@ export function lbService(i: number): Service {
     apiVersion: "v1",
     kind: "Service",
     metadata: { name, namespace: LB_NAMESPACE },
-    spec: { type: "LoadBalancer", selector: { app: name }, ports: [{ name: "http", protocol: "TCP", port: 80, targetPort: 8080 }] },
+    spec: {
+      type: "LoadBalancer",
+      selector: { app: name },
+      ports: [{ name: "http", protocol: "TCP", port: 80, targetPort: 8080 }],
+    },
   };
 }
 

@@ -16,7 +16,13 @@ const error = (argv: readonly string[]): string => {
 describe("parseOptions", () => {
   test("no flags: the full plan, the shared cloud, nothing prebuilt", () => {
     const { options } = ok([]);
-    expect(options).toMatchObject({ plan: "full", goCloud: "shared", resume: false, profile: false, reportOnly: false });
+    expect(options).toMatchObject({
+      plan: "full",
+      goCloud: "shared",
+      resume: false,
+      profile: false,
+      reportOnly: false,
+    });
     expect(options.only.size).toBe(0);
     expect(options.oursBinary).toBeUndefined();
     expect(options.qps).toBeUndefined();

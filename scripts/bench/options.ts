@@ -54,8 +54,20 @@ export const USAGE = `npm run bench -- [options]
 type Parsed = { ok: true; options: Options } | { ok: false; error: string };
 
 const VALUE_FLAGS = [
-  "--plan", "--only", "--manager", "--max-runs", "--out", "--ours-binary", "--go-binary", "--kwok-binary", "--qps",
-  "--syncs", "--go-cloud", "--lease-seconds", "--heartbeat-seconds", "--pack",
+  "--plan",
+  "--only",
+  "--manager",
+  "--max-runs",
+  "--out",
+  "--ours-binary",
+  "--go-binary",
+  "--kwok-binary",
+  "--qps",
+  "--syncs",
+  "--go-cloud",
+  "--lease-seconds",
+  "--heartbeat-seconds",
+  "--pack",
 ];
 const SWITCHES = ["--quick", "--resume", "--profile", "--report", "--help"];
 
@@ -83,17 +95,24 @@ function positive(values: Map<string, string>, flag: string, problems: string[])
   return n;
 }
 
-function oneOf<T extends string>(values: Map<string, string>, flag: string, allowed: readonly T[], problems: string[]): T | undefined {
+function oneOf<T extends string>(
+  values: Map<string, string>,
+  flag: string,
+  allowed: readonly T[],
+  problems: string[],
+): T | undefined {
   const text = values.get(flag);
   if (text === undefined) return undefined;
-  if (!allowed.includes(text as T)) problems.push(`${flag}: ${JSON.stringify(text)} is not one of ${allowed.join(", ")}`);
+  if (!allowed.includes(text as T))
+    problems.push(`${flag}: ${JSON.stringify(text)} is not one of ${allowed.join(", ")}`);
   return text as T;
 }
 
 function scenarios(values: Map<string, string>, problems: string[]): Set<ScenarioName> {
   const only = (values.get("--only") ?? "").split(",").filter(Boolean);
   const unknown = only.filter((s) => !SCENARIOS.includes(s as ScenarioName));
-  if (unknown.length) problems.push(`--only: unknown scenario(s) ${unknown.join(", ")}; known: ${SCENARIOS.join(", ")}`);
+  if (unknown.length)
+    problems.push(`--only: unknown scenario(s) ${unknown.join(", ")}; known: ${SCENARIOS.join(", ")}`);
   return new Set(only as ScenarioName[]);
 }
 
@@ -102,7 +121,8 @@ export function parseOptions(argv: readonly string[]): Parsed {
   if (typeof values === "string") return { ok: false, error: values };
   if (values.has("--help")) return { ok: false, error: USAGE };
   const problems: string[] = [];
-  const plan = oneOf(values, "--plan", Object.keys(PLANS) as PlanName[], problems) ?? (values.has("--quick") ? "quick" : "full");
+  const plan =
+    oneOf(values, "--plan", Object.keys(PLANS) as PlanName[], problems) ?? (values.has("--quick") ? "quick" : "full");
   if (values.has("--quick") && plan !== "quick") problems.push(`--quick and --plan ${plan} disagree`);
   const options: Options = {
     plan,

@@ -54,7 +54,11 @@ export async function pack(dir: string, bin: Binaries, log: (line: string) => vo
   mkdirSync(join(stage, "go", "ref-ccm"), { recursive: true });
   const kube = await ensureKubeBinaries(log);
   const binaries: Record<string, string> = {
-    "cloud-controller-manager": bin.ours, "ref-ccm": bin.go, kwok: bin.kwok, "kube-apiserver": kube.kubeApiserver, etcd: kube.etcd,
+    "cloud-controller-manager": bin.ours,
+    "ref-ccm": bin.go,
+    kwok: bin.kwok,
+    "kube-apiserver": kube.kubeApiserver,
+    etcd: kube.etcd,
   };
   for (const [name, path] of Object.entries(binaries)) copyFileSync(path, join(stage, "bin", name));
   // Read for the results' header: the Go reference's k8s.io/cloud-provider version.

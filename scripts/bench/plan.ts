@@ -48,7 +48,13 @@ export const FULL_PLAN: BenchPlan = {
   steady: [
     { nodes: 0, services: 0, latencyMs: 50, windowSeconds: 0, live: KUBELET, burst: 1000 },
     { nodes: 5000, services: 1000, latencyMs: 50, windowSeconds: 300, live: KUBELET, burst: 1000 },
-    { nodes: 20000, services: 1000, latencyMs: 50, windowSeconds: 300, live: { leaseSeconds: 160, heartbeatSeconds: 300 } },
+    {
+      nodes: 20000,
+      services: 1000,
+      latencyMs: 50,
+      windowSeconds: 300,
+      live: { leaseSeconds: 160, heartbeatSeconds: 300 },
+    },
   ],
   ceiling: [
     { nodes: 1000, concurrency: CEILING_CONCURRENCY },
@@ -74,10 +80,22 @@ export const QUICK_PLAN: BenchPlan = {
     { services: 200, nodes: 20, limits: "tuned", latencyMs: 50 },
   ],
   steady: [
-    { nodes: 0, services: 0, latencyMs: 50, windowSeconds: 0, live: { leaseSeconds: 40, heartbeatSeconds: 30 }, burst: 100 },
     {
-      nodes: 500, services: 50, latencyMs: 50, windowSeconds: 30,
-      live: { leaseSeconds: 40, heartbeatSeconds: 30 }, routes: true, burst: 100,
+      nodes: 0,
+      services: 0,
+      latencyMs: 50,
+      windowSeconds: 0,
+      live: { leaseSeconds: 40, heartbeatSeconds: 30 },
+      burst: 100,
+    },
+    {
+      nodes: 500,
+      services: 50,
+      latencyMs: 50,
+      windowSeconds: 30,
+      live: { leaseSeconds: 40, heartbeatSeconds: 30 },
+      routes: true,
+      burst: 100,
     },
   ],
   ceiling: [{ nodes: 500, concurrency: CEILING_CONCURRENCY }],
@@ -110,9 +128,18 @@ export const PLANS: Readonly<Record<PlanName, BenchPlan>> = { quick: QUICK_PLAN,
 /** The plan with every live case's Lease duration and heartbeat period replaced where given. */
 export function withLive(plan: BenchPlan, o: { leaseSeconds?: number; heartbeatSeconds?: number }): BenchPlan {
   const steady = plan.steady.map((c) =>
-    c.live ? { ...c, live: { leaseSeconds: o.leaseSeconds ?? c.live.leaseSeconds, heartbeatSeconds: o.heartbeatSeconds ?? c.live.heartbeatSeconds } } : c,
+    c.live
+      ? {
+          ...c,
+          live: {
+            leaseSeconds: o.leaseSeconds ?? c.live.leaseSeconds,
+            heartbeatSeconds: o.heartbeatSeconds ?? c.live.heartbeatSeconds,
+          },
+        }
+      : c,
   );
   return { ...plan, steady };
 }
 
-export const sameCase = (a: NodeInitCase, b: NodeInitCase): boolean => a.nodes === b.nodes && a.limits === b.limits && a.latencyMs === b.latencyMs;
+export const sameCase = (a: NodeInitCase, b: NodeInitCase): boolean =>
+  a.nodes === b.nodes && a.limits === b.limits && a.latencyMs === b.latencyMs;

@@ -12,7 +12,9 @@ const MODULE_DIR = join(import.meta.dir, "go", "ref-ccm");
 
 export function refCcmSourceHash(): string {
   const hash = createHash("sha256");
-  for (const file of readdirSync(MODULE_DIR).filter((f) => /\.(go|mod|sum)$/.test(f)).sort()) {
+  for (const file of readdirSync(MODULE_DIR)
+    .filter((f) => /\.(go|mod|sum)$/.test(f))
+    .sort()) {
     hash.update(file).update(readFileSync(join(MODULE_DIR, file)));
   }
   return hash.digest("hex").slice(0, 12);

@@ -18,7 +18,10 @@ const USAGE: Usage = {
 const KUBELET = { leaseSeconds: 40, heartbeatSeconds: 300 };
 
 function steady(manager: "go" | "ours", cpu: number, rss: number, burstSeconds?: number): SteadyResult {
-  const burst = burstSeconds === undefined ? undefined : { nodes: 1000, seconds: burstSeconds, nodesPerSecond: 1000 / burstSeconds };
+  const burst =
+    burstSeconds === undefined
+      ? undefined
+      : { nodes: 1000, seconds: burstSeconds, nodesPerSecond: 1000 / burstSeconds };
   return {
     manager,
     startupSeconds: 10,

@@ -14,7 +14,9 @@ export function caseLabel(c: NodeInitCase): string {
 }
 
 function failed(p: { errors?: Partial<Record<string, string>> }): string {
-  return Object.entries(p.errors ?? {}).map(([k, v]) => `${k}: ${v ?? ""}`).join("; ");
+  return Object.entries(p.errors ?? {})
+    .map(([k, v]) => `${k}: ${v ?? ""}`)
+    .join("; ");
 }
 
 /** "Go · ours" for one figure of a pair. */
@@ -32,14 +34,28 @@ export function nodeInitTable(r: BenchResults): string {
     r.nodeInit.map((p) => {
       const ceiling = r.ceiling.find((x) => x.case.nodes === p.case.nodes)?.result?.nodesPerSecond;
       const share = p.ours && ceiling ? p.ours.nodesPerSecond / ceiling : undefined;
-      return [caseLabel(p.case), both(p, seconds), ratioOf(p, seconds), both(p, (x) => x.nodesPerSecond), f(ceiling, 0), f(share, 2)];
+      return [
+        caseLabel(p.case),
+        both(p, seconds),
+        ratioOf(p, seconds),
+        both(p, (x) => x.nodesPerSecond),
+        f(ceiling, 0),
+        f(share, 2),
+      ];
     }),
   );
 }
 
 export function nodeInitCostTable(r: BenchResults): string {
   return table(
-    ["case", "API requests / node (Go · ours)", "cloud calls / node (Go · ours)", "CPU s (Go · ours)", "peak RSS MiB (Go · ours)", "RSS ours / Go"],
+    [
+      "case",
+      "API requests / node (Go · ours)",
+      "cloud calls / node (Go · ours)",
+      "CPU s (Go · ours)",
+      "peak RSS MiB (Go · ours)",
+      "RSS ours / Go",
+    ],
     r.nodeInit.map((p) => [
       caseLabel(p.case),
       both(p, (x) => x.requestsPerNode, 2),
@@ -53,7 +69,10 @@ export function nodeInitCostTable(r: BenchResults): string {
 
 function verbs(result: NodeInitResult | undefined, nodes: number): string {
   if (!result) return "–";
-  return Object.entries(result.requests.byVerb).filter(([, n]) => n >= nodes / 10).map(([k, n]) => `${k} ${n}`).join(", ");
+  return Object.entries(result.requests.byVerb)
+    .filter(([, n]) => n >= nodes / 10)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
 }
 
 const refused = (result: NodeInitResult | undefined): string => JSON.stringify(result?.requests.errors ?? {});
@@ -61,19 +80,36 @@ const refused = (result: NodeInitResult | undefined): string => JSON.stringify(r
 export function requestsTable(r: BenchResults): string {
   return table(
     ["case", "Go requests by verb", "our requests by verb", "refused (Go · ours)"],
-    r.nodeInit.map((p) => [caseLabel(p.case), verbs(p.go, p.case.nodes), verbs(p.ours, p.case.nodes), `${refused(p.go)} · ${refused(p.ours)}`]),
+    r.nodeInit.map((p) => [
+      caseLabel(p.case),
+      verbs(p.go, p.case.nodes),
+      verbs(p.ours, p.case.nodes),
+      `${refused(p.go)} · ${refused(p.ours)}`,
+    ]),
   );
 }
 
 export function lbTable(r: BenchResults): string {
   return table(
-    ["case", "all ingress s (Go · ours)", "ours / Go", "node-set update s (Go · ours)", "ours / Go", "requests per LB (Go · ours)", "peak RSS MiB (Go · ours)"],
+    [
+      "case",
+      "all ingress s (Go · ours)",
+      "ours / Go",
+      "node-set update s (Go · ours)",
+      "ours / Go",
+      "requests per LB (Go · ours)",
+      "peak RSS MiB (Go · ours)",
+    ],
     r.loadBalancers.map((p) => {
       const update = (x: LbResult): number => x.updateSeconds;
       return [
         `${p.case.services.toLocaleString("en")} services, ${p.case.nodes} nodes, ${p.case.limits}, ${p.case.latencyMs} ms`,
-        both(p, seconds), ratioOf(p, seconds), both(p, update), ratioOf(p, update),
-        both(p, (x) => x.ensure.requests.total / p.case.services, 2), both(p, (x) => x.update.peakRssMiB, 0),
+        both(p, seconds),
+        ratioOf(p, seconds),
+        both(p, update),
+        ratioOf(p, update),
+        both(p, (x) => x.ensure.requests.total / p.case.services, 2),
+        both(p, (x) => x.update.peakRssMiB, 0),
       ];
     }),
   );
@@ -92,19 +128,33 @@ const perMinute = (c: SteadyCase, stored: number | undefined, total: number): nu
 
 export function steadyTable(r: BenchResults): string {
   const head = [
-    "case", "CPU s / minute (Go · ours)", "CPU ours / Go", "RSS MiB (Go · ours)", "RSS ours / Go",
-    "API requests / minute (Go · ours)", "cloud calls / minute (Go · ours)", "start-up s (Go · ours)",
+    "case",
+    "CPU s / minute (Go · ours)",
+    "CPU ours / Go",
+    "RSS MiB (Go · ours)",
+    "RSS ours / Go",
+    "API requests / minute (Go · ours)",
+    "cloud calls / minute (Go · ours)",
+    "start-up s (Go · ours)",
   ];
-  const rows = r.steady.filter((p) => p.case.windowSeconds > 0).map((p) => {
-    const requests = (x: SteadyResult): number => perMinute(p.case, x.requestsPerMinute, x.window.requests.total);
-    const calls = (x: SteadyResult): number => perMinute(p.case, x.cloudCallsPerMinute, x.window.cloudCallsTotal);
-    const cpu = (x: SteadyResult): number => x.cpuSecondsPerMinute;
-    const rss = (x: SteadyResult): number => x.rssMiB;
-    return [
-      steadyLabel(p.case), both(p, cpu, 2), ratioOf(p, cpu), both(p, rss, 0), ratioOf(p, rss),
-      both(p, requests, 0), both(p, calls, 0), both(p, (x) => x.startupSeconds),
-    ];
-  });
+  const rows = r.steady
+    .filter((p) => p.case.windowSeconds > 0)
+    .map((p) => {
+      const requests = (x: SteadyResult): number => perMinute(p.case, x.requestsPerMinute, x.window.requests.total);
+      const calls = (x: SteadyResult): number => perMinute(p.case, x.cloudCallsPerMinute, x.window.cloudCallsTotal);
+      const cpu = (x: SteadyResult): number => x.cpuSecondsPerMinute;
+      const rss = (x: SteadyResult): number => x.rssMiB;
+      return [
+        steadyLabel(p.case),
+        both(p, cpu, 2),
+        ratioOf(p, cpu),
+        both(p, rss, 0),
+        ratioOf(p, rss),
+        both(p, requests, 0),
+        both(p, calls, 0),
+        both(p, (x) => x.startupSeconds),
+      ];
+    });
   return table(head, rows);
 }
 
@@ -119,11 +169,19 @@ export function burstTable(r: BenchResults): string {
     const vsEmpty = (m: "go" | "ours"): number | undefined => ratioNumber(p[m] && secs(p[m]), ref?.[m] && secs(ref[m]));
     return [
       `${(p.case.burst ?? 0).toLocaleString("en")} new nodes on ${p.case.nodes.toLocaleString("en")} live nodes`,
-      both(p, secs), ratioOf(p, secs), both(p, (x) => x.burst?.nodesPerSecond ?? Number.NaN, 0),
+      both(p, secs),
+      ratioOf(p, secs),
+      both(p, (x) => x.burst?.nodesPerSecond ?? Number.NaN, 0),
       `${f(vsEmpty("go"), 2)} · ${f(vsEmpty("ours"), 2)}`,
     ];
   });
-  const head = ["burst", "seconds to initialised (Go · ours)", "ours / Go", "nodes/s (Go · ours)", "vs empty cluster (Go · ours)"];
+  const head = [
+    "burst",
+    "seconds to initialised (Go · ours)",
+    "ours / Go",
+    "nodes/s (Go · ours)",
+    "vs empty cluster (Go · ours)",
+  ];
   return table(head, rows);
 }
 
@@ -134,14 +192,16 @@ function ratioNumber(a: number | undefined, b: number | undefined): number | und
 }
 
 export function steadyMinutesTable(r: BenchResults): string {
-  const rows = r.steady.filter((p) => p.case.windowSeconds > 0).flatMap((p) => {
-    const count = Math.max(p.go?.minutes.length ?? 0, p.ours?.minutes.length ?? 0);
-    return Array.from({ length: count }, (_, i) => {
-      const minute = { go: p.go?.minutes[i], ours: p.ours?.minutes[i] };
-      const cpu = both(minute, (m) => m.cpuSecondsPerMinute, 2);
-      return [`${p.case.nodes.toLocaleString("en")} nodes`, String(i + 1), cpu, both(minute, (m) => m.rssMiB, 0)];
+  const rows = r.steady
+    .filter((p) => p.case.windowSeconds > 0)
+    .flatMap((p) => {
+      const count = Math.max(p.go?.minutes.length ?? 0, p.ours?.minutes.length ?? 0);
+      return Array.from({ length: count }, (_, i) => {
+        const minute = { go: p.go?.minutes[i], ours: p.ours?.minutes[i] };
+        const cpu = both(minute, (m) => m.cpuSecondsPerMinute, 2);
+        return [`${p.case.nodes.toLocaleString("en")} nodes`, String(i + 1), cpu, both(minute, (m) => m.rssMiB, 0)];
+      });
     });
-  });
   return table(["case", "minute", "CPU s (Go · ours)", "RSS MiB (Go · ours)"], rows);
 }
 
@@ -149,14 +209,27 @@ export function threadsTable(r: BenchResults): string {
   const single = r.threads.runs.find((x) => x.threads === 0);
   return table(
     ["--controller-threads", "seconds", "nodes/s", "vs single-thread", "CPU s", "peak RSS MiB"],
-    r.threads.runs.map((x) => [String(x.threads), f(x.seconds), f(x.nodesPerSecond), f(single && x.seconds / single.seconds, 2), f(x.cpuSeconds), f(x.peakRssMiB, 0)]),
+    r.threads.runs.map((x) => [
+      String(x.threads),
+      f(x.seconds),
+      f(x.nodesPerSecond),
+      f(single && x.seconds / single.seconds, 2),
+      f(x.cpuSeconds),
+      f(x.peakRssMiB, 0),
+    ]),
   );
 }
 
 export function ceilingTable(r: BenchResults): string {
   return table(
     ["nodes", "concurrency", "seconds", "nodes/s", "requests/s"],
-    r.ceiling.map((c) => [c.case.nodes.toLocaleString("en"), String(c.case.concurrency), f(c.result?.seconds), f(c.result?.nodesPerSecond, 0), f(c.result?.requestsPerSecond, 0)]),
+    r.ceiling.map((c) => [
+      c.case.nodes.toLocaleString("en"),
+      String(c.case.concurrency),
+      f(c.result?.seconds),
+      f(c.result?.nodesPerSecond, 0),
+      f(c.result?.requestsPerSecond, 0),
+    ]),
   );
 }
 

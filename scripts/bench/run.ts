@@ -77,7 +77,12 @@ export async function withSession<T>(ctx: BenchContext, name: string, body: (s: 
       offset = auditOffset(cp.auditLog);
       const profile = settings.profile ?? ctx.profile;
       manager = startManager({
-        bin: ctx.bin, settings: { ...settings, profile }, kubeconfig: cp.kubeconfigs.ccm, dir, cloud, goCloud: ctx.goCloud,
+        bin: ctx.bin,
+        settings: { ...settings, profile },
+        kubeconfig: cp.kubeconfigs.ccm,
+        dir,
+        cloud,
+        goCloud: ctx.goCloud,
       });
       return manager;
     },

@@ -65,7 +65,12 @@ function pairFor<C, R>(c: C, into: Pair<C, R>[]): Pair<C, R> {
 }
 
 /** One manager's run of a pair's case: its result, or its error (the suite goes on either way). */
-async function measure<C, R>(s: SuiteRun, pair: Pair<C, R>, manager: ManagerKind, run: () => Promise<R>): Promise<void> {
+async function measure<C, R>(
+  s: SuiteRun,
+  pair: Pair<C, R>,
+  manager: ManagerKind,
+  run: () => Promise<R>,
+): Promise<void> {
   try {
     pair[manager] = await run();
     if (pair.errors) delete pair.errors[manager];
@@ -131,7 +136,9 @@ async function threads(s: SuiteRun & { budget: Budget }): Promise<void> {
   if (s.manager === "go") return;
   const { plan, results, ctx } = s;
   for (const count of plan.threads.threads) {
-    const done = results.threads.runs.findIndex((x) => x.threads === count && sameJson(results.threads.case, plan.threads.case));
+    const done = results.threads.runs.findIndex(
+      (x) => x.threads === count && sameJson(results.threads.case, plan.threads.case),
+    );
     if ((s.resume && done >= 0) || s.budget.spent) continue;
     s.budget.use();
     try {
@@ -151,7 +158,8 @@ export async function runSuite(run: SuiteRun): Promise<void> {
   const wanted = (name: ScenarioName): boolean => only.size === 0 || only.has(name);
   if (wanted("ceiling")) await ceilings(s);
   if (wanted("nodeInit")) await pairs(s, plan.nodeInit, (c, m) => runNodeInit(ctx, c, m), results.nodeInit);
-  if (wanted("loadBalancers")) await pairs(s, plan.loadBalancers, (c, m) => runLoadBalancers(ctx, c, m), results.loadBalancers);
+  if (wanted("loadBalancers"))
+    await pairs(s, plan.loadBalancers, (c, m) => runLoadBalancers(ctx, c, m), results.loadBalancers);
   if (wanted("threads")) await threads(s);
   if (wanted("steady")) await pairs(s, plan.steady, (c, m) => runSteady(ctx, c, m), results.steady);
 }

@@ -33,10 +33,16 @@ export function lineChart(title: string, xLabel: string, yLabel: string, series:
     `<text x="${W / 2}" y="22" text-anchor="middle" font-size="15">${esc(title)}</text>`,
   ];
   for (let x = 0; x <= maxX + 1e-9; x += xStep) {
-    parts.push(`<line x1="${px(x)}" y1="${M.top}" x2="${px(x)}" y2="${H - M.bottom}" stroke="#eee"/>`, `<text x="${px(x)}" y="${H - M.bottom + 16}" text-anchor="middle">${+x.toFixed(3)}</text>`);
+    parts.push(
+      `<line x1="${px(x)}" y1="${M.top}" x2="${px(x)}" y2="${H - M.bottom}" stroke="#eee"/>`,
+      `<text x="${px(x)}" y="${H - M.bottom + 16}" text-anchor="middle">${+x.toFixed(3)}</text>`,
+    );
   }
   for (let y = 0; y <= maxY + 1e-9; y += yStep) {
-    parts.push(`<line x1="${M.left}" y1="${py(y)}" x2="${W - M.right}" y2="${py(y)}" stroke="#eee"/>`, `<text x="${M.left - 6}" y="${py(y) + 4}" text-anchor="end">${y}</text>`);
+    parts.push(
+      `<line x1="${M.left}" y1="${py(y)}" x2="${W - M.right}" y2="${py(y)}" stroke="#eee"/>`,
+      `<text x="${M.left - 6}" y="${py(y) + 4}" text-anchor="end">${y}</text>`,
+    );
   }
   parts.push(
     `<line x1="${M.left}" y1="${H - M.bottom}" x2="${W - M.right}" y2="${H - M.bottom}" stroke="black"/>`,
@@ -80,7 +86,8 @@ function panel(p: Panel, x0: number, xLabel: string, xs: readonly number[]): str
   const left = x0 + M.left;
   const right = x0 + PANEL_W - M.right;
   const bottom = H - M.bottom;
-  const px = (x: number): number => Math.round(left + ((Math.log10(x) - Math.log10(minX)) / Math.log10(maxX / minX)) * (right - left));
+  const px = (x: number): number =>
+    Math.round(left + ((Math.log10(x) - Math.log10(minX)) / Math.log10(maxX / minX)) * (right - left));
   const py = (y: number): number => Math.round(bottom - (y / maxY) * (bottom - M.top));
   const yStep = niceStep(maxY, 5);
   const parts = [

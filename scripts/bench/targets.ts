@@ -27,7 +27,11 @@ function targetNodes(r: BenchResults, limits: string): number {
 }
 
 function verdict(goal: string, value: number | undefined, limit: number, label: string): Target {
-  return { goal, met: value === undefined ? undefined : value <= limit, figure: `${label} = ${f(value, value !== undefined && value < 1 ? 3 : 2)}` };
+  return {
+    goal,
+    met: value === undefined ? undefined : value <= limit,
+    figure: `${label} = ${f(value, value !== undefined && value < 1 ? 3 : 2)}`,
+  };
 }
 
 export function targets(r: BenchResults): Target[] {
@@ -42,11 +46,26 @@ export function targets(r: BenchResults): Target[] {
   const lb = [worst(lbTuned, (x) => x.seconds), worst(lbTuned, (x) => x.updateSeconds)].filter((x) => x !== undefined);
   const n = (count: number): string => count.toLocaleString("en");
   return [
-    verdict(`${n(atDefaults)} nodes, upstream defaults: at most half the Go reference's time`, worst(defaults, seconds), 0.5, "ours / Go"),
+    verdict(
+      `${n(atDefaults)} nodes, upstream defaults: at most half the Go reference's time`,
+      worst(defaults, seconds),
+      0.5,
+      "ours / Go",
+    ),
     verdict(`${n(atTuned)} nodes, equal tuned limits: no slower`, worst(tuned, seconds), 1, "worst ours / Go"),
     verdict("at most 0.1 cloud calls per initialised node", calls, 0.1, "worst"),
-    verdict(`peak RSS no higher than the Go reference (${n(atTuned)}-node runs)`, worst(rssRuns, (x) => x.peakRssMiB), 1, "worst ours / Go"),
-    verdict("load balancers no slower at equal (tuned) concurrency", lb.length ? Math.max(...lb) : undefined, 1, "worst ours / Go"),
+    verdict(
+      `peak RSS no higher than the Go reference (${n(atTuned)}-node runs)`,
+      worst(rssRuns, (x) => x.peakRssMiB),
+      1,
+      "worst ours / Go",
+    ),
+    verdict(
+      "load balancers no slower at equal (tuned) concurrency",
+      lb.length ? Math.max(...lb) : undefined,
+      1,
+      "worst ours / Go",
+    ),
   ];
 }
 
@@ -57,7 +76,6 @@ export function targetsTable(r: BenchResults): string {
 
 const met = (t: Target): string => (t.met === undefined ? "not measured" : t.met ? "yes" : "**no**");
 
-
 type SteadyPair = BenchResults["steady"][number];
 
 /** Steady-state targets at one size: CPU and RSS at most half the Go reference's. */
@@ -65,15 +83,28 @@ function steadyAt(pairs: readonly SteadyPair[], nodes: number): Target[] {
   const at = pairs.filter((p) => p.case.nodes === nodes && p.case.live);
   const n = nodes.toLocaleString("en");
   return [
-    verdict(`steady state, ${n} live nodes: CPU at most half the Go reference's`, worst(at, (x) => x.cpuSecondsPerMinute), 0.5, "ours / Go"),
-    verdict(`steady state, ${n} live nodes: RSS at most half the Go reference's`, worst(at, (x) => x.rssMiB), 0.5, "ours / Go"),
+    verdict(
+      `steady state, ${n} live nodes: CPU at most half the Go reference's`,
+      worst(at, (x) => x.cpuSecondsPerMinute),
+      0.5,
+      "ours / Go",
+    ),
+    verdict(
+      `steady state, ${n} live nodes: RSS at most half the Go reference's`,
+      worst(at, (x) => x.rssMiB),
+      0.5,
+      "ours / Go",
+    ),
   ];
 }
 
 /** The burst on the largest live cluster within 10 % of the same burst on an empty one (ours). */
 function burstTarget(pairs: readonly SteadyPair[]): Target[] {
   const bursts = pairs.filter((p) => p.case.burst && p.case.live);
-  const largest = bursts.reduce<SteadyPair | undefined>((a, p) => (!a || p.case.nodes > a.case.nodes ? p : a), undefined);
+  const largest = bursts.reduce<SteadyPair | undefined>(
+    (a, p) => (!a || p.case.nodes > a.case.nodes ? p : a),
+    undefined,
+  );
   const empty = bursts.find((p) => p.case.nodes === 0 && p.case.burst === largest?.case.burst);
   if (!largest || !empty || largest === empty) return [];
   const time = (x: SteadyResult | undefined): number | undefined => x?.burst?.seconds;

@@ -7,20 +7,47 @@ import type { KubeObject } from "../../src/kube/objects.ts";
 
 export async function createAdminApi(kubeconfig: string): Promise<KubeApi> {
   const connection = await resolveConnection({ kubeconfig, master: "" });
-  return createKubeApi(createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "ccm-test-harness" }));
+  return createKubeApi(
+    createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "ccm-test-harness" }),
+  );
 }
 
 const KINDS: Readonly<Record<string, Resource>> = {
   ServiceAccount: { group: "", version: "v1", plural: "serviceaccounts", kind: "ServiceAccount", namespaced: true },
-  ClusterRole: { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterroles", kind: "ClusterRole", namespaced: false },
-  ClusterRoleBinding: { group: "rbac.authorization.k8s.io", version: "v1", plural: "clusterrolebindings", kind: "ClusterRoleBinding", namespaced: false },
+  ClusterRole: {
+    group: "rbac.authorization.k8s.io",
+    version: "v1",
+    plural: "clusterroles",
+    kind: "ClusterRole",
+    namespaced: false,
+  },
+  ClusterRoleBinding: {
+    group: "rbac.authorization.k8s.io",
+    version: "v1",
+    plural: "clusterrolebindings",
+    kind: "ClusterRoleBinding",
+    namespaced: false,
+  },
   Role: { group: "rbac.authorization.k8s.io", version: "v1", plural: "roles", kind: "Role", namespaced: true },
-  RoleBinding: { group: "rbac.authorization.k8s.io", version: "v1", plural: "rolebindings", kind: "RoleBinding", namespaced: true },
+  RoleBinding: {
+    group: "rbac.authorization.k8s.io",
+    version: "v1",
+    plural: "rolebindings",
+    kind: "RoleBinding",
+    namespaced: true,
+  },
   Namespace: { group: "", version: "v1", plural: "namespaces", kind: "Namespace", namespaced: false },
   Secret: { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true },
   Pod: { group: "", version: "v1", plural: "pods", kind: "Pod", namespaced: true },
   DaemonSet: { group: "apps", version: "v1", plural: "daemonsets", kind: "DaemonSet", namespaced: true },
   Deployment: { group: "apps", version: "v1", plural: "deployments", kind: "Deployment", namespaced: true },
+  CustomResourceDefinition: {
+    group: "apiextensions.k8s.io",
+    version: "v1",
+    plural: "customresourcedefinitions",
+    kind: "CustomResourceDefinition",
+    namespaced: false,
+  },
 };
 
 export function resourceFor(kind: string): Resource {
@@ -33,7 +60,11 @@ export function resourceFor(kind: string): Resource {
  * Create or update each object, as `kubectl apply` would for objects this harness owns. With `dryRun`
  * the API server validates and admits every object (a server-side dry run) and stores nothing.
  */
-export async function applyObjects(api: KubeApi, objects: readonly KubeObject[], options: { dryRun?: boolean } = {}): Promise<void> {
+export async function applyObjects(
+  api: KubeApi,
+  objects: readonly KubeObject[],
+  options: { dryRun?: boolean } = {},
+): Promise<void> {
   for (const obj of objects) {
     const res = resourceFor(obj.kind ?? "");
     const target = { namespace: obj.metadata.namespace, dryRun: options.dryRun };
@@ -43,7 +74,12 @@ export async function applyObjects(api: KubeApi, objects: readonly KubeObject[],
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
-    if (existing) await api.update(res, { ...obj, metadata: { ...obj.metadata, resourceVersion: existing.metadata.resourceVersion } }, target);
+    if (existing)
+      await api.update(
+        res,
+        { ...obj, metadata: { ...obj.metadata, resourceVersion: existing.metadata.resourceVersion } },
+        target,
+      );
     else await api.create(res, obj, target);
   }
 }

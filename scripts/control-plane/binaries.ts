@@ -32,7 +32,10 @@ export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return base;
 }
 
-export async function ensureKubeBinaries(log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<KubeBinaries> {
+export async function ensureKubeBinaries(
+  log: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<KubeBinaries> {
   const assets = env.KUBEBUILDER_ASSETS;
   if (assets && existsSync(join(assets, "kube-apiserver")) && existsSync(join(assets, "etcd"))) {
     return { kubeApiserver: join(assets, "kube-apiserver"), etcd: join(assets, "etcd") };
@@ -45,7 +48,12 @@ export async function ensureKubeBinaries(log: (line: string) => void, env: NodeJ
     `-X k8s.io/component-base/version.gitMinor=${minor}`,
     "-X k8s.io/component-base/version.gitTreeState=clean",
   ].join(" ");
-  await goBuild(log, dir, { module: "kube-apiserver", pkg: "k8s.io/kubernetes/cmd/kube-apiserver", output: "kube-apiserver", ldflags: `-s -w ${versionFlags}` });
+  await goBuild(log, dir, {
+    module: "kube-apiserver",
+    pkg: "k8s.io/kubernetes/cmd/kube-apiserver",
+    output: "kube-apiserver",
+    ldflags: `-s -w ${versionFlags}`,
+  });
   await goBuild(log, dir, { module: "etcd", pkg: "go.etcd.io/etcd/server/v3", output: "etcd", ldflags: "-s -w" });
   return { kubeApiserver: join(dir, "kube-apiserver"), etcd: join(dir, "etcd") };
 }
@@ -68,7 +76,10 @@ export async function goBuild(log: (line: string) => void, dir: string, target: 
       stdout: "inherit",
       stderr: "inherit",
     });
-    if ((await proc.exited) !== 0) throw new Error(`go build of ${target.pkg} failed (module ${target.moduleDir ?? `scripts/control-plane/go/${target.module}`})`);
+    if ((await proc.exited) !== 0)
+      throw new Error(
+        `go build of ${target.pkg} failed (module ${target.moduleDir ?? `scripts/control-plane/go/${target.module}`})`,
+      );
     renameSync(tmp, output);
     log(`built ${target.output} in ${((Date.now() - started) / 1000).toFixed(0)} s → ${output}`);
     return output;

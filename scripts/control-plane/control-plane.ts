@@ -64,10 +64,18 @@ export async function startControlPlane(options: StartOptions): Promise<ControlP
   const kubeconfigs = writeKubeconfigs(options.dir, server, pki);
   const admin = await createAdminApi(kubeconfigs.admin);
   let apiserver = startApiServer(binaries, options, ports, pki);
-  const ready = async (): Promise<void> => waitFor(`kube-apiserver on ${ports.apiserver}`, () => readyz(server, pki), 120_000, apiserver);
+  const ready = async (): Promise<void> =>
+    waitFor(`kube-apiserver on ${ports.apiserver}`, () => readyz(server, pki), 120_000, apiserver);
   await ready();
   // Every provider's extra role too: one control plane serves the tests of all providers.
-  await applyObjects(admin, rbacManifests({ namespace: "kube-system", leaseName: "cloud-controller-manager", providerRules: createRegistry(providerFactories()).rbacRules() }));
+  await applyObjects(
+    admin,
+    rbacManifests({
+      namespace: "kube-system",
+      leaseName: "cloud-controller-manager",
+      providerRules: createRegistry(providerFactories()).rbacRules(),
+    }),
+  );
   return {
     dir: options.dir,
     server,
@@ -101,16 +109,31 @@ function startEtcd(binaries: KubeBinaries, dir: string, ports: { etcd: number; p
   const peer = `http://127.0.0.1:${ports.peer}`;
   const out = logFile(dir, "etcd");
   const proc = Bun.spawn(
-    [binaries.etcd, "--name=default", `--data-dir=${data}`, `--listen-client-urls=${client}`, `--advertise-client-urls=${client}`,
-      `--listen-peer-urls=${peer}`, `--initial-advertise-peer-urls=${peer}`, `--initial-cluster=default=${peer}`,
-      "--unsafe-no-fsync=true", "--quota-backend-bytes=8589934592", "--log-level=warn"],
+    [
+      binaries.etcd,
+      "--name=default",
+      `--data-dir=${data}`,
+      `--listen-client-urls=${client}`,
+      `--advertise-client-urls=${client}`,
+      `--listen-peer-urls=${peer}`,
+      `--initial-advertise-peer-urls=${peer}`,
+      `--initial-cluster=default=${peer}`,
+      "--unsafe-no-fsync=true",
+      "--quota-backend-bytes=8589934592",
+      "--log-level=warn",
+    ],
     { stdout: out, stderr: out },
   );
   closeSync(out);
   return proc;
 }
 
-function startApiServer(binaries: KubeBinaries, options: StartOptions, ports: { etcd: number; apiserver: number }, pki: Pki): Subprocess {
+function startApiServer(
+  binaries: KubeBinaries,
+  options: StartOptions,
+  ports: { etcd: number; apiserver: number },
+  pki: Pki,
+): Subprocess {
   const out = logFile(options.dir, "kube-apiserver");
   const args = [
     binaries.kubeApiserver,
@@ -152,7 +175,21 @@ function writeAuditPolicy(dir: string, rules?: readonly object[]): string {
       {
         level: "Metadata",
         verbs: ["create", "update", "patch", "delete"],
-        resources: [{ group: "", resources: ["nodes", "nodes/status", "services", "services/status", "events", "serviceaccounts", "serviceaccounts/token"] }, { group: "coordination.k8s.io", resources: ["leases"] }],
+        resources: [
+          {
+            group: "",
+            resources: [
+              "nodes",
+              "nodes/status",
+              "services",
+              "services/status",
+              "events",
+              "serviceaccounts",
+              "serviceaccounts/token",
+            ],
+          },
+          { group: "coordination.k8s.io", resources: ["leases"] },
+        ],
       },
       { level: "None" },
     ],
@@ -176,7 +213,10 @@ function writeKubeconfigs(dir: string, server: string, pki: Pki): Kubeconfigs {
     return path;
   };
   return {
-    admin: write("admin", { "client-certificate": pki.clients.admin.certFile, "client-key": pki.clients.admin.keyFile }),
+    admin: write("admin", {
+      "client-certificate": pki.clients.admin.certFile,
+      "client-key": pki.clients.admin.keyFile,
+    }),
     ccm: write("ccm", { "client-certificate": pki.clients.ccm.certFile, "client-key": pki.clients.ccm.keyFile }),
     ccmToken: write("ccm-token", { token: CCM_TOKEN }),
   };
@@ -196,17 +236,27 @@ async function httpOk(url: string): Promise<boolean> {
  */
 async function readyz(server: string, pki: Pki): Promise<boolean> {
   try {
-    const tls = { ca: readFileSync(pki.caFile, "utf8"), cert: readFileSync(pki.clients.admin.certFile, "utf8"), key: readFileSync(pki.clients.admin.keyFile, "utf8") };
+    const tls = {
+      ca: readFileSync(pki.caFile, "utf8"),
+      cert: readFileSync(pki.clients.admin.certFile, "utf8"),
+      key: readFileSync(pki.clients.admin.keyFile, "utf8"),
+    };
     return (await fetch(`${server}/readyz`, { tls, signal: AbortSignal.timeout(2000) })).ok;
   } catch {
     return false;
   }
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, proc: Subprocess): Promise<void> {
+async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  proc: Subprocess,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (proc.exitCode !== null) throw new Error(`${what} exited with status ${proc.exitCode} before it was ready (see its log)`);
+    if (proc.exitCode !== null)
+      throw new Error(`${what} exited with status ${proc.exitCode} before it was ready (see its log)`);
     if (await check()) return;
     await Bun.sleep(250);
   }

@@ -30,9 +30,24 @@ export function writePki(dir: string, users: { admin: string; ccm: string }): Pk
     writeFileSync(keyFile, pair.keyPem, { mode: 0o600 });
     return { certFile, keyFile };
   };
-  const ca = issueCertificate({ subject: { commonName: "cloud-controller-manager-test-ca" }, isCA: true, validDays: 30 });
+  const ca = issueCertificate({
+    subject: { commonName: "cloud-controller-manager-test-ca" },
+    isCA: true,
+    validDays: 30,
+  });
   const caFiles = put("ca", ca);
-  const serving = put("apiserver", issueCertificate({ subject: { commonName: "kube-apiserver" }, serverAuth: true, dnsNames: ["localhost", "kubernetes", "kubernetes.default.svc"], ipAddresses: ["127.0.0.1", "10.96.0.1"] }, ca));
+  const serving = put(
+    "apiserver",
+    issueCertificate(
+      {
+        subject: { commonName: "kube-apiserver" },
+        serverAuth: true,
+        dnsNames: ["localhost", "kubernetes", "kubernetes.default.svc"],
+        ipAddresses: ["127.0.0.1", "10.96.0.1"],
+      },
+      ca,
+    ),
+  );
   const issueClient = (name: string, user: string, groups: readonly string[] = []): ClientFiles =>
     put(name, issueCertificate({ subject: { commonName: user, organizations: groups }, clientAuth: true }, ca));
   const sa = generateKeyPairSync("ec", { namedCurve: "prime256v1" });

@@ -18,6 +18,7 @@ export function freshRunDir(kind: string, keep = 3): string {
     .filter((name) => !processAlive(ownerOf(name)))
     .map((name) => ({ name, at: statSync(join(parent, name)).mtimeMs }))
     .sort((a, b) => b.at - a.at);
-  for (const { name } of finished.slice(Math.max(0, keep - 1))) rmSync(join(parent, name), { recursive: true, force: true });
+  for (const { name } of finished.slice(Math.max(0, keep - 1)))
+    rmSync(join(parent, name), { recursive: true, force: true });
   return join(parent, `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}`);
 }

@@ -7,32 +7,67 @@
 import { SERVICE_ACCOUNTS, createKubeApi, type KubeApi } from "../kube/api.ts";
 import { withBearerToken, type Connection } from "../kube/connection.ts";
 import type { TokenBucket } from "../kube/token-bucket.ts";
-import { createTransport, isAlreadyExists, isNotFound } from "../kube/transport.ts";
+import {
+  createTransport,
+  isAlreadyExists,
+  isNotFound,
+  type RequestMetrics,
+  type RequestObserver,
+} from "../kube/transport.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import { CLIENT_IDENTITIES, type ControllerIdentity } from "../names/controllers.ts";
 import type { Clock } from "../util/clock.ts";
 import { userAgent } from "../version.ts";
-import type { ControllerIdentity } from "./context.ts";
 
 export interface ClientFactory {
   /** A client for `connection` drawing from `limiter`, reporting to the rest_client metrics. */
   api(connection: Connection, limiter: TokenBucket, agent?: string): KubeApi;
 }
 
+/** One value per key, made on first use (label series bound once per verb and code). */
+function memo<V>(make: (key: string) => V): (key: string) => V {
+  const made = new Map<string, V>();
+  return (key) => {
+    let value = made.get(key);
+    if (value === undefined) made.set(key, (value = make(key)));
+    return value;
+  };
+}
+
+/** The transport's observations as `rest_client_*` series of one host, each bound on first use. */
+function requestMetrics(metrics: Metrics, host: string): { observe: RequestObserver; metrics: RequestMetrics } {
+  const byVerb = memo((verb) => ({
+    latency: metrics.restLatency.bind({ verb, host }),
+    limiter: metrics.restRateLimiter.bind({ verb, host }),
+    requestSize: metrics.restRequestSize.bind({ verb, host }),
+    responseSize: metrics.restResponseSize.bind({ verb, host }),
+    requests: memo((code) => metrics.restRequests.bind({ code, method: verb, host })),
+    retries: memo((code) => metrics.restRetries.bind({ code, method: verb, host })),
+  }));
+  return {
+    observe: (method, code, seconds) => {
+      const verb = byVerb(method);
+      verb.requests(code).inc();
+      verb.latency.observe(seconds);
+    },
+    metrics: {
+      rateLimited: (verb, seconds) => byVerb(verb).limiter.observe(seconds),
+      sizes: (verb, requestBytes, responseBytes) => {
+        const series = byVerb(verb);
+        series.requestSize.observe(requestBytes);
+        series.responseSize.observe(responseBytes);
+      },
+      retried: (method, code) => byVerb(method).retries(code).inc(),
+    },
+  };
+}
+
 export function clientFactory(metrics: Metrics): ClientFactory {
   return {
     api(connection, limiter, agent = userAgent()) {
-      const host = new URL(connection.server).host;
-      const transport = createTransport({
-        connection,
-        limiter,
-        userAgent: agent,
-        observe: (method, code, seconds) => {
-          metrics.restRequests.inc({ code, method, host });
-          metrics.restLatency.observe({ verb: method, host }, seconds);
-        },
-      });
-      return createKubeApi(transport);
+      const observed = requestMetrics(metrics, new URL(connection.server).host);
+      return createKubeApi(createTransport({ connection, limiter, userAgent: agent, ...observed }));
     },
   };
 }
@@ -52,7 +87,11 @@ function rotatingToken(root: KubeApi, namespace: string, name: string, clock: Cl
   const request = async (): Promise<string> => {
     const answer = await root.create<TokenRequestStatus>(
       SERVICE_ACCOUNTS,
-      { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: TOKEN_SECONDS } } as TokenRequestStatus,
+      {
+        apiVersion: "authentication.k8s.io/v1",
+        kind: "TokenRequest",
+        spec: { expirationSeconds: TOKEN_SECONDS },
+      } as TokenRequestStatus,
       { namespace, subresource: `${encodeURIComponent(name)}/token` },
     );
     const token = answer.status?.token;
@@ -73,9 +112,15 @@ async function ensureServiceAccount(root: KubeApi, namespace: string, name: stri
     await root.get(SERVICE_ACCOUNTS, name, { namespace });
   } catch (error) {
     if (!isNotFound(error)) throw error;
-    await root.create(SERVICE_ACCOUNTS, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace } }, { namespace }).catch((e: unknown) => {
-      if (!isAlreadyExists(e)) throw e;
-    });
+    await root
+      .create(
+        SERVICE_ACCOUNTS,
+        { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace } },
+        { namespace },
+      )
+      .catch((e: unknown) => {
+        if (!isAlreadyExists(e)) throw e;
+      });
   }
 }
 
@@ -95,14 +140,13 @@ export async function controllerClients(o: {
   logger: Logger;
 }): Promise<ControllerClients> {
   if (!o.enabled) return { apiFor: () => o.root };
-  const identities: ControllerIdentity[] = ["node-controller", "service-controller", "route-controller"];
   const clients = new Map<ControllerIdentity, KubeApi>();
-  for (const identity of identities) {
+  for (const identity of CLIENT_IDENTITIES) {
     await ensureServiceAccount(o.root, o.namespace, identity);
     const token = rotatingToken(o.root, o.namespace, identity, o.clock);
     await token();
     clients.set(identity, o.factory.api(withBearerToken(o.connection, token), o.limiter, `${userAgent()} ${identity}`));
   }
-  o.logger.info(`using ServiceAccount credentials: ${identities.map((i) => `${o.namespace}/${i}`).join(", ")}`);
+  o.logger.info(`using ServiceAccount credentials: ${CLIENT_IDENTITIES.map((i) => `${o.namespace}/${i}`).join(", ")}`);
   return { apiFor: (identity) => clients.get(identity) ?? o.root };
 }

@@ -4,14 +4,31 @@ import { HEAP_SIZING_RAM_BYTES, JSC_RAM_SIZE, heapSizingEnvironment, runsManager
 const GiB = 2 ** 30;
 
 describe("heapSizingEnvironment", () => {
-  const base = { env: { PATH: "/usr/bin" }, args: ["--cloud-provider=fake"], compiled: true, totalMemoryBytes: 24 * GiB };
+  const base = {
+    env: { PATH: "/usr/bin" },
+    args: ["--cloud-provider=fake"],
+    compiled: true,
+    totalMemoryBytes: 24 * GiB,
+  };
   test.each([
-    ["the compiled manager on a big host: sized as for 1 GiB", base, { PATH: "/usr/bin", [JSC_RAM_SIZE]: String(HEAP_SIZING_RAM_BYTES) }],
-    ["a host smaller than 1 GiB: its own RAM", { ...base, totalMemoryBytes: 512 * 2 ** 20 }, { PATH: "/usr/bin", [JSC_RAM_SIZE]: String(512 * 2 ** 20) }],
+    [
+      "the compiled manager on a big host: sized as for 1 GiB",
+      base,
+      { PATH: "/usr/bin", [JSC_RAM_SIZE]: String(HEAP_SIZING_RAM_BYTES) },
+    ],
+    [
+      "a host smaller than 1 GiB: its own RAM",
+      { ...base, totalMemoryBytes: 512 * 2 ** 20 },
+      { PATH: "/usr/bin", [JSC_RAM_SIZE]: String(512 * 2 ** 20) },
+    ],
     ["already set (also the opt-out): left alone", { ...base, env: { [JSC_RAM_SIZE]: String(24 * GiB) } }, undefined],
     ["a source run under bun: left alone", { ...base, compiled: false }, undefined],
     ["a subcommand: left alone", { ...base, args: ["manifests", "systemd"] }, undefined],
-    ["`run` is the manager", { ...base, args: ["run", "--cloud-provider=fake"] }, { PATH: "/usr/bin", [JSC_RAM_SIZE]: String(HEAP_SIZING_RAM_BYTES) }],
+    [
+      "`run` is the manager",
+      { ...base, args: ["run", "--cloud-provider=fake"] },
+      { PATH: "/usr/bin", [JSC_RAM_SIZE]: String(HEAP_SIZING_RAM_BYTES) },
+    ],
   ])("%s", (_name, input, expected) => {
     expect(heapSizingEnvironment(input)).toEqual(expected);
   });

@@ -7,25 +7,15 @@
  * Beyond upstream: `release()` hands the Lease back (empty holder, 1 s duration) so a standby takes over
  * within one retry period (kubernetes/kubernetes#119905).
  */
-import type { LeaderElectionConfig } from "../cli/config.ts";
+import type { LeaderElectionConfig } from "../config/config.ts";
 import { LEASES, type KubeApi } from "../kube/api.ts";
 import type { EventRecorder } from "../kube/events.ts";
-import type { KubeObject } from "../kube/objects.ts";
+import type { Lease } from "../kube/objects.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../kube/transport.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
 import { jitter, microTime, type Clock } from "../util/clock.ts";
 import { watchLease } from "./lease-watch.ts";
-
-export interface Lease extends KubeObject {
-  spec?: {
-    holderIdentity?: string;
-    leaseDurationSeconds?: number;
-    acquireTime?: string;
-    renewTime?: string;
-    leaseTransitions?: number;
-  };
-}
 
 export interface LeaderElectorDeps {
   readonly api: KubeApi;
@@ -86,7 +76,8 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
   function observe(lease: Lease): { holder: string; at: number } {
     const holder = lease.spec?.holderIdentity ?? "";
     const renewTime = lease.spec?.renewTime ?? "";
-    if (observed?.holder !== holder || observed.renewTime !== renewTime) observed = { holder, renewTime, at: clock.now() };
+    if (observed?.holder !== holder || observed.renewTime !== renewTime)
+      observed = { holder, renewTime, at: clock.now() };
     return observed;
   }
 
@@ -99,7 +90,12 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
   }
 
   async function create(now: string, signal: AbortSignal): Promise<boolean> {
-    const fresh: Lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: config.resourceName, namespace: config.resourceNamespace }, spec: record(undefined, now) };
+    const fresh: Lease = {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: config.resourceName, namespace: config.resourceNamespace },
+      spec: record(undefined, now),
+    };
     try {
       const created = await api.create(LEASES, fresh, { ...target, signal });
       observed = { holder: identity, renewTime: now, at: clock.now(), lease: created };
@@ -131,7 +127,10 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     try {
       return await tryAcquireOrRenew(signal);
     } catch (error) {
-      if (!signal.aborted && !isConflict(error)) deps.logger.warn(`error retrieving or updating lease ${config.resourceNamespace}/${config.resourceName}: ${errorMessage(error)}`);
+      if (!signal.aborted && !isConflict(error))
+        deps.logger.warn(
+          `error retrieving or updating lease ${config.resourceNamespace}/${config.resourceName}: ${errorMessage(error)}`,
+        );
       return false;
     }
   }
@@ -142,16 +141,25 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     },
     check() {
       const stale = clock.now() - renewedAt - config.leaseDurationMs;
-      return leading && stale > MAX_TOLERABLE_EXPIRED_MS ? `lease not renewed for ${Math.round((clock.now() - renewedAt) / 1000)} s` : undefined;
+      return leading && stale > MAX_TOLERABLE_EXPIRED_MS
+        ? `lease not renewed for ${Math.round((clock.now() - renewedAt) / 1000)} s`
+        : undefined;
     },
     async acquire(signal) {
       deps.logger.info(`attempting to acquire leader lease ${config.resourceNamespace}/${config.resourceName}...`);
       const standby = new AbortController();
-      const watch = watchLease(api, { namespace: config.resourceNamespace, name: config.resourceName, clock }, AbortSignal.any([signal, standby.signal]));
+      const watch = watchLease(
+        api,
+        { namespace: config.resourceNamespace, name: config.resourceName, clock },
+        AbortSignal.any([signal, standby.signal]),
+      );
       let acquired = false;
       try {
         while (!signal.aborted && !(acquired = await attempt(signal))) {
-          await Promise.race([clock.sleep(jitter(config.retryPeriodMs, JITTER), signal).catch(() => undefined), watch.released()]);
+          await Promise.race([
+            clock.sleep(jitter(config.retryPeriodMs, JITTER), signal).catch(() => undefined),
+            watch.released(),
+          ]);
         }
       } finally {
         standby.abort();
@@ -174,7 +182,9 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
         }
         if (!renewed && !signal.aborted) {
           setLeading(false);
-          throw new LeadershipLostError(`leaderelection lost: could not renew lease ${config.resourceNamespace}/${config.resourceName} within ${config.renewDeadlineMs} ms`);
+          throw new LeadershipLostError(
+            `leaderelection lost: could not renew lease ${config.resourceNamespace}/${config.resourceName} within ${config.renewDeadlineMs} ms`,
+          );
         }
       }
     },
@@ -182,12 +192,20 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
       if (!leading || !observed?.lease) return;
       const now = microTime(clock.now());
       const lease = observed.lease;
-      const spec = { leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: lease.spec?.leaseTransitions ?? 0, holderIdentity: "" };
+      const spec = {
+        leaseDurationSeconds: 1,
+        acquireTime: now,
+        renewTime: now,
+        leaseTransitions: lease.spec?.leaseTransitions ?? 0,
+        holderIdentity: "",
+      };
       try {
         await api.update<Lease>(LEASES, { ...lease, spec }, {});
         deps.logger.info(`released lease ${config.resourceNamespace}/${config.resourceName} (was held by ${identity})`);
       } catch (error) {
-        deps.logger.warn(`could not release lease ${config.resourceNamespace}/${config.resourceName}: ${errorMessage(error)}`);
+        deps.logger.warn(
+          `could not release lease ${config.resourceNamespace}/${config.resourceName}: ${errorMessage(error)}`,
+        );
       } finally {
         setLeading(false);
       }

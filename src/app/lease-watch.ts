@@ -4,8 +4,8 @@
  * the source of truth; this only shortens the wait.
  */
 import { LEASES, type KubeApi } from "../kube/api.ts";
+import type { Lease } from "../kube/objects.ts";
 import type { Clock } from "../util/clock.ts";
-import type { Lease } from "./leader-election.ts";
 
 export interface LeaseWatch {
   /** Resolves at the next sign the Lease is free (released or deleted), or never. */
@@ -14,7 +14,11 @@ export interface LeaseWatch {
 
 const WATCH_TIMEOUT_S = 300;
 
-export function watchLease(api: KubeApi, o: { namespace: string; name: string; clock: Clock }, signal: AbortSignal): LeaseWatch {
+export function watchLease(
+  api: KubeApi,
+  o: { namespace: string; name: string; clock: Clock },
+  signal: AbortSignal,
+): LeaseWatch {
   let wake: (() => void) | undefined;
   let next = new Promise<void>((resolve) => (wake = resolve));
   const fire = (): void => {
@@ -24,8 +28,15 @@ export function watchLease(api: KubeApi, o: { namespace: string; name: string; c
   };
   const watchOnce = async (): Promise<void> => {
     const lease = await api.get<Lease>(LEASES, o.name, { namespace: o.namespace, signal });
-    const events = api.watch<Lease>(LEASES, { namespace: o.namespace, fieldSelector: `metadata.name=${o.name}`, resourceVersion: lease.metadata.resourceVersion ?? "", timeoutSeconds: WATCH_TIMEOUT_S, signal });
-    for await (const e of events) if (e.type === "DELETED" || (e.type !== "BOOKMARK" && !e.object.spec?.holderIdentity)) fire();
+    const events = api.watch<Lease>(LEASES, {
+      namespace: o.namespace,
+      fieldSelector: `metadata.name=${o.name}`,
+      resourceVersion: lease.metadata.resourceVersion ?? "",
+      timeoutSeconds: WATCH_TIMEOUT_S,
+      signal,
+    });
+    for await (const e of events)
+      if (e.type === "DELETED" || (e.type !== "BOOKMARK" && !e.object.spec?.holderIdentity)) fire();
   };
   void (async () => {
     while (!signal.aborted) {

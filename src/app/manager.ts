@@ -4,39 +4,31 @@
  * keeps two leaders from ever writing: controllers stop taking work and finish in-flight syncs
  * (bounded), only then is the Lease released.
  */
-import type { Config } from "../cli/config.ts";
-import type { CloudProvider } from "../cloud/provider.ts";
-import type { Connection } from "../kube/connection.ts";
-import { createEventSink } from "../kube/events.ts";
-import { TokenBucket } from "../kube/token-bucket.ts";
+import type { Config } from "../config/config.ts";
+import { ControllerConfigError } from "../controllers/context.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
-import type { Metrics } from "../metrics/metrics.ts";
-import type { Clock } from "../util/clock.ts";
-import { buildInfo } from "../version.ts";
-import { clientFactory, controllerClients } from "./clients.ts";
-import { ControllerConfigError, type ControllerFactory } from "./context.ts";
-import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
-import { runControllers } from "./run-controllers.ts";
-import { runControllerThreads, type ThreadDeps } from "./threads/host.ts";
+import { monitorEventLoopLag } from "../metrics/event-loop-lag.ts";
 import { createMetricsHub } from "../metrics/hub.ts";
+import type { Metrics } from "../metrics/metrics.ts";
+import { FEATURE_GATES } from "../config/feature-gates.ts";
+import { recordBuild } from "../metrics/build-info.ts";
+import { createHealthSlis } from "../metrics/slis.ts";
+import { buildInfo } from "../version.ts";
+import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
+import type { ProcessDeps } from "./process.ts";
+import { runControllers } from "./run-controllers.ts";
 import { createHealth, startServing } from "./serving.ts";
+import { runControllerThreads, type ThreadDeps } from "./threads/host.ts";
 
-export interface ManagerDeps {
-  readonly config: Config;
-  readonly logger: Logger;
-  readonly connection: Connection;
-  readonly provider: CloudProvider;
-  readonly factories: Readonly<Record<string, ControllerFactory>>;
-  readonly metrics: Metrics;
-  readonly clock: Clock;
+export interface ManagerDeps extends ProcessDeps {
   /** `<hostname>_<uuid>`, the Lease holder identity. */
   readonly identity: string;
   readonly hostname: string;
-  /** The flags as given, for controller threads to re-read. */
-  readonly argv: readonly string[];
   /** The worker-thread entry point (`--controller-threads`). */
   readonly workerUrl: string;
+  /** The version to report instead of the build's (`--version=vX.Y.Z…`). */
+  readonly version?: string;
 }
 
 /**
@@ -45,42 +37,46 @@ export interface ManagerDeps {
  */
 export type ManagerExit = 0 | 1 | 2;
 
-function announce(config: Config, logger: Logger): void {
-  const info = buildInfo();
-  logger.info(`cloud-controller-manager ${info.version} (commit ${info.commit}), cloud provider ${JSON.stringify(config.cloudProvider)}`);
-  for (const flag of config.compatFlagsSet) logger.warn(`flag --${flag} is accepted for compatibility only and has no effect`);
+/** The build and its settings, in the log and in `kubernetes_build_info` / `kubernetes_feature_enabled`. */
+function announce(config: Config, logger: Logger, metrics: Metrics, version: string | undefined): void {
+  const info = { ...buildInfo(), ...(version ? { version } : {}) };
+  recordBuild(metrics, info, FEATURE_GATES, config.featureGates);
+  logger.info(
+    `cloud-controller-manager ${info.version} (commit ${info.commit}), cloud provider ${JSON.stringify(config.cloudProvider)}`,
+  );
+  for (const flag of config.compatFlagsSet)
+    logger.warn(`flag --${flag} is accepted for compatibility only and has no effect`);
 }
 
 export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promise<ManagerExit> {
-  const { config, logger, provider } = deps;
-  announce(config, logger);
-  const limiter = TokenBucket.create(config.kubeApiQps, config.kubeApiBurst);
-  const factory = clientFactory(deps.metrics);
-  const root = factory.api(deps.connection, limiter);
-  const health = createHealth();
+  const { config, logger, provider, events, root, factory } = deps;
+  announce(config, logger, deps.metrics, deps.version);
+  const slis = createHealthSlis();
+  const health = createHealth(slis, monitorEventLoopLag({ histogram: deps.metrics.eventLoopLag, signal }));
   const hub = createMetricsHub(deps.metrics);
-  const server = await startServing({ config, logger, health, metrics: hub, root, factory, hostname: deps.hostname });
-  const events = createEventSink({ api: root, logger: logger.withTag("events"), host: deps.hostname, onDrop: (reason) => deps.metrics.eventsDropped.inc({ reason }) });
+  const serving = {
+    config,
+    logger,
+    health,
+    metrics: hub,
+    registry: deps.metrics,
+    slis,
+    root,
+    factory,
+    hostname: deps.hostname,
+    signal,
+  };
+  const server = await startServing(serving);
   const eventsStop = new AbortController();
   const eventsDone = events.run(eventsStop.signal);
-  const leader: ThreadDeps = {
-    ...deps,
-    bucket: limiter.shared,
-    hub,
-    health,
-    root,
-    events,
-    provider,
-    clients: () =>
-      controllerClients({ enabled: config.useServiceAccountCredentials, root, connection: deps.connection, limiter, factory, namespace: config.leaderElection.resourceNamespace, clock: deps.clock, logger }),
-  };
+  const leader: ThreadDeps = { ...deps, bucket: deps.limiter.shared, hub, health };
   try {
     return await lead(leader, deps.identity, signal);
   } finally {
     eventsStop.abort();
     await eventsDone;
     await provider.close?.();
-    await server?.stop(true);
+    await server?.stop();
     logger.debug(`API requests sent: ${await requestTotals(deps.metrics)}`);
   }
 }
@@ -126,7 +122,9 @@ async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Pr
   deps.health.add("leaderElection", () => elector.check());
   if (!(await elector.acquire(signal))) return 0;
   const leading = new AbortController();
-  const renewal = elector.renew(AbortSignal.any([signal, leading.signal])).catch((error: unknown) => leading.abort(error));
+  const renewal = elector
+    .renew(AbortSignal.any([signal, leading.signal]))
+    .catch((error: unknown) => leading.abort(error));
   const exit = await exitAfter(runAll(deps, AbortSignal.any([signal, leading.signal])), deps.logger);
   if (leading.signal.reason instanceof LeadershipLostError) {
     deps.logger.error(`${errorMessage(leading.signal.reason)}; exiting so the supervisor restarts this process`);
@@ -135,6 +133,9 @@ async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Pr
   leading.abort();
   await renewal;
   if (le.releaseOnShutdown) await elector.release();
-  else deps.logger.info(`keeping lease ${le.resourceNamespace}/${le.resourceName} until it expires (--leader-elect-release-on-shutdown=false)`);
+  else
+    deps.logger.info(
+      `keeping lease ${le.resourceNamespace}/${le.resourceName} until it expires (--leader-elect-release-on-shutdown=false)`,
+    );
   return exit;
 }

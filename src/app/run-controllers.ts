@@ -3,36 +3,24 @@
  * its capabilities and may skip itself) and started, then the shared informers. On stop, controllers
  * stop taking work and get `--shutdown-grace-period` to finish; a controller that crashes stops them all.
  */
-import type { Config } from "../cli/config.ts";
-import type { CloudProvider } from "../cloud/provider.ts";
-import { CONTROLLER_NAMES, METRIC_NAMES, type ControllerName } from "../controllers/names.ts";
-import type { KubeApi } from "../kube/api.ts";
-import type { EventSink } from "../kube/events.ts";
+import { createInstanceLookup } from "../cloud/instance-lookup.ts";
+import type { Controller, ControllerContext } from "../controllers/context.ts";
 import { createSharedInformers, type SharedInformers } from "../kube/informers.ts";
 import { errorMessage } from "../kube/worker.ts";
-import type { Logger } from "../log/logger.ts";
-import type { Metrics } from "../metrics/metrics.ts";
 import { queueMetrics } from "../metrics/queue-metrics.ts";
+import { CONTROLLER_NAMES, CONTROLLERS, type ControllerName } from "../names/controllers.ts";
 import type { HealthRegistry } from "../serving/health.ts";
-import type { Clock } from "../util/clock.ts";
 import type { ControllerClients } from "./clients.ts";
-import type { Controller, ControllerContext, ControllerFactory } from "./context.ts";
+import type { ProcessDeps } from "./process.ts";
 
-export interface LeaderDeps {
-  readonly config: Config;
-  readonly logger: Logger;
-  readonly metrics: Metrics;
-  readonly clock: Clock;
-  readonly factories: Readonly<Record<string, ControllerFactory>>;
+export interface LeaderDeps extends ProcessDeps {
   readonly health: HealthRegistry;
-  readonly root: KubeApi;
-  readonly events: EventSink;
-  readonly provider: CloudProvider;
-  /** Builds the per-controller clients once leading (ServiceAccounts are created then). */
-  readonly clients: () => Promise<ControllerClients>;
   /** A controller thread runs only its share of the enabled controllers; the rest belong to other threads. */
   readonly only?: ReadonlySet<ControllerName>;
 }
+
+/** The context every controller of this process shares; `buildControllers` adds each one's own names. */
+type SharedContext = Omit<ControllerContext, "logger" | "api" | "recorder">;
 
 /** A controller's run loop threw: the manager stops everything rather than run half its controllers. */
 export class ControllerCrashedError extends Error {
@@ -44,9 +32,15 @@ export async function runControllers(deps: LeaderDeps, signal: AbortSignal): Pro
   const informers = createSharedInformers({ api: deps.root, logger, clock: deps.clock });
   deps.health.add("informer-sync", () => (informers.synced ? undefined : "caches not synced yet"));
   if (deps.provider.initialize) {
-    await deps.provider.initialize({ signal, nodes: informers.nodes(), services: informers.services(), waitForSync: (s) => informers.waitForSync(s), kube: deps.root });
+    await deps.provider.initialize({
+      signal,
+      nodes: informers.nodes(),
+      services: informers.services(),
+      waitForSync: (s) => informers.waitForSync(s),
+      kube: deps.root,
+    });
   }
-  const controllers = await buildControllers(deps, controllerContext(deps, informers, await deps.clients()), signal);
+  const controllers = await buildControllers(deps, sharedContext(deps, informers), await deps.clients(), signal);
   const informerStop = new AbortController();
   const informersDone = informers.run(informerStop.signal);
   const crash = new AbortController();
@@ -56,45 +50,79 @@ export async function runControllers(deps: LeaderDeps, signal: AbortSignal): Pro
   void informers.waitForSync(stop).then((synced) => synced && logger.info(`caches synced: ${informers.describe()}`));
   await stopped(stop);
   logger.info("shutting down: controllers stop taking work and finish what is in flight");
-  const finished = await Promise.race([Promise.all(runs).then(() => true), deps.clock.sleep(config.shutdownGracePeriodMs).then(() => false)]);
-  if (!finished) logger.warn(`in-flight work did not finish within --shutdown-grace-period=${config.shutdownGracePeriodMs} ms; stopping anyway`);
+  const finished = await Promise.race([
+    Promise.all(runs).then(() => true),
+    deps.clock.sleep(config.shutdownGracePeriodMs).then(() => false),
+  ]);
+  if (!finished)
+    logger.warn(
+      `in-flight work did not finish within --shutdown-grace-period=${config.shutdownGracePeriodMs} ms; stopping anyway`,
+    );
   informerStop.abort();
   await informersDone;
-  if (crash.signal.aborted) throw new ControllerCrashedError(errorMessage(crash.signal.reason), { cause: crash.signal.reason });
+  if (crash.signal.aborted)
+    throw new ControllerCrashedError(errorMessage(crash.signal.reason), { cause: crash.signal.reason });
 }
 
-function controllerContext(deps: LeaderDeps, informers: SharedInformers, clients: ControllerClients): ControllerContext {
+function sharedContext(deps: LeaderDeps, informers: SharedInformers): SharedContext {
+  const { config, provider } = deps;
+  const lookupOptions = { windowMs: config.cloudBatchWindowMs, maxBatchSize: config.cloudBatchSize };
   return {
-    config: deps.config,
-    logger: deps.logger,
-    provider: deps.provider,
+    config,
+    provider,
+    instances: provider.instances && createInstanceLookup(provider.instances, lookupOptions),
     informers,
-    events: deps.events,
     metrics: deps.metrics,
     queueMetrics: queueMetrics(deps.metrics),
     clock: deps.clock,
-    apiFor: (identity) => clients.apiFor(identity),
   };
 }
 
-async function buildControllers(deps: LeaderDeps, context: ControllerContext, signal: AbortSignal): Promise<Controller[]> {
+/** Each controller's logger, client and event recorder, named from the table. */
+function contextFor(
+  deps: LeaderDeps,
+  shared: SharedContext,
+  clients: ControllerClients,
+  name: ControllerName,
+): ControllerContext {
+  const names = CONTROLLERS[name];
+  return {
+    ...shared,
+    logger: deps.logger.withTag(name),
+    api: clients.apiFor(names.identity),
+    recorder: deps.events.recorder(names.component),
+  };
+}
+
+async function buildControllers(
+  deps: LeaderDeps,
+  shared: SharedContext,
+  clients: ControllerClients,
+  signal: AbortSignal,
+): Promise<Controller[]> {
   const built: Controller[] = [];
   for (const name of CONTROLLER_NAMES.filter((n) => deps.only?.has(n) ?? true)) {
-    if (!deps.config.controllers.has(name)) {
+    if (!deps.config.controllers.includes(name)) {
       deps.logger.info(`"${name}" is disabled`);
       continue;
     }
     const factory = deps.factories[name];
-    const result = factory ? factory({ ...context, logger: deps.logger.withTag(name) }) : { skip: "not available in this build" };
+    const result = factory ? factory(contextFor(deps, shared, clients, name)) : { skip: "not available in this build" };
     if ("skip" in result) deps.logger.warn(`skipping "${name}": ${result.skip}`);
     else built.push(result);
-    if (deps.config.controllerStartIntervalMs > 0) await deps.clock.sleep(deps.config.controllerStartIntervalMs, signal).catch(() => undefined);
+    if (deps.config.controllerStartIntervalMs > 0)
+      await deps.clock.sleep(deps.config.controllerStartIntervalMs, signal).catch(() => undefined);
   }
   return built;
 }
 
-async function runOne(deps: LeaderDeps, controller: Controller, signal: AbortSignal, onCrash: (error: unknown) => void): Promise<void> {
-  const labels = { name: METRIC_NAMES[controller.name], manager: "cloud-controller-manager" };
+async function runOne(
+  deps: LeaderDeps,
+  controller: Controller,
+  signal: AbortSignal,
+  onCrash: (error: unknown) => void,
+): Promise<void> {
+  const labels = { name: CONTROLLERS[controller.name].metric, manager: "cloud-controller-manager" };
   let failure: string | undefined;
   deps.health.add(controller.name, () => failure);
   deps.metrics.runningControllers.set(labels, 1);

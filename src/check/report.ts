@@ -11,7 +11,9 @@ export function renderTable(findings: readonly Finding[]): string {
   const rows = [HEADER, ...findings.map((f) => [f.check, f.status.toUpperCase(), f.detail] as const)];
   const width = (column: 0 | 1): number => Math.max(...rows.map((r) => r[column].length));
   const lines = rows.map((r) => `${r[0].padEnd(width(0))}  ${r[1].padEnd(width(1))}  ${r[2]}`);
-  const verdict = failed(findings) ? `${findings.filter((f) => f.status === "fail").length} problem(s) found` : "no problems found";
+  const verdict = failed(findings)
+    ? `${findings.filter((f) => f.status === "fail").length} problem(s) found`
+    : "no problems found";
   return `${lines.join("\n")}\n\n${verdict}\n`;
 }
 

@@ -3,10 +3,11 @@
  * `subCommands`. Help and version are answered before anything else. Returns the exit status.
  */
 import { defineCommand, renderUsage, runCommand, type CommandDef, type SubCommandsDef } from "citty";
-import { FLAGS } from "./flags.ts";
+import { FLAGS } from "../config/flags.ts";
 import { renderManagerHelp } from "./usage.ts";
 import { runManagerCommand, type Builtins, type Io } from "./run.ts";
 import { buildInfo } from "../version.ts";
+import { rawVersion, versionRequest } from "./version-flag.ts";
 
 /** Other commands, each a citty command that receives `Io` and `Builtins` through `data`. */
 export type SubCommands = SubCommandsDef;
@@ -18,20 +19,32 @@ export interface CommandData {
 }
 
 function managerArgs(): CommandDef["args"] {
-  return Object.fromEntries(FLAGS.map((f) => [f.name, { type: f.type === "bool" ? "boolean" : "string", description: f.usage }] as const));
+  return Object.fromEntries(
+    FLAGS.map((f) => [f.name, { type: f.type === "bool" ? "boolean" : "string", description: f.usage }] as const),
+  );
 }
 
-export async function runCli(argv: readonly string[], io: Io, builtins: Builtins, subCommands: SubCommands = {}): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  io: Io,
+  builtins: Builtins,
+  subCommands: SubCommands = {},
+): Promise<number> {
   const sub = argv[0] !== undefined && !argv[0].startsWith("-") ? argv[0] : undefined;
   const wantsHelp = argv.includes("--help") || argv.includes("-h");
-  if (sub === undefined || sub === "run") return runDefault(sub === "run" ? argv.slice(1) : argv, wantsHelp, io, builtins);
+  if (sub === undefined || sub === "run")
+    return runDefault(sub === "run" ? argv.slice(1) : argv, wantsHelp, io, builtins);
   const command = subCommands[sub] as CommandDef | undefined;
   if (!command) {
-    io.stderr(`error: unknown command ${JSON.stringify(sub)} (commands: run, ${Object.keys(subCommands).join(", ")})\n`);
+    io.stderr(
+      `error: unknown command ${JSON.stringify(sub)} (commands: run, ${Object.keys(subCommands).join(", ")})\n`,
+    );
     return 2;
   }
   if (wantsHelp) {
-    io.stdout(`${await renderUsage(command, defineCommand({ meta: { name: "cloud-controller-manager" }, args: managerArgs() }))}\n`);
+    io.stdout(
+      `${await renderUsage(command, defineCommand({ meta: { name: "cloud-controller-manager" }, args: managerArgs() }))}\n`,
+    );
     return 0;
   }
   const data: CommandData = { io, builtins, exitCode: 0 };
@@ -44,10 +57,13 @@ async function runDefault(argv: readonly string[], wantsHelp: boolean, io: Io, b
     io.stdout(renderManagerHelp());
     return 0;
   }
-  if (argv.includes("--version")) {
-    const info = buildInfo();
-    io.stdout(`cloud-controller-manager ${info.version} (commit ${info.commit})\n`);
-    return 0;
-  }
-  return runManagerCommand(argv, io, builtins);
+  const info = buildInfo();
+  const version = versionRequest(argv, info);
+  if (version.kind === "print") io.stdout(`cloud-controller-manager ${info.version} (commit ${info.commit})\n`);
+  if (version.kind === "raw") io.stdout(`${rawVersion(info)}\n`);
+  if (version.kind === "error") io.stderr(`error: ${version.message}\n`);
+  if (version.kind === "print" || version.kind === "raw") return 0;
+  if (version.kind === "error") return 2;
+  const rest = argv.filter((a) => a !== "--version" && !a.startsWith("--version="));
+  return runManagerCommand(rest, io, builtins, version.kind === "report" ? version.version : undefined);
 }

@@ -7,12 +7,39 @@ const OWN: OwnFlag[] = [
 ];
 
 describe("splitArgs", () => {
-  const cases: { name: string; argv: string[]; own?: Record<string, string>; manager?: string[]; positionals?: string[]; errors?: string[] }[] = [
-    { name: "own flags, inline and separate", argv: ["--image=a", "--dry-run", "kind"], own: { image: "a", "dry-run": "true" }, positionals: ["kind"] },
+  const cases: {
+    name: string;
+    argv: string[];
+    own?: Record<string, string>;
+    manager?: string[];
+    positionals?: string[];
+    errors?: string[];
+  }[] = [
+    {
+      name: "own flags, inline and separate",
+      argv: ["--image=a", "--dry-run", "kind"],
+      own: { image: "a", "dry-run": "true" },
+      positionals: ["kind"],
+    },
     { name: "own string flag takes the next argument", argv: ["--image", "a:b"], own: { image: "a:b" } },
-    { name: "own bool never takes the next argument", argv: ["--dry-run", "systemd"], own: { "dry-run": "true" }, positionals: ["systemd"] },
-    { name: "manager flags keep their separate value", argv: ["--kubeconfig", "/k", "systemd", "--leader-elect", "--v=2"], manager: ["--kubeconfig", "/k", "--leader-elect", "--v=2"], positionals: ["systemd"] },
-    { name: "unknown flags go to the manager (which rejects them)", argv: ["--nope", "x"], manager: ["--nope"], positionals: ["x"] },
+    {
+      name: "own bool never takes the next argument",
+      argv: ["--dry-run", "systemd"],
+      own: { "dry-run": "true" },
+      positionals: ["systemd"],
+    },
+    {
+      name: "manager flags keep their separate value",
+      argv: ["--kubeconfig", "/k", "systemd", "--leader-elect", "--v=2"],
+      manager: ["--kubeconfig", "/k", "--leader-elect", "--v=2"],
+      positionals: ["systemd"],
+    },
+    {
+      name: "unknown flags go to the manager (which rejects them)",
+      argv: ["--nope", "x"],
+      manager: ["--nope"],
+      positionals: ["x"],
+    },
     { name: "missing value", argv: ["--image"], errors: ["flag needs an argument: --image"] },
   ];
   for (const c of cases) {

@@ -4,7 +4,7 @@
  * strict parser (`loadConfig`), so an unknown or malformed flag fails the same way everywhere.
  */
 import type { ArgsDef } from "citty";
-import { FLAGS } from "./flags.ts";
+import { FLAGS } from "../config/flags.ts";
 
 export interface OwnFlag {
   readonly name: string;
@@ -59,7 +59,12 @@ function managerFlag(cursor: Cursor, flag: { name: string; inline?: string }): s
 }
 
 export function splitArgs(argv: readonly string[], ownFlags: readonly OwnFlag[]): SplitArgs {
-  const split = { own: new Map<string, string>(), manager: [] as string[], positionals: [] as string[], errors: [] as string[] };
+  const split = {
+    own: new Map<string, string>(),
+    manager: [] as string[],
+    positionals: [] as string[],
+    errors: [] as string[],
+  };
   const byName = new Map(ownFlags.map((f) => [f.name, f]));
   const cursor: Cursor = { argv, i: 0 };
   for (; cursor.i < argv.length; cursor.i++) {
@@ -85,7 +90,8 @@ export function ownValue(split: SplitArgs, flag: OwnFlag): string {
 /** `true`/`false` own flags; anything else is reported by the caller. */
 export function ownBool(split: SplitArgs, flag: OwnFlag, errors: string[]): boolean {
   const value = ownValue(split, flag);
-  if (value !== "true" && value !== "false") errors.push(`invalid value ${JSON.stringify(value)} for flag --${flag.name}: must be true or false`);
+  if (value !== "true" && value !== "false")
+    errors.push(`invalid value ${JSON.stringify(value)} for flag --${flag.name}: must be true or false`);
   return value === "true";
 }
 
@@ -94,7 +100,10 @@ export function helpArgs(ownFlags: readonly OwnFlag[], positional?: { name: stri
   const args: ArgsDef = {};
   if (positional) args[positional.name] = { type: "positional", description: positional.description, required: false };
   for (const f of ownFlags) {
-    args[f.name] = f.type === "bool" ? { type: "boolean", description: f.usage } : { type: "string", description: f.usage, default: f.default || undefined };
+    args[f.name] =
+      f.type === "bool"
+        ? { type: "boolean", description: f.usage }
+        : { type: "string", description: f.usage, default: f.default || undefined };
   }
   return args;
 }

@@ -2,19 +2,17 @@
  * The default command: validate everything (flags, cloud-config, kubeconfig), report every problem at once
  * with exit status 2, else run the manager until a signal asks it to stop.
  */
-import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
-import { loadConfig, type Config } from "./config.ts";
-import type { ProviderRegistry } from "../cloud/registry.ts";
-import type { ProviderContext, CloudProvider } from "../cloud/provider.ts";
-import type { ControllerFactory } from "../app/context.ts";
+import { buildProcess, type Builtins } from "../app/process.ts";
+import { runManager } from "../app/manager.ts";
+import type { Config } from "../config/config.ts";
+import { prepare } from "../config/prepare.ts";
 import { resolveConnection, type Connection } from "../kube/connection.ts";
 import { createLogger } from "../log/logger.ts";
-import { createMetrics } from "../metrics/metrics.ts";
-import { runManager } from "../app/manager.ts";
-import { providerContext } from "../app/provider-context.ts";
-import { startupProblems } from "../app/startup-checks.ts";
+import { createLogSink } from "../log/sink.ts";
 import { realClock } from "../util/clock.ts";
+
+export type { Builtins } from "../app/process.ts";
 
 export interface Io {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -27,30 +25,6 @@ export interface Io {
   readonly workerUrl: string;
 }
 
-export interface Builtins {
-  readonly providers: ProviderRegistry;
-  readonly controllers: Readonly<Record<string, ControllerFactory>>;
-}
-
-type Prepared = { ok: true; config: Config; createProvider: (c: ProviderContext) => CloudProvider } | { ok: false; errors: string[] };
-
-/** Flags, then the provider's cloud-config; every problem collected. */
-export function prepare(argv: readonly string[], builtins: Builtins): Prepared {
-  const loaded = loadConfig(argv, builtins.providers.names);
-  if (!loaded.ok) return loaded;
-  const { config } = loaded;
-  let text: string | undefined;
-  if (config.cloudConfig !== "") {
-    try {
-      text = readFileSync(config.cloudConfig, "utf8");
-    } catch (error) {
-      return { ok: false, errors: [`invalid value ${JSON.stringify(config.cloudConfig)} for flag --cloud-config: cannot read it: ${(error as Error).message}`] };
-    }
-  }
-  const provider = builtins.providers.prepare(config.cloudProvider, text, config.cloudConfig);
-  return provider.ok ? { ok: true, config, createProvider: provider.create } : provider;
-}
-
 /** The API server connection from --kubeconfig / --master / in-cluster, or the reason there is none. */
 export async function connect(config: Config, io: Io): Promise<Connection | string> {
   if (config.kubeconfig === "" && config.master === "" && !io.env.KUBERNETES_SERVICE_HOST) {
@@ -59,29 +33,48 @@ export async function connect(config: Config, io: Io): Promise<Connection | stri
   try {
     return await resolveConnection({ kubeconfig: config.kubeconfig, master: config.master });
   } catch (error) {
-    const flag = config.kubeconfig !== "" ? `--kubeconfig ${JSON.stringify(config.kubeconfig)}` : "the in-cluster configuration";
+    const flag =
+      config.kubeconfig !== "" ? `--kubeconfig ${JSON.stringify(config.kubeconfig)}` : "the in-cluster configuration";
     return `invalid ${flag}: ${(error as Error).message}`;
   }
 }
 
-export async function runManagerCommand(argv: readonly string[], io: Io, builtins: Builtins): Promise<number> {
-  const prepared = prepare(argv, builtins);
+/** `reportedVersion`: from `--version=vX.Y.Z…`, the version logged and exported instead of the build's. */
+export async function runManagerCommand(
+  argv: readonly string[],
+  io: Io,
+  builtins: Builtins,
+  reportedVersion?: string,
+): Promise<number> {
+  const prepared = prepare(argv, builtins.providers);
   if (!prepared.ok) return reject(io, prepared.errors);
-  const { config } = prepared;
-  const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write: io.stderr });
-  const metrics = createMetrics({ defaultMetrics: true });
-  const provider = prepared.createProvider(providerContext({ config, logger, metrics }));
-  const problems = startupProblems(config, provider);
-  const connection = await connect(config, io);
-  if (typeof connection === "string") problems.push(connection);
-  if (problems.length > 0 || typeof connection === "string") {
-    await provider.close?.();
-    return reject(io, problems);
+  const { config, providerConfig } = prepared;
+  const sink = createLogSink({ ...config.logOutput, stdout: io.stdout, stderr: io.stderr });
+  const write = (line: string, error: boolean): void => sink.write(line, error);
+  const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write });
+  const built = await buildProcess({
+    config,
+    providerConfig,
+    builtins,
+    logger,
+    clock: realClock,
+    connect: () => connect(config, io),
+    host: io.hostname,
+    defaultMetrics: true,
+  });
+  if (!built.ok) {
+    sink.flush();
+    return reject(io, built.errors);
   }
-  return runManager(
-    { config, logger, connection, provider, factories: builtins.controllers, metrics, clock: realClock, identity: `${io.hostname}_${randomUUID()}`, hostname: io.hostname, argv, workerUrl: io.workerUrl },
-    io.signal,
-  );
+  const identity = `${io.hostname}_${randomUUID()}`;
+  try {
+    return await runManager(
+      { ...built.deps, identity, hostname: io.hostname, workerUrl: io.workerUrl, version: reportedVersion },
+      io.signal,
+    );
+  } finally {
+    sink.flush();
+  }
 }
 
 function reject(io: Io, errors: readonly string[]): number {

@@ -1,7 +1,7 @@
 /**
  * Help text and the README's flags reference, both rendered from the flag table so they cannot drift.
  */
-import { FLAGS, type FlagGroup, type FlagSpec } from "./flags.ts";
+import { FLAGS, type FlagGroup, type FlagSpec, type FlagType } from "../config/flags.ts";
 
 const GROUP_ORDER: readonly FlagGroup[] = [
   "Cloud provider",
@@ -22,16 +22,24 @@ function byGroup(): Map<FlagGroup, FlagSpec[]> {
   return groups;
 }
 
+/** pflag's value names where ours differ from the flag type. */
+const VALUE_NAMES: Partial<Record<FlagType, string>> = { enum: "string", repeated: "namedCertKey" };
+
 function signature(spec: FlagSpec): string {
   const short = spec.short ? `-${spec.short}, ` : "    ";
-  const value = spec.type === "bool" ? "" : ` ${spec.type === "enum" ? "string" : spec.type}`;
+  const value = spec.type === "bool" ? "" : ` ${VALUE_NAMES[spec.type] ?? spec.type}`;
   return `${short}--${spec.name}${value}`;
 }
 
 /** pflag's style: strings quoted, other values bare, false booleans and empty values omitted. */
 function defaultText(spec: FlagSpec): string {
   if (spec.default === "" || (spec.type === "bool" && spec.default === "false")) return "";
-  const quoted = spec.type === "string" || spec.type === "enum" ? JSON.stringify(spec.default) : spec.type === "list" ? `[${spec.default}]` : spec.default;
+  const quoted =
+    spec.type === "string" || spec.type === "enum"
+      ? JSON.stringify(spec.default)
+      : spec.type === "list"
+        ? `[${spec.default}]`
+        : spec.default;
   return ` (default ${quoted})`;
 }
 
@@ -60,7 +68,13 @@ export function renderManagerHelp(name = "cloud-controller-manager"): string {
       lines.push(head.length < 44 ? `  ${head.padEnd(44)}${text}` : `  ${head}\n  ${"".padEnd(44)}${text}`);
     }
   }
-  lines.push("", "Global flags:", "", `  -h, --help${"".padEnd(34)}help for ${name}`, `      --version${"".padEnd(31)}Print version information and quit`);
+  lines.push(
+    "",
+    "Global flags:",
+    "",
+    `  -h, --help${"".padEnd(34)}help for ${name}`,
+    `      --version${"".padEnd(31)}Print version information and quit`,
+  );
   return `${lines.join("\n")}\n`;
 }
 

@@ -6,7 +6,12 @@ import { readFileSync, statSync } from "node:fs";
  * inode changes after that (polling, so files replaced by rename, as editors and config-management tools
  * do, are seen too). The caller compares content, so a repeated call costs nothing. Returns the stop function.
  */
-export function followCloudConfig(path: string, intervalMs: number, onText: (text: string) => void, onError: (error: Error) => void): () => void {
+export function followCloudConfig(
+  path: string,
+  intervalMs: number,
+  onText: (text: string) => void,
+  onError: (error: Error) => void,
+): () => void {
   let seen = "";
   let failing = false;
   const check = (): void => {

@@ -5,7 +5,13 @@ import { InstanceNotFoundError, NotImplementedError } from "./errors.ts";
 import { CloudCallTimeoutError, createInstanceLookup } from "./instance-lookup.ts";
 import type { Answer, InstanceMetadata, InstancesV2, InstanceState } from "./provider.ts";
 
-const metadataFor = (node: Node): InstanceMetadata => ({ providerID: `test://${node.metadata.name}`, instanceType: "t", nodeAddresses: [], zone: "z", region: "r" });
+const metadataFor = (node: Node): InstanceMetadata => ({
+  providerID: `test://${node.metadata.name}`,
+  instanceType: "t",
+  nodeAddresses: [],
+  zone: "z",
+  region: "r",
+});
 const nodes = (n: number): Node[] => Array.from({ length: n }, (_, i) => kubeletNode(`node-${i}`));
 
 interface Recorder {
@@ -14,7 +20,11 @@ interface Recorder {
 }
 
 /** A provider whose batch calls answer from `answer` and record which nodes each call carried. */
-function batchingProvider(rec: Recorder, maxBatchSize: number, answer: (node: Node) => Answer<InstanceMetadata | undefined> = (node) => ({ value: metadataFor(node) })): InstancesV2 {
+function batchingProvider(
+  rec: Recorder,
+  maxBatchSize: number,
+  answer: (node: Node) => Answer<InstanceMetadata | undefined> = (node) => ({ value: metadataFor(node) }),
+): InstancesV2 {
   const fail = (): never => {
     throw new Error("single-node call made although batching is offered");
   };
@@ -31,7 +41,11 @@ function batchingProvider(rec: Recorder, maxBatchSize: number, answer: (node: No
       },
       instanceStateBatch(batch) {
         rec.batches.push(batch.map((n) => n.metadata.name));
-        return Promise.resolve(batch.map((n): Answer<InstanceState> => (n.metadata.name === "gone" ? { value: { exists: false } } : { value: { exists: true, shutdown: false } })));
+        return Promise.resolve(
+          batch.map((n): Answer<InstanceState> =>
+            n.metadata.name === "gone" ? { value: { exists: false } } : { value: { exists: true, shutdown: false } },
+          ),
+        );
       },
     },
   };
@@ -110,7 +124,11 @@ describe("instance lookup with a batching provider", () => {
   test("a batch call that never answers times out as an error", async () => {
     const instances: InstancesV2 = {
       ...batchingProvider({ batches: [], singles: [] }, 100),
-      batch: { maxBatchSize: 100, instanceMetadataBatch: () => new Promise(() => undefined), instanceStateBatch: () => new Promise(() => undefined) },
+      batch: {
+        maxBatchSize: 100,
+        instanceMetadataBatch: () => new Promise(() => undefined),
+        instanceStateBatch: () => new Promise(() => undefined),
+      },
     };
     const lookup = createInstanceLookup(instances, { windowMs: 1, maxBatchSize: 100, timeoutMs: 20 });
     const error = await lookup.state(kubeletNode("a")).catch((e: unknown) => e);

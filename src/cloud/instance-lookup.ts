@@ -49,8 +49,13 @@ export function createInstanceLookup(instances: InstancesV2, options: InstanceLo
     };
   }
   const size = Math.max(1, Math.min(options.maxBatchSize, batch.maxBatchSize));
-  const coalesce = <T>(what: string, call: (nodes: readonly Node[], signal: AbortSignal) => Promise<readonly Answer<T>[]>): ((node: Node) => Promise<T>) =>
-    coalescer(size, options.windowMs, (nodes) => bounded(timeoutMs, `${what} for ${nodes.length} node(s)`, (signal) => call(nodes, signal)));
+  const coalesce = <T>(
+    what: string,
+    call: (nodes: readonly Node[], signal: AbortSignal) => Promise<readonly Answer<T>[]>,
+  ): ((node: Node) => Promise<T>) =>
+    coalescer(size, options.windowMs, (nodes) =>
+      bounded(timeoutMs, `${what} for ${nodes.length} node(s)`, (signal) => call(nodes, signal)),
+    );
   return {
     batchSize: size,
     metadata: coalesce("instance metadata", (nodes, signal) => batch.instanceMetadataBatch(nodes, signal)),
@@ -79,7 +84,11 @@ interface Waiter<T> {
  * Collects questions for `windowMs` after the first one (or until `size` are waiting), then sends them as
  * one call. Each answer goes to its own caller; a failed call fails every caller of that batch.
  */
-function coalescer<T>(size: number, windowMs: number, send: (nodes: readonly Node[]) => Promise<readonly Answer<T>[]>): (node: Node) => Promise<T> {
+function coalescer<T>(
+  size: number,
+  windowMs: number,
+  send: (nodes: readonly Node[]) => Promise<readonly Answer<T>[]>,
+): (node: Node) => Promise<T> {
   let pending: Waiter<T>[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   const flush = (): void => {
@@ -97,11 +106,15 @@ function coalescer<T>(size: number, windowMs: number, send: (nodes: readonly Nod
     });
 }
 
-async function deliver<T>(waiters: readonly Waiter<T>[], send: (nodes: readonly Node[]) => Promise<readonly Answer<T>[]>): Promise<void> {
+async function deliver<T>(
+  waiters: readonly Waiter<T>[],
+  send: (nodes: readonly Node[]) => Promise<readonly Answer<T>[]>,
+): Promise<void> {
   let answers: readonly Answer<T>[];
   try {
     answers = await send(waiters.map((w) => w.node));
-    if (answers.length !== waiters.length) throw new Error(`the cloud provider returned ${answers.length} answer(s) for ${waiters.length} node(s)`);
+    if (answers.length !== waiters.length)
+      throw new Error(`the cloud provider returned ${answers.length} answer(s) for ${waiters.length} node(s)`);
   } catch (error) {
     const failure = error instanceof Error ? error : new Error(String(error));
     for (const w of waiters) w.reject(failure);

@@ -12,9 +12,8 @@
  */
 import type { KubeApi } from "../kube/api.ts";
 import type { Lister } from "../kube/informer.ts";
-import type { LoadBalancerStatus, Node, NodeAddress, Service } from "../kube/objects.ts";
+import type { LoadBalancerStatus, Manifest, Node, NodeAddress, PolicyRule, Service } from "../kube/objects.ts";
 import type { Logger } from "../log/logger.ts";
-import type { PolicyRule } from "../manifests/rbac.ts";
 
 export interface CloudProvider {
   /** The registered name (`--cloud-provider`); also the conventional providerID scheme `<name>://`. */
@@ -40,6 +39,22 @@ export interface CloudProvider {
    * provider has no preflight.
    */
   preflight?(signal: AbortSignal): Promise<string[]>;
+  /**
+   * Beyond upstream: called once on every replica of a leader-elected manager, leader or standby, as soon
+   * as the API client exists and before the election. For state every replica publishes (e.g. which
+   * configuration it loaded, so a leader can tell when replicas disagree). Work started here stops when
+   * `replica.signal` aborts; its failures are the provider's to log, never fatal.
+   */
+  startReplica?(replica: ReplicaInit): void;
+}
+
+/** What `startReplica` gets: the manager's API client and who this replica is. */
+export interface ReplicaInit {
+  readonly kube: KubeApi;
+  /** The Lease holder identity, `<hostname>_<uuid>`. */
+  readonly identity: string;
+  readonly hostname: string;
+  readonly signal: AbortSignal;
 }
 
 /** Everything the cloud knows about the instance behind a Node (upstream `InstanceMetadata`). */
@@ -95,7 +110,10 @@ export interface InstancesV2 {
 export interface InstancesBatch {
   /** The most nodes one call may carry. */
   readonly maxBatchSize: number;
-  instanceMetadataBatch(nodes: readonly Node[], signal?: AbortSignal): Promise<readonly Answer<InstanceMetadata | undefined>[]>;
+  instanceMetadataBatch(
+    nodes: readonly Node[],
+    signal?: AbortSignal,
+  ): Promise<readonly Answer<InstanceMetadata | undefined>[]>;
   instanceStateBatch(nodes: readonly Node[], signal?: AbortSignal): Promise<readonly Answer<InstanceState>[]>;
 }
 
@@ -121,7 +139,11 @@ export interface LoadBalancer {
    * The LB for this Service, if this controller created one (`exists: false` otherwise). Consulted only
    * before deletion and after a failed `updateLoadBalancer`.
    */
-  getLoadBalancer(clusterName: string, service: Service, signal?: AbortSignal): Promise<{ status: LoadBalancerStatus; exists: boolean }>;
+  getLoadBalancer(
+    clusterName: string,
+    service: Service,
+    signal?: AbortSignal,
+  ): Promise<{ status: LoadBalancerStatus; exists: boolean }>;
   /** The cloud name of the Service's LB; provider-internal, never called by the controller. */
   getLoadBalancerName(clusterName: string, service: Service): string;
   /**
@@ -129,9 +151,19 @@ export interface LoadBalancer {
    * another controller owns this kind of LB, `RetryError` to be called again after a fixed delay, and a
    * plain error (its message reaches the Service's Warning event) for bad annotations.
    */
-  ensureLoadBalancer(clusterName: string, service: Service, nodes: readonly Node[], signal?: AbortSignal): Promise<EnsuredLoadBalancer>;
+  ensureLoadBalancer(
+    clusterName: string,
+    service: Service,
+    nodes: readonly Node[],
+    signal?: AbortSignal,
+  ): Promise<EnsuredLoadBalancer>;
   /** Point the existing LB at `nodes` (backends only). Same error rules as `ensureLoadBalancer`. */
-  updateLoadBalancer(clusterName: string, service: Service, nodes: readonly Node[], signal?: AbortSignal): Promise<void>;
+  updateLoadBalancer(
+    clusterName: string,
+    service: Service,
+    nodes: readonly Node[],
+    signal?: AbortSignal,
+  ): Promise<void>;
   /**
    * Delete the LB and everything created for it; resolve when it is gone, also when it never existed.
    * Must not throw `ImplementedElsewhereError`.
@@ -176,30 +208,57 @@ export interface ProviderInit {
   waitForSync(signal: AbortSignal): Promise<boolean>;
   /** For providers that must write to the cluster themselves (their RBAC needs documenting). */
   readonly kube: KubeApi;
+  /**
+   * Beyond upstream: asks the service controller to ensure the Service `namespace/name` again soon, when a
+   * change of the provider's own configuration affects it (e.g. an address pool was added). A no-op while
+   * the service controller does not run.
+   */
+  requestServiceSync?(key: string): void;
+  /** Beyond upstream: adds a check to `/readyz` only; a failing one marks the manager not ready, never restarts it. */
+  addReadinessCheck?(name: string, check: () => string | undefined): void;
+  /** Who leads, when leader election is on: the Lease holder identity and the host name. */
+  readonly replica?: { readonly identity: string; readonly hostname: string };
 }
 
 /** What a provider factory gets besides its own configuration. */
 export interface ProviderContext {
   readonly logger: Logger;
   readonly clusterName: string;
+  /** The manager's own namespace (the Lease's, `--leader-elect-resource-namespace`), e.g. for credential Secrets. */
+  readonly namespace: string;
   /** Reports one cloud API call; feeds the cloud call metrics. `outcome` is "success", "error" or "throttled". */
   readonly observeCall: (operation: string, seconds: number, outcome: CallOutcome) => void;
+  /**
+   * Sets `cloudprovider_configuration_drift`: 1 while this leader's configuration differs from the one the
+   * last leader ran with and the provider refuses the moves that difference would cause.
+   */
+  readonly observeConfigurationDrift: (drifting: boolean) => void;
 }
 
 export type CallOutcome = "success" | "error" | "throttled";
 
 /**
- * A provider as registered: validates its cloud-config text (all problems at once) and builds the
- * provider from the validated form.
+ * A provider as registered, configured in two steps: `parseConfig` validates the cloud-config text (all
+ * problems at once) on the main thread, and `create` builds the provider from the validated form, there
+ * or in a worker thread.
  */
 export interface ProviderFactory<C = unknown> {
   readonly name: string;
-  /** `text` is the `--cloud-config` file's content, undefined without the flag. */
+  /**
+   * `text` is the `--cloud-config` file's content, undefined without the flag. The result must be plain
+   * data (objects, arrays, strings, numbers, booleans; Maps at most): it is deep-frozen and, with
+   * `--controller-threads`, posted to every thread by structured clone. No functions, no class instances.
+   */
   parseConfig(text: string | undefined, path: string): { ok: true; config: C } | { ok: false; errors: string[] };
+  /** Builds the provider from what `parseConfig` returned, or from a structured clone of it. */
   create(config: C, context: ProviderContext): CloudProvider;
   /**
    * Cluster-wide permissions this provider needs beyond the controllers' own (e.g. writing an annotation
    * its LB announcers read). `manifests rbac` grants them in a ClusterRole of their own.
    */
   readonly rbacRules?: readonly PolicyRule[];
+  /** Permissions in the manager's own namespace (a Role there), e.g. reading credential Secrets. */
+  readonly namespacedRbacRules?: readonly PolicyRule[];
+  /** The CustomResourceDefinitions of the objects the provider reads and writes; `manifests crds` prints them. */
+  readonly customResourceDefinitions?: readonly Manifest[];
 }

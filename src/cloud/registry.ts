@@ -1,41 +1,87 @@
 /**
- * Providers register by name; `--cloud-provider` picks one and its factory validates `--cloud-config`.
+ * Providers register by name; `--cloud-provider` picks one. Configuring a provider is two steps, so the
+ * main thread reads and validates `--cloud-config` once and worker threads receive the result:
+ * `parse` turns the file's text into a frozen, structured-clone friendly `ProviderConfig` (or every
+ * problem found), and `create` builds the provider from it (or from a clone of it, in a thread).
  * The registry is a value built by the entry point from the providers compiled into the binary.
  */
-import type { ProviderRules } from "../manifests/rbac.ts";
+import type { Manifest, PolicyRule } from "../kube/objects.ts";
+import { deepFreeze } from "../util/freeze.ts";
 import type { CloudProvider, ProviderContext, ProviderFactory } from "./provider.ts";
+
+/** A provider's validated configuration: plain data, deep-frozen, safe to post to a worker thread. */
+export interface ProviderConfig {
+  /** The registered name (`--cloud-provider`). */
+  readonly provider: string;
+  /** What the provider's `parseConfig` returned. */
+  readonly settings: unknown;
+}
+
+export type ParsedProviderConfig = { ok: true; config: ProviderConfig } | { ok: false; errors: string[] };
+
+/** A provider's extra permissions, granted in a ClusterRole of its own. */
+export interface ProviderRules {
+  readonly provider: string;
+  readonly rules: readonly PolicyRule[];
+  /** Granted in the manager's namespace only (a Role), e.g. reading credential Secrets. */
+  readonly namespacedRules?: readonly PolicyRule[];
+}
 
 export interface ProviderRegistry {
   readonly names: readonly string[];
-  /** Validates the cloud-config for `name` and returns a builder, or every problem found. */
-  prepare(name: string, configText: string | undefined, configPath: string): PreparedProvider;
+  /** Validates the cloud-config text of provider `name` (undefined: no `--cloud-config`). */
+  parse(name: string, configText: string | undefined, configPath: string): ParsedProviderConfig;
+  /** Builds the provider `config` was parsed for. */
+  create(config: ProviderConfig, context: ProviderContext): CloudProvider;
   /** Extra permissions of `name`, or of every provider that has some when `name` is undefined. */
   rbacRules(name?: string): ProviderRules[];
+  /** CustomResourceDefinitions of `name`, or of every provider when `name` is undefined. */
+  customResources(name?: string): Manifest[];
 }
-
-export type PreparedProvider =
-  | { ok: true; create: (context: ProviderContext) => CloudProvider }
-  | { ok: false; errors: string[] };
 
 export function createRegistry(factories: readonly ProviderFactory<never>[]): ProviderRegistry {
   const byName = new Map<string, ProviderFactory<never>>();
   for (const factory of factories) {
-    if (byName.has(factory.name)) throw new Error(`cloud provider ${JSON.stringify(factory.name)} was registered twice`);
+    if (byName.has(factory.name))
+      throw new Error(`cloud provider ${JSON.stringify(factory.name)} was registered twice`);
     byName.set(factory.name, factory);
   }
+  const factory = (name: string): ProviderFactory | undefined => byName.get(name);
   return {
     names: [...byName.keys()].sort(),
-    prepare(name, configText, configPath): PreparedProvider {
-      const factory = byName.get(name) as ProviderFactory | undefined;
-      if (!factory) return { ok: false, errors: [`unknown cloud provider ${JSON.stringify(name)}`] };
-      const parsed = factory.parseConfig(configText, configPath);
-      if (!parsed.ok) return { ok: false, errors: parsed.errors.map((e) => `invalid --cloud-config ${JSON.stringify(configPath)}: ${e}`) };
-      return { ok: true, create: (context) => factory.create(parsed.config, context) };
+    parse(name, configText, configPath): ParsedProviderConfig {
+      const found = factory(name);
+      if (!found) return { ok: false, errors: [`unknown cloud provider ${JSON.stringify(name)}`] };
+      const parsed = found.parseConfig(configText, configPath);
+      if (!parsed.ok)
+        return {
+          ok: false,
+          errors: parsed.errors.map((e) => `invalid --cloud-config ${JSON.stringify(configPath)}: ${e}`),
+        };
+      return { ok: true, config: deepFreeze({ provider: name, settings: parsed.config }) };
+    },
+    create(config, context) {
+      const found = factory(config.provider);
+      if (!found) throw new Error(`unknown cloud provider ${JSON.stringify(config.provider)}`);
+      return found.create(config.settings, context);
     },
     rbacRules(name) {
       return [...byName.values()]
-        .filter((f) => (name === undefined || f.name === name) && (f.rbacRules?.length ?? 0) > 0)
-        .map((f) => ({ provider: f.name, rules: [...(f.rbacRules ?? [])] }));
+        .filter(
+          (f) =>
+            (name === undefined || f.name === name) &&
+            (f.rbacRules?.length ?? 0) + (f.namespacedRbacRules?.length ?? 0) > 0,
+        )
+        .map((f) => ({
+          provider: f.name,
+          rules: [...(f.rbacRules ?? [])],
+          namespacedRules: [...(f.namespacedRbacRules ?? [])],
+        }));
+    },
+    customResources(name) {
+      return [...byName.values()]
+        .filter((f) => name === undefined || f.name === name)
+        .flatMap((f) => [...(f.customResourceDefinitions ?? [])]);
     },
   };
 }

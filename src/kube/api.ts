@@ -13,17 +13,48 @@ export interface Resource {
   readonly namespaced: boolean;
 }
 
-const core = (plural: string, kind: string, namespaced: boolean): Resource => ({ group: "", version: "v1", plural, kind, namespaced });
+const core = (plural: string, kind: string, namespaced: boolean): Resource => ({
+  group: "",
+  version: "v1",
+  plural,
+  kind,
+  namespaced,
+});
 
 export const NODES = core("nodes", "Node", false);
 export const SERVICES = core("services", "Service", true);
 export const EVENTS = core("events", "Event", true);
 export const NAMESPACES = core("namespaces", "Namespace", false);
 export const SERVICE_ACCOUNTS = core("serviceaccounts", "ServiceAccount", true);
-export const LEASES: Resource = { group: "coordination.k8s.io", version: "v1", plural: "leases", kind: "Lease", namespaced: true };
-export const TOKEN_REVIEWS: Resource = { group: "authentication.k8s.io", version: "v1", plural: "tokenreviews", kind: "TokenReview", namespaced: false };
-export const SUBJECT_ACCESS_REVIEWS: Resource = { group: "authorization.k8s.io", version: "v1", plural: "subjectaccessreviews", kind: "SubjectAccessReview", namespaced: false };
-export const SELF_SUBJECT_ACCESS_REVIEWS: Resource = { group: "authorization.k8s.io", version: "v1", plural: "selfsubjectaccessreviews", kind: "SelfSubjectAccessReview", namespaced: false };
+export const CONFIG_MAPS = core("configmaps", "ConfigMap", true);
+export const LEASES: Resource = {
+  group: "coordination.k8s.io",
+  version: "v1",
+  plural: "leases",
+  kind: "Lease",
+  namespaced: true,
+};
+export const TOKEN_REVIEWS: Resource = {
+  group: "authentication.k8s.io",
+  version: "v1",
+  plural: "tokenreviews",
+  kind: "TokenReview",
+  namespaced: false,
+};
+export const SUBJECT_ACCESS_REVIEWS: Resource = {
+  group: "authorization.k8s.io",
+  version: "v1",
+  plural: "subjectaccessreviews",
+  kind: "SubjectAccessReview",
+  namespaced: false,
+};
+export const SELF_SUBJECT_ACCESS_REVIEWS: Resource = {
+  group: "authorization.k8s.io",
+  version: "v1",
+  plural: "selfsubjectaccessreviews",
+  kind: "SelfSubjectAccessReview",
+  namespaced: false,
+};
 
 export type PatchType = "merge" | "strategic" | "json";
 
@@ -80,8 +111,17 @@ export interface KubeApi {
   watch<T extends KubeObject>(res: Resource, options: WatchOptions): AsyncGenerator<WatchEvent<T>>;
   create<T>(res: Resource, body: T, target?: Target): Promise<T>;
   update<T extends KubeObject>(res: Resource, body: T, target?: Target): Promise<T>;
-  patch<T extends KubeObject>(res: Resource, name: string, patch: unknown, target: Target & { type: PatchType }): Promise<T>;
-  delete(res: Resource, name: string, target?: Target & { preconditions?: { uid?: string; resourceVersion?: string } }): Promise<void>;
+  patch<T extends KubeObject>(
+    res: Resource,
+    name: string,
+    patch: unknown,
+    target: Target & { type: PatchType },
+  ): Promise<T>;
+  delete(
+    res: Resource,
+    name: string,
+    target?: Target & { preconditions?: { uid?: string; resourceVersion?: string } },
+  ): Promise<void>;
 }
 
 export function resourcePath(res: Resource, namespace?: string, name?: string, subresource?: string): string {
@@ -99,25 +139,65 @@ function dryRun(target: Target | undefined): Query {
 export function createKubeApi(transport: Transport): KubeApi {
   return {
     server: transport.server,
-    get: (res, name, target) => transport.json({ method: "GET", path: resourcePath(res, target?.namespace, name, target?.subresource), signal: target?.signal }),
+    get: (res, name, target) =>
+      transport.json({
+        method: "GET",
+        path: resourcePath(res, target?.namespace, name, target?.subresource),
+        signal: target?.signal,
+      }),
     list: (res, o = {}) =>
       transport.json({
         method: "GET",
         path: resourcePath(res, o.namespace),
-        query: { labelSelector: o.labelSelector, fieldSelector: o.fieldSelector, resourceVersion: o.resourceVersion, limit: o.limit, continue: o.continue },
+        query: {
+          labelSelector: o.labelSelector,
+          fieldSelector: o.fieldSelector,
+          resourceVersion: o.resourceVersion,
+          limit: o.limit,
+          continue: o.continue,
+        },
         signal: o.signal,
         timeoutMs: 60_000,
       }),
     watch: (res, o) => watchEvents(transport, res, o),
     create: (res, body, target) =>
-      transport.json({ method: "POST", path: resourcePath(res, target?.namespace ?? namespaceOf(body), undefined, target?.subresource), query: dryRun(target), body, signal: target?.signal, background: target?.background }),
+      transport.json({
+        method: "POST",
+        path: resourcePath(res, target?.namespace ?? namespaceOf(body), undefined, target?.subresource),
+        query: dryRun(target),
+        body,
+        signal: target?.signal,
+        background: target?.background,
+      }),
     update: (res, body, target) =>
-      transport.json({ method: "PUT", path: resourcePath(res, body.metadata.namespace, body.metadata.name, target?.subresource), query: dryRun(target), body, signal: target?.signal }),
+      transport.json({
+        method: "PUT",
+        path: resourcePath(res, body.metadata.namespace, body.metadata.name, target?.subresource),
+        query: dryRun(target),
+        body,
+        signal: target?.signal,
+      }),
     patch: (res, name, patch, target) =>
-      transport.json({ method: "PATCH", path: resourcePath(res, target.namespace, name, target.subresource), query: dryRun(target), body: patch, contentType: PATCH_CONTENT_TYPES[target.type], signal: target.signal, background: target.background }),
+      transport.json({
+        method: "PATCH",
+        path: resourcePath(res, target.namespace, name, target.subresource),
+        query: dryRun(target),
+        body: patch,
+        contentType: PATCH_CONTENT_TYPES[target.type],
+        signal: target.signal,
+        background: target.background,
+      }),
     async delete(res, name, target): Promise<void> {
-      const body = target?.preconditions ? { kind: "DeleteOptions", apiVersion: "v1", preconditions: target.preconditions } : undefined;
-      await transport.json({ method: "DELETE", path: resourcePath(res, target?.namespace, name), query: dryRun(target), body, signal: target?.signal });
+      const body = target?.preconditions
+        ? { kind: "DeleteOptions", apiVersion: "v1", preconditions: target.preconditions }
+        : undefined;
+      await transport.json({
+        method: "DELETE",
+        path: resourcePath(res, target?.namespace, name),
+        query: dryRun(target),
+        body,
+        signal: target?.signal,
+      });
     },
   };
 }
@@ -130,7 +210,14 @@ async function* watchEvents<T>(transport: Transport, res: Resource, o: WatchOpti
   const stream = await transport.stream({
     method: "GET",
     path: resourcePath(res, o.namespace),
-    query: { watch: 1, allowWatchBookmarks: true, resourceVersion: o.resourceVersion, timeoutSeconds: o.timeoutSeconds, labelSelector: o.labelSelector, fieldSelector: o.fieldSelector },
+    query: {
+      watch: 1,
+      allowWatchBookmarks: true,
+      resourceVersion: o.resourceVersion,
+      timeoutSeconds: o.timeoutSeconds,
+      labelSelector: o.labelSelector,
+      fieldSelector: o.fieldSelector,
+    },
     signal: o.signal,
   });
   for await (const line of lines(stream)) yield JSON.parse(line) as WatchEvent<T>;

@@ -31,10 +31,30 @@ export interface Connection {
 /** How long a resolved Authorization header is reused before asking the kubeconfig again. */
 const AUTH_REFRESH_MS = 30_000;
 
+/**
+ * `--master` as client-go takes it: an http(s) URL, or `host[:port]` meaning https; undefined when it is
+ * neither (a typo such as `https//10.0.0.1` would otherwise fail only at the first request).
+ */
+export function normalizeMaster(master: string): string | undefined {
+  if (master === "") return "";
+  const schemed = /^[a-z][a-z0-9+.-]*:\/\//i.test(master);
+  if (!schemed && /[/\s]/.test(master.replace(/\/+$/, ""))) return undefined;
+  const withScheme = schemed ? master : `https://${master}`;
+  return isPlainServerUrl(withScheme) ? withScheme.replace(/\/+$/, "") : undefined;
+}
+
+/** An http(s) URL with a host and nothing client-go would not send: no query, fragment or credentials. */
+function isPlainServerUrl(text: string): boolean {
+  const url = URL.parse(text);
+  if (url === null || (url.protocol !== "https:" && url.protocol !== "http:") || url.hostname === "") return false;
+  return url.search === "" && url.hash === "" && url.username === "" && url.password === "";
+}
+
 export function loadKubeConfig(source: ConnectionSource): KubeConfig {
   const kc = new KubeConfig();
   if (source.kubeconfig !== "") kc.loadFromFile(source.kubeconfig);
-  else if (source.master !== "") kc.loadFromClusterAndUser({ name: "master", server: source.master, skipTLSVerify: false }, { name: "anonymous" });
+  else if (source.master !== "")
+    kc.loadFromClusterAndUser({ name: "master", server: source.master, skipTLSVerify: false }, { name: "anonymous" });
   else kc.loadFromCluster();
   return kc;
 }
@@ -43,7 +63,10 @@ export async function resolveConnection(source: ConnectionSource): Promise<Conne
   const kc = loadKubeConfig(source);
   const cluster = kc.getCurrentCluster();
   const server = source.master !== "" ? source.master : cluster?.server;
-  if (!server) throw new Error(`no API server address: the kubeconfig ${JSON.stringify(source.kubeconfig)} names no cluster server and --master is empty`);
+  if (!server)
+    throw new Error(
+      `no API server address: the kubeconfig ${JSON.stringify(source.kubeconfig)} names no cluster server and --master is empty`,
+    );
   const opts: RequestOptions = {};
   await kc.applyToHTTPSOptions(opts);
   const tls: TlsMaterial = {

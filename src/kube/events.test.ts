@@ -91,11 +91,21 @@ describe("event sink", () => {
     const api = {
       // A send that never gets its token: it ends only when its signal aborts.
       create: (_res: unknown, _body: unknown, target: { signal?: AbortSignal }) =>
-        new Promise((_resolve, reject) => target.signal?.addEventListener("abort", () => (aborted += 1, reject(new Error("aborted"))), { once: true })),
+        new Promise((_resolve, reject) =>
+          target.signal?.addEventListener("abort", () => ((aborted += 1), reject(new Error("aborted"))), {
+            once: true,
+          }),
+        ),
     };
     const drops: string[] = [];
-    const sink = createEventSink({ api: api as unknown as KubeApi, logger: quiet, host: "h", onDrop: (reason) => drops.push(reason) });
-    for (let i = 0; i < 20; i++) sink.recorder("test").event(node(`n${i}`), "Normal", "Synced", "Node synced successfully");
+    const sink = createEventSink({
+      api: api as unknown as KubeApi,
+      logger: quiet,
+      host: "h",
+      onDrop: (reason) => drops.push(reason),
+    });
+    for (let i = 0; i < 20; i++)
+      sink.recorder("test").event(node(`n${i}`), "Normal", "Synced", "Node synced successfully");
     const stop = new AbortController();
     const running = sink.run(stop.signal);
     await Bun.sleep(20);

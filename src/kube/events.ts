@@ -18,6 +18,7 @@ import { EVENTS, type KubeApi } from "./api.ts";
 import type { KubeObject, ObjectReference } from "./objects.ts";
 import { isNotFound } from "./transport.ts";
 import { KeyedLock } from "../util/concurrency.ts";
+import { Fifo } from "../util/fifo.ts";
 import { errorMessage } from "./worker.ts";
 
 export type EventType = "Normal" | "Warning";
@@ -104,7 +105,7 @@ function eventName(ref: ObjectReference, at: number): string {
 
 export function createEventSink(options: EventSinkOptions): EventSink {
   const clock = options.clock ?? realClock;
-  const pending: Pending[] = [];
+  const pending = new Fifo<Pending>();
   const seen = new Map<string, Seen>();
   const allowed = spamFilter();
   const drop = options.onDrop ?? ((): void => undefined);
@@ -116,7 +117,12 @@ export function createEventSink(options: EventSinkOptions): EventSink {
   async function aggregate(prior: Seen, at: number): Promise<boolean> {
     try {
       const patch = { count: prior.count + 1, lastTimestamp: rfc3339(at) };
-      await options.api.patch(EVENTS, prior.name, patch, { namespace: prior.namespace, type: "merge", background: true, signal: giveUp.signal });
+      await options.api.patch(EVENTS, prior.name, patch, {
+        namespace: prior.namespace,
+        type: "merge",
+        background: true,
+        signal: giveUp.signal,
+      });
       prior.count += 1;
       prior.lastAt = at;
       return true;
@@ -132,21 +138,25 @@ export function createEventSink(options: EventSinkOptions): EventSink {
     const namespace = e.ref.namespace || "default";
     const name = eventName(e.ref, e.at);
     const stamp = rfc3339(e.at);
-    await options.api.create(EVENTS, {
-      apiVersion: "v1",
-      kind: "Event",
-      metadata: { name, namespace },
-      involvedObject: e.ref,
-      reason: e.reason,
-      message: e.message,
-      type: e.type,
-      source: { component: e.component, host: options.host },
-      reportingComponent: e.component,
-      reportingInstance: options.host,
-      firstTimestamp: stamp,
-      lastTimestamp: stamp,
-      count: 1,
-    }, { background: true, signal: giveUp.signal });
+    await options.api.create(
+      EVENTS,
+      {
+        apiVersion: "v1",
+        kind: "Event",
+        metadata: { name, namespace },
+        involvedObject: e.ref,
+        reason: e.reason,
+        message: e.message,
+        type: e.type,
+        source: { component: e.component, host: options.host },
+        reportingComponent: e.component,
+        reportingInstance: options.host,
+        firstTimestamp: stamp,
+        lastTimestamp: stamp,
+        count: 1,
+      },
+      { background: true, signal: giveUp.signal },
+    );
     remember(seen, key, { name, namespace, count: 1, lastAt: e.at });
   }
 
@@ -154,12 +164,23 @@ export function createEventSink(options: EventSinkOptions): EventSink {
   async function sendQueued(deadline: number): Promise<void> {
     while (pending.length > 0 && clock.now() < deadline && !giveUp.signal.aborted) {
       const event = pending.shift() as Pending;
-      const key = [event.component, event.ref.kind, event.ref.namespace, event.ref.name, event.ref.uid, event.type, event.reason, event.message].join("\u0000");
+      const key = [
+        event.component,
+        event.ref.kind,
+        event.ref.namespace,
+        event.ref.name,
+        event.ref.uid,
+        event.type,
+        event.reason,
+        event.message,
+      ].join("\u0000");
       try {
         await inOrder.withLock(key, () => send(event, key));
       } catch (error) {
         drop("error");
-        options.logger.warn(`could not write event ${event.reason} on ${event.ref.kind} ${event.ref.name}: ${errorMessage(error)}`);
+        options.logger.warn(
+          `could not write event ${event.reason} on ${event.ref.kind} ${event.ref.name}: ${errorMessage(error)}`,
+        );
       }
     }
   }
@@ -205,7 +226,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
         signal.removeEventListener("abort", onAbort);
       }
       await drain(clock.now() + FINAL_FLUSH_MS);
-      for (const _ of pending.splice(0)) drop("full");
+      for (const _ of pending.drain()) drop("full");
     },
   };
 }

@@ -43,7 +43,9 @@ class WatchExpiredError extends Error {}
 /** An ERROR event: 410 Gone / Expired means "relist"; anything else is retried with backoff. */
 function watchError(status: WatchStatus): Error {
   const expired = status.code === 410 || status.reason === "Expired" || status.reason === "Gone";
-  return expired ? new WatchExpiredError(status.message) : new Error(`watch error ${status.code ?? ""} ${status.reason ?? ""}: ${status.message ?? ""}`);
+  return expired
+    ? new WatchExpiredError(status.message)
+    : new Error(`watch error ${status.code ?? ""} ${status.reason ?? ""}: ${status.message ?? ""}`);
 }
 
 const MIN_WATCH_TIMEOUT_S = 300;
@@ -117,7 +119,9 @@ export class Informer<T extends KubeObject> implements Lister<T> {
           continue;
         }
         const delay = jitter(backoff(failures++, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS), 1);
-        this.#o.logger.warn(`${this.resource.plural}: list/watch failed, retrying in ${(delay / 1000).toFixed(1)} s: ${errorMessage(error)}`);
+        this.#o.logger.warn(
+          `${this.resource.plural}: list/watch failed, retrying in ${(delay / 1000).toFixed(1)} s: ${errorMessage(error)}`,
+        );
         await this.#clock.sleep(delay, signal).catch(() => undefined);
       }
     }
@@ -159,7 +163,11 @@ export class Informer<T extends KubeObject> implements Lister<T> {
 
   async #watch(signal: AbortSignal): Promise<void> {
     const timeoutSeconds = Math.floor(MIN_WATCH_TIMEOUT_S * (1 + Math.random()));
-    const events = this.#o.api.watch<T>(this.resource, { resourceVersion: this.#resourceVersion ?? "", timeoutSeconds, signal });
+    const events = this.#o.api.watch<T>(this.resource, {
+      resourceVersion: this.#resourceVersion ?? "",
+      timeoutSeconds,
+      signal,
+    });
     for await (const event of events) this.#apply(event);
   }
 

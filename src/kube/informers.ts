@@ -24,11 +24,26 @@ export interface SharedInformers {
 export function createSharedInformers(deps: { api: KubeApi; logger: Logger; clock?: Clock }): SharedInformers {
   let nodes: Informer<Node> | undefined;
   let services: Informer<Service> | undefined;
-  const all = (): Pick<Informer<Node>, "run" | "waitForSync" | "synced">[] => [nodes, services].filter((i) => i !== undefined);
+  const all = (): Pick<Informer<Node>, "run" | "waitForSync" | "synced">[] =>
+    [nodes, services].filter((i) => i !== undefined);
   const logger = deps.logger.withTag("informers");
   return {
-    nodes: () => (nodes ??= new Informer<Node>({ api: deps.api, resource: NODES, logger, transform: trimNode, clock: deps.clock })),
-    services: () => (services ??= new Informer<Service>({ api: deps.api, resource: SERVICES, logger, transform: trimService, clock: deps.clock })),
+    nodes: () =>
+      (nodes ??= new Informer<Node>({
+        api: deps.api,
+        resource: NODES,
+        logger,
+        transform: trimNode,
+        clock: deps.clock,
+      })),
+    services: () =>
+      (services ??= new Informer<Service>({
+        api: deps.api,
+        resource: SERVICES,
+        logger,
+        transform: trimService,
+        clock: deps.clock,
+      })),
     async run(signal) {
       await Promise.all(all().map((i) => i.run(signal)));
     },

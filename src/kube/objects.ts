@@ -61,6 +61,8 @@ export interface Node extends KubeObject {
   status?: {
     addresses?: NodeAddress[];
     conditions?: NodeCondition[];
+    /** Only `systemUUID` is kept in the cache: vSphere finds a node's VM by it, as upstream does. */
+    nodeInfo?: { systemUUID?: string };
   };
 }
 
@@ -106,7 +108,46 @@ export interface Service extends KubeObject {
   };
   status?: {
     loadBalancer?: LoadBalancerStatus;
+    conditions?: Condition[];
   };
+}
+
+/** coordination.k8s.io/v1 Lease, the leader-election lock. */
+export interface Lease extends KubeObject {
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** Any Kubernetes object as a manifest to print or apply (RBAC, CustomResourceDefinitions, pods). */
+export interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [field: string]: unknown;
+}
+
+/** rbac.authorization.k8s.io/v1 PolicyRule. */
+export interface PolicyRule {
+  apiGroups: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+  verbs: string[];
+}
+
+/** `metav1.Condition`, as Services (and custom resources) carry them in their status. */
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
 }
 
 export interface ObjectReference {
@@ -126,5 +167,7 @@ export function objectKey(obj: KubeObject): string {
 
 export function splitKey(key: string): { namespace: string | undefined; name: string } {
   const slash = key.indexOf("/");
-  return slash < 0 ? { namespace: undefined, name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+  return slash < 0
+    ? { namespace: undefined, name: key }
+    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }

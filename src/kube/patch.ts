@@ -17,7 +17,10 @@ export const DEFAULT_RETRY: ConflictBackoff = { steps: 5, baseMs: 10 };
 /** Upstream's node-update backoff: 20 steps from 50 ms, jitter 1.0. */
 export const NODE_UPDATE_RETRY: ConflictBackoff = { steps: 20, baseMs: 50 };
 
-export async function retryOnConflict<T>(attempt: () => Promise<T>, policy: ConflictBackoff = DEFAULT_RETRY): Promise<T> {
+export async function retryOnConflict<T>(
+  attempt: () => Promise<T>,
+  policy: ConflictBackoff = DEFAULT_RETRY,
+): Promise<T> {
   for (let step = 1; ; step++) {
     try {
       return await attempt();
@@ -29,7 +32,10 @@ export async function retryOnConflict<T>(attempt: () => Promise<T>, policy: Conf
 }
 
 /** A merge patch that only applies if the object is still at `resourceVersion`. */
-export function withPrecondition<T extends object>(resourceVersion: string | undefined, patch: T): T & { metadata?: { resourceVersion: string } } {
+export function withPrecondition<T extends object>(
+  resourceVersion: string | undefined,
+  patch: T,
+): T & { metadata?: { resourceVersion: string } } {
   if (!resourceVersion) return patch;
   const meta = (patch as { metadata?: object }).metadata ?? {};
   return { ...patch, metadata: { ...meta, resourceVersion } };
@@ -64,7 +70,12 @@ export async function patchWithPrecondition<T extends KubeObject>(p: FreshPatch<
     const patch = p.build(current);
     if (patch === undefined) return undefined;
     try {
-      const written = await p.api.patch<T>(p.resource, name, withPrecondition(current.metadata.resourceVersion, patch), { namespace, subresource: p.subresource, type: "merge" });
+      const written = await p.api.patch<T>(
+        p.resource,
+        name,
+        withPrecondition(current.metadata.resourceVersion, patch),
+        { namespace, subresource: p.subresource, type: "merge" },
+      );
       return p.keep ? p.keep(written) : written;
     } catch (error) {
       if (isConflict(error)) current = await p.api.get<T>(p.resource, name, { namespace });

@@ -49,7 +49,9 @@ describe("WorkQueue (client-go semantics)", () => {
 
   test("rate-limited requeues back off per key and forget resets", () => {
     const limiter = exponentialLimiter(5, 40);
-    expect([limiter.when("a"), limiter.when("a"), limiter.when("a"), limiter.when("a"), limiter.when("a")]).toEqual([5, 10, 20, 40, 40]);
+    expect([limiter.when("a"), limiter.when("a"), limiter.when("a"), limiter.when("a"), limiter.when("a")]).toEqual([
+      5, 10, 20, 40, 40,
+    ]);
     expect(limiter.when("b")).toBe(5);
     limiter.forget("a");
     expect(limiter.when("a")).toBe(5);
@@ -57,7 +59,10 @@ describe("WorkQueue (client-go semantics)", () => {
 
   test("the overall bucket slows a flood of failures", () => {
     let now = 0;
-    const limiter = maxOfLimiters(exponentialLimiter(0, 0), bucketLimiter(10, 2, () => now));
+    const limiter = maxOfLimiters(
+      exponentialLimiter(0, 0),
+      bucketLimiter(10, 2, () => now),
+    );
     expect([limiter.when("a"), limiter.when("b"), limiter.when("c")]).toEqual([0, 0, 100]);
     now = 1000;
     expect(limiter.when("d")).toBe(0);

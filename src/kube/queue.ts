@@ -5,6 +5,7 @@
  */
 import type { Clock } from "../util/clock.ts";
 import { realClock } from "../util/clock.ts";
+import { Fifo } from "../util/fifo.ts";
 import type { RateLimiter } from "./rate-limiters.ts";
 
 export interface QueueMetrics {
@@ -28,7 +29,7 @@ export class WorkQueue {
   readonly #limiter: RateLimiter;
   readonly #clock: Clock;
   readonly #metrics: QueueMetrics | undefined;
-  readonly #queue: string[] = [];
+  readonly #queue = new Fifo<string>();
   readonly #dirty = new Set<string>();
   readonly #processing = new Map<string, number>();
   readonly #addedAt = new Map<string, number>();
@@ -131,7 +132,7 @@ export class WorkQueue {
     this.#shuttingDown = true;
     for (const { timer } of this.#delayed.values()) clearTimeout(timer);
     this.#delayed.clear();
-    this.#queue.length = 0;
+    this.#queue.drain();
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const waiter of waiters) waiter(undefined);

@@ -4,7 +4,8 @@
  */
 import type { Node, Taint, TaintEffect } from "./objects.ts";
 
-const matches = (taint: Taint, key: string, effect?: TaintEffect): boolean => taint.key === key && (effect === undefined || taint.effect === effect);
+const matches = (taint: Taint, key: string, effect?: TaintEffect): boolean =>
+  taint.key === key && (effect === undefined || taint.effect === effect);
 
 /** True when the node carries a taint with `key` (and `effect`, when given). */
 export function hasTaint(node: Node, key: string, effect?: TaintEffect): boolean {

@@ -28,6 +28,12 @@ function trimAnnotations(annotations: Record<string, string>): Record<string, st
   return copy;
 }
 
+/** Of the node info, only the system UUID (a provider may find the node's machine by it). */
+function systemUuidOf(node: Node): Pick<NonNullable<Node["status"]>, "nodeInfo"> {
+  const systemUUID = node.status?.nodeInfo?.systemUUID;
+  return systemUUID ? { nodeInfo: { systemUUID } } : {};
+}
+
 export function trimNode(node: Node): Node {
   const spec = node.spec ?? {};
   const conditions: NodeCondition[] | undefined = node.status?.conditions?.filter((c) => KEPT_CONDITIONS.has(c.type));
@@ -35,8 +41,14 @@ export function trimNode(node: Node): Node {
     apiVersion: "v1",
     kind: "Node",
     metadata: trimMeta(node.metadata),
-    spec: { providerID: spec.providerID, podCIDR: spec.podCIDR, podCIDRs: spec.podCIDRs, taints: spec.taints, unschedulable: spec.unschedulable },
-    status: { addresses: node.status?.addresses, conditions },
+    spec: {
+      providerID: spec.providerID,
+      podCIDR: spec.podCIDR,
+      podCIDRs: spec.podCIDRs,
+      taints: spec.taints,
+      unschedulable: spec.unschedulable,
+    },
+    status: { addresses: node.status?.addresses, conditions, ...systemUuidOf(node) },
   };
 }
 
@@ -46,6 +58,10 @@ export function trimService(service: Service): Service {
     kind: "Service",
     metadata: trimMeta(service.metadata),
     spec: service.spec,
-    status: { loadBalancer: service.status?.loadBalancer },
+    // Conditions: a provider may report on the Service there (bare metal: addresses kept outside the pools).
+    status: {
+      loadBalancer: service.status?.loadBalancer,
+      ...(service.status?.conditions ? { conditions: service.status.conditions } : {}),
+    },
   };
 }

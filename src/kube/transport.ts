@@ -4,11 +4,13 @@
  * observation per request for the `rest_client_*` metrics. At most `maxInFlight` non-watch requests are
  * on the wire at once (others wait, in order): HTTP/1.1 opens one connection per request in flight, and
  * a burst of a thousand concurrent syncs would otherwise hold a few hundred TLS connections (memory and
- * handshakes on both ends) where client-go multiplexes one HTTP/2 connection. API errors become `KubeApiError` carrying the
+ * handshakes on both ends) where client-go multiplexes one HTTP/2 connection. API errors become `KubeApiError` carrying
+ * the
  * `Status` reason; network failures become `KubeUnreachableError` naming the server.
  */
 import type { Connection } from "./connection.ts";
 import type { TokenBucket } from "./token-bucket.ts";
+import { sleep } from "../util/clock.ts";
 import { Semaphore } from "../util/concurrency.ts";
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
@@ -29,12 +31,24 @@ export interface RequestObserver {
   (method: string, code: string, seconds: number): void;
 }
 
+/** The other `rest_client_*` observations (client-go's rate-limiter, size and retry metrics). */
+export interface RequestMetrics {
+  /** Seconds a request waited for a token of the client-side rate limiter. */
+  rateLimited(method: string, seconds: number): void;
+  sizes(method: string, requestBytes: number, responseBytes: number): void;
+  /** A request sent again after a 429 or 5xx answer that carried Retry-After. */
+  retried(method: string, code: string): void;
+}
+
 export interface TransportOptions {
   readonly connection: Connection;
   readonly limiter: TokenBucket;
   readonly userAgent: string;
   readonly defaultTimeoutMs?: number;
   readonly observe?: RequestObserver;
+  readonly metrics?: RequestMetrics;
+  /** Retries of an answer carrying Retry-After (client-go's default 10); 0 turns them off. */
+  readonly maxRetries?: number;
   /** Non-watch requests on the wire at once (default 64). */
   readonly maxInFlight?: number;
 }
@@ -68,33 +82,73 @@ export class KubeUnreachableError extends Error {
 }
 
 export const isNotFound = (e: unknown): boolean => e instanceof KubeApiError && e.status === 404;
-export const isConflict = (e: unknown): boolean => e instanceof KubeApiError && e.status === 409 && e.reason === "Conflict";
+export const isConflict = (e: unknown): boolean =>
+  e instanceof KubeApiError && e.status === 409 && e.reason === "Conflict";
 export const isAlreadyExists = (e: unknown): boolean => e instanceof KubeApiError && e.reason === "AlreadyExists";
-export const isGone = (e: unknown): boolean => e instanceof KubeApiError && (e.status === 410 || e.reason === "Expired" || e.reason === "Gone");
+export const isGone = (e: unknown): boolean =>
+  e instanceof KubeApiError && (e.status === 410 || e.reason === "Expired" || e.reason === "Gone");
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_IN_FLIGHT = 64;
+const DEFAULT_MAX_RETRIES = 10;
+/** A Retry-After longer than this is not waited for: the error goes to the caller's own backoff. */
+const MAX_RETRY_AFTER_S = 10;
+
+const noMetrics: RequestMetrics = { rateLimited: () => undefined, sizes: () => undefined, retried: () => undefined };
+
+/** Whether client-go would send the request again: a 429 or 5xx answer asking for it with Retry-After. */
+function retryable(error: unknown): error is KubeApiError {
+  if (!(error instanceof KubeApiError) || error.retryAfterSeconds === undefined) return false;
+  return (error.status === 429 || error.status >= 500) && error.retryAfterSeconds <= MAX_RETRY_AFTER_S;
+}
 
 export function createTransport(options: TransportOptions): Transport {
   const { connection, limiter } = options;
   const observe = options.observe ?? ((): void => undefined);
+  const metrics = options.metrics ?? noMetrics;
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const wire = new Semaphore(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
 
-  async function send(request: Request, streaming: boolean): Promise<Response> {
+  /** Sends the request and observes it; an error answer becomes a KubeApiError (its body read here). */
+  async function respond(
+    request: Request,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+    expired: () => boolean,
+  ): Promise<Response> {
     const started = performance.now();
-    const timeout = streaming ? undefined : AbortSignal.timeout(request.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const signal = anySignal(request.signal, timeout);
     const url = buildUrl(connection.server, request.path, request.query);
     let response: Response;
     try {
-      response = await fetch(url, { method: request.method, headers: await headers(request), body: encode(request.body), signal, tls: connection.tls, keepalive: true } as RequestInit);
+      response = await fetch(url, {
+        method: request.method,
+        headers: await headers(request),
+        body,
+        signal,
+        tls: connection.tls,
+        keepalive: true,
+      } as RequestInit);
     } catch (error) {
       observe(request.method, "<error>", (performance.now() - started) / 1000);
-      throw unreachable(connection.server, request, error, timeout);
+      throw unreachable(connection.server, request, error, expired());
     }
-    observe(request.method, String(response.status), (performance.now() - started) / 1000);
+    observe(request.method, statusText(response.status), (performance.now() - started) / 1000);
     if (!response.ok) throw await apiError(response);
     return response;
+  }
+
+  /** A whole exchange, answer body included, under one timer. */
+  async function exchange(request: Request, body: string | undefined): Promise<string> {
+    const limit = deadline(request.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS, request.signal);
+    try {
+      const response = await respond(request, body, limit.signal, limit.expired);
+      // The body is read under the same timer: an answer that stalls halfway is unreachable too.
+      return await response.text().catch((error: unknown) => {
+        throw unreachable(connection.server, request, error, limit.expired());
+      });
+    } finally {
+      limit.clear();
+    }
   }
 
   async function headers(request: Request): Promise<Record<string, string>> {
@@ -105,28 +159,98 @@ export function createTransport(options: TransportOptions): Transport {
     return h;
   }
 
+  async function token(request: Request): Promise<void> {
+    const started = performance.now();
+    await (request.background ? limiter.waitIdle(request.signal) : limiter.wait(request.signal));
+    metrics.rateLimited(request.method, (performance.now() - started) / 1000);
+  }
+
+  async function once(request: Request): Promise<string> {
+    // The token comes first, so a request waiting for one never holds a slot on the wire.
+    await token(request);
+    const body = encode(request.body);
+    const text = await wire.run(() => exchange(request, body));
+    metrics.sizes(request.method, body === undefined ? 0 : Buffer.byteLength(body), Buffer.byteLength(text));
+    return text;
+  }
+
   return {
     server: connection.server,
     async json<T>(request: Request): Promise<T> {
-      // The token comes first, so a request waiting for one never holds a slot on the wire.
-      await (request.background ? limiter.waitIdle(request.signal) : limiter.wait(request.signal));
-      const text = await wire.run(async () => (await send(request, false)).text());
-      return (text === "" ? undefined : JSON.parse(text)) as T;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const text = await once(request);
+          return (text === "" ? undefined : JSON.parse(text)) as T;
+        } catch (error) {
+          if (attempt >= maxRetries || !retryable(error)) throw error;
+          metrics.retried(request.method, String(error.status));
+          await sleep(error.retryAfterSeconds! * 1000, request.signal);
+        }
+      }
     },
     async stream(request: Request): Promise<ReadableStream<Uint8Array>> {
-      await limiter.wait(request.signal);
-      const response = await send(request, true);
-      if (!response.body) throw new KubeUnreachableError(`empty watch response from ${connection.server}${request.path}`);
+      await token(request);
+      // A watch has no timeout of its own (the server ends it after timeoutSeconds): the caller's signal only.
+      const response = await respond(request, undefined, request.signal, () => false);
+      if (!response.body)
+        throw new KubeUnreachableError(`empty watch response from ${connection.server}${request.path}`);
       return response.body;
     },
   };
 }
 
+/** The request's URL; query values percent-encoded, unset and empty ones left out (no URLSearchParams per request). */
 function buildUrl(server: string, path: string, query: Query | undefined): string {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== "") params.set(k, String(v));
-  const qs = params.toString();
-  return `${server}${path}${qs ? `?${qs}` : ""}`;
+  let url = server + path;
+  if (query === undefined) return url;
+  let separator = "?";
+  for (const key in query) {
+    const value = query[key];
+    if (value === undefined || value === "") continue;
+    url += `${separator}${key}=${encodeURIComponent(value)}`;
+    separator = "&";
+  }
+  return url;
+}
+
+const STATUS_TEXT = new Map<number, string>();
+
+/** The `code` label: status numbers turned into strings once. */
+function statusText(status: number): string {
+  let text = STATUS_TEXT.get(status);
+  if (text === undefined) STATUS_TEXT.set(status, (text = String(status)));
+  return text;
+}
+
+interface Deadline {
+  readonly signal: AbortSignal;
+  readonly expired: () => boolean;
+  clear(): void;
+}
+
+/**
+ * One timer and one controller per request: the timer aborts the controller, and so does the caller's
+ * signal through a listener (instead of AbortSignal.timeout joined to it by AbortSignal.any, whose abort
+ * reasons cost more than the request's own parsing on a busy client).
+ */
+function deadline(ms: number, outer: AbortSignal | undefined): Deadline {
+  const controller = new AbortController();
+  let expired = false;
+  const onAbort = (): void => controller.abort(outer?.reason);
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort();
+  }, ms);
+  if (outer?.aborted) onAbort();
+  else outer?.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    expired: () => expired,
+    clear(): void {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onAbort);
+    },
+  };
 }
 
 function encode(body: unknown): string | undefined {
@@ -134,16 +258,13 @@ function encode(body: unknown): string | undefined {
   return typeof body === "string" ? body : JSON.stringify(body);
 }
 
-function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const present = signals.filter((s): s is AbortSignal => s !== undefined);
-  if (present.length <= 1) return present[0];
-  return AbortSignal.any(present);
-}
-
-function unreachable(server: string, request: Request, error: unknown, timeout: AbortSignal | undefined): Error {
+function unreachable(server: string, request: Request, error: unknown, expired: boolean): Error {
   if (request.signal?.aborted) return error instanceof Error ? error : new Error(String(error));
-  const reason = timeout?.aborted ? `no answer within ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` : errorText(error);
-  return new KubeUnreachableError(`cannot reach the API server at ${server} (${request.method} ${request.path}): ${reason}`, { cause: error });
+  const reason = expired ? `no answer within ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` : errorText(error);
+  return new KubeUnreachableError(
+    `cannot reach the API server at ${server} (${request.method} ${request.path}): ${reason}`,
+    { cause: error },
+  );
 }
 
 function errorText(error: unknown): string {
@@ -170,5 +291,10 @@ async function apiError(response: Response): Promise<KubeApiError> {
     status = { message: text.slice(0, 500) };
   }
   const retryAfter = Number(response.headers.get("Retry-After") ?? status.details?.retryAfterSeconds ?? Number.NaN);
-  return new KubeApiError(response.status, status.reason ?? response.statusText, status.message ?? `HTTP ${response.status}`, Number.isNaN(retryAfter) ? undefined : retryAfter);
+  return new KubeApiError(
+    response.status,
+    status.reason ?? response.statusText,
+    status.message ?? `HTTP ${response.status}`,
+    Number.isNaN(retryAfter) ? undefined : retryAfter,
+  );
 }

@@ -8,26 +8,37 @@ describe("logger", () => {
 
   test("text: klog-style header with the component tag and key=value fields", () => {
     const lines: string[] = [];
-    createLogger({ verbosity: 0, format: "text", write: (l) => lines.push(l) }).withTag("cloud-node-controller").warn("error syncing", { node: "n1" });
+    createLogger({ verbosity: 0, format: "text", write: (l) => lines.push(l) })
+      .withTag("cloud-node-controller")
+      .warn("error syncing", { node: "n1" });
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^W\d{4} \d{2}:\d{2}:\d{2}\.\d{6} cloud-node-controller\] error syncing node="n1"\n$/);
   });
 
   test("json: one object a line, fields kept, debug hidden below -v=4", () => {
     const lines: string[] = [];
-    const log = createLogger({ verbosity: 0, format: "json", write: (l) => lines.push(l) }).withTag("service-lb-controller");
+    const log = createLogger({ verbosity: 0, format: "json", write: (l) => lines.push(l) }).withTag(
+      "service-lb-controller",
+    );
     log.info("Ensured load balancer", { service: "ns/web" });
     log.debug("not shown");
     expect(lines).toHaveLength(1);
     const parsed = JSON.parse(lines[0] ?? "") as Record<string, unknown>;
-    expect(parsed).toMatchObject({ level: "info", logger: "service-lb-controller", msg: "Ensured load balancer", service: "ns/web" });
+    expect(parsed).toMatchObject({
+      level: "info",
+      logger: "service-lb-controller",
+      msg: "Ensured load balancer",
+      service: "ns/web",
+    });
     expect(typeof parsed.ts).toBe("number");
     expect(lines[0]?.endsWith("}\n")).toBe(true);
   });
 
   test("errors render as their message", () => {
     const lines: string[] = [];
-    createLogger({ verbosity: 0, format: "json", write: (l) => lines.push(l) }).error("sync failed", { err: new Error("boom") });
+    createLogger({ verbosity: 0, format: "json", write: (l) => lines.push(l) }).error("sync failed", {
+      err: new Error("boom"),
+    });
     expect(JSON.parse(lines[0] ?? "")).toMatchObject({ msg: "sync failed", err: "boom" });
   });
 });

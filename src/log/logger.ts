@@ -10,8 +10,8 @@ export type Logger = ConsolaInstance;
 export interface LoggerOptions {
   readonly verbosity: number;
   readonly format: "text" | "json";
-  /** Where lines go; defaults to stderr, like klog. */
-  readonly write?: (line: string) => void;
+  /** Where lines go (`error` for error lines, see sink.ts); defaults to stderr, like klog. */
+  readonly write?: (line: string, error: boolean) => void;
 }
 
 export function consolaLevel(verbosity: number): number {
@@ -21,7 +21,7 @@ export function consolaLevel(verbosity: number): number {
 }
 
 export function createLogger(options: LoggerOptions): Logger {
-  const write = options.write ?? ((line: string) => process.stderr.write(line));
+  const write: Write = options.write ?? ((line: string) => void process.stderr.write(line));
   const reporter = options.format === "json" ? jsonReporter(write) : textReporter(write);
   return createConsola({ level: consolaLevel(options.verbosity), reporters: [reporter] });
 }
@@ -58,14 +58,16 @@ function severity(level: number): string {
 const pad = (n: number, width = 2): string => String(n).padStart(width, "0");
 
 /** klog header: `I1121 15:45:55.123456 <tag>] message key="value"`. */
-function textReporter(write: (line: string) => void): ConsolaReporter {
+type Write = (line: string, error: boolean) => void;
+
+function textReporter(write: Write): ConsolaReporter {
   return {
     log(obj: LogObject): void {
       const d = obj.date;
       const stamp = `${pad(d.getMonth() + 1)}${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}000`;
       const { message, fields } = splitArgs(obj.args);
       const kv = Object.entries(fields).map(([k, v]) => ` ${k}=${JSON.stringify(renderField(v))}`);
-      write(`${severity(obj.level)}${stamp} ${obj.tag || "main"}] ${message}${kv.join("")}\n`);
+      write(`${severity(obj.level)}${stamp} ${obj.tag || "main"}] ${message}${kv.join("")}\n`, obj.level <= 0);
     },
   };
 }
@@ -74,13 +76,19 @@ function renderField(value: unknown): unknown {
   return value instanceof Error ? value.message : value;
 }
 
-function jsonReporter(write: (line: string) => void): ConsolaReporter {
+function jsonReporter(write: Write): ConsolaReporter {
   return {
     log(obj: LogObject): void {
       const { message, fields } = splitArgs(obj.args);
       const extra = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, renderField(v)]));
-      const line = { ts: obj.date.getTime() / 1000, level: obj.type, logger: obj.tag || "main", msg: message, ...extra };
-      write(`${JSON.stringify(line)}\n`);
+      const line = {
+        ts: obj.date.getTime() / 1000,
+        level: obj.type,
+        logger: obj.tag || "main",
+        msg: message,
+        ...extra,
+      };
+      write(`${JSON.stringify(line)}\n`, obj.level <= 0);
     },
   };
 }

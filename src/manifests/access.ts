@@ -3,9 +3,10 @@
  * name) tuple each, in the shape of a SubjectAccessReview's `resourceAttributes`. `check` asks the API
  * server about every tuple the shipped RBAC holds, so whatever rules rbac.ts gains are checked too.
  */
-import type { Config } from "../cli/config.ts";
-import type { ControllerName } from "../controllers/names.ts";
-import type { Manifest, PolicyRule } from "./rbac.ts";
+import type { Config } from "../config/config.ts";
+import type { ControllerName } from "../names/controllers.ts";
+import type { PolicyRule } from "../kube/objects.ts";
+import type { Manifest } from "../kube/objects.ts";
 
 export interface Access {
   readonly verb: string;
@@ -22,12 +23,17 @@ export interface Access {
 /** Every permission the rules grant; `namespace` for the rules of a namespaced Role. */
 export function expandRules(rules: readonly PolicyRule[], namespace?: string): Access[] {
   return rules.flatMap((rule) => {
-    if (rule.nonResourceURLs) return rule.nonResourceURLs.flatMap((path) => rule.verbs.map((verb) => ({ verb, group: "", resource: "", path })));
+    if (rule.nonResourceURLs)
+      return rule.nonResourceURLs.flatMap((path) =>
+        rule.verbs.map((verb) => ({ verb, group: "", resource: "", path })),
+      );
     const names: (string | undefined)[] = rule.resourceNames?.length ? rule.resourceNames : [undefined];
     return rule.apiGroups.flatMap((group) =>
       (rule.resources ?? []).flatMap((full) => {
         const [resource = "", subresource] = full.split("/");
-        return names.flatMap((name) => rule.verbs.map((verb) => compact({ verb, group, resource, subresource, namespace, name })));
+        return names.flatMap((name) =>
+          rule.verbs.map((verb) => compact({ verb, group, resource, subresource, namespace, name })),
+        );
       }),
     );
   });
@@ -58,13 +64,19 @@ interface Need {
   when(config: Config): boolean;
 }
 
-const enabled = (config: Config, name: ControllerName): boolean => config.controllers.has(name);
+const enabled = (config: Config, name: ControllerName): boolean => config.controllers.includes(name);
 
 const NEEDS: Readonly<Record<string, Need>> = {
   "coordination.k8s.io/leases": { reason: "leader election", when: (c) => c.leaderElection.enabled },
   "/serviceaccounts": { reason: "--use-service-account-credentials", when: (c) => c.useServiceAccountCredentials },
-  "authentication.k8s.io/tokenreviews": { reason: "delegated authentication on the secure port", when: (c) => c.serving.securePort !== 0 },
-  "authorization.k8s.io/subjectaccessreviews": { reason: "delegated authorization on the secure port", when: (c) => c.serving.securePort !== 0 },
+  "authentication.k8s.io/tokenreviews": {
+    reason: "delegated authentication on the secure port",
+    when: (c) => c.serving.securePort !== 0,
+  },
+  "authorization.k8s.io/subjectaccessreviews": {
+    reason: "delegated authorization on the secure port",
+    when: (c) => c.serving.securePort !== 0,
+  },
   "/services": { reason: "service-lb-controller", when: (c) => enabled(c, "service-lb-controller") },
 };
 
@@ -75,6 +87,13 @@ export function describeAccess(a: Access): string {
   return `${a.verb} ${resource}${a.name ? ` ${JSON.stringify(a.name)}` : ""}${where}`;
 }
 
-function compact(a: { verb: string; group: string; resource: string; subresource?: string; namespace?: string; name?: string }): Access {
+function compact(a: {
+  verb: string;
+  group: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+}): Access {
   return Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as unknown as Access;
 }

@@ -4,10 +4,17 @@ import { splitArgs } from "../cli/command-args.ts";
 import { packageOptions, PACKAGE_FLAG_LIST } from "../cli/package-options.ts";
 import { render, type Kind } from "./catalog.ts";
 import { rbacManifests } from "./rbac.ts";
+import { baremetalProviderFactory } from "../../providers/baremetal/index.ts";
 import type { PackageOptions } from "./options.ts";
 
 /** Two providers that need no permissions of their own. */
-const PROVIDERS = createRegistry(["fake", "other"].map((name) => ({ name, parseConfig: () => ({ ok: true as const, config: undefined as never }), create: () => ({ name }) })));
+const PROVIDERS = createRegistry(
+  ["fake", "other"].map((name) => ({
+    name,
+    parseConfig: () => ({ ok: true as const, config: undefined as never }),
+    create: () => ({ name }),
+  })),
+);
 
 function options(argv: string[]): { kind: Kind; options: PackageOptions } {
   const result = packageOptions(splitArgs(argv, PACKAGE_FLAG_LIST), PROVIDERS);
@@ -27,24 +34,100 @@ const renderArgs = (argv: string[]): string => {
 
 describe("package options", () => {
   const cases: { name: string; argv: string[]; args?: string[]; errors?: string[] }[] = [
-    { name: "host kinds get the conventional kubeconfig", argv: ["systemd", "--cloud-provider=fake"], args: ["--kubeconfig=/etc/kubernetes/cloud-controller-manager.conf", "--cloud-provider=fake"] },
-    { name: "a named kubeconfig is kept", argv: ["static-pod", "--cloud-provider", "fake", "--kubeconfig", "/k"], args: ["--cloud-provider=fake", "--kubeconfig=/k"] },
-    { name: "--master stands in for a kubeconfig", argv: ["systemd-env", "--cloud-provider=fake", "--master=https://10.0.0.1:6443"], args: ["--cloud-provider=fake", "--master=https://10.0.0.1:6443"] },
-    { name: "in-cluster kinds get no kubeconfig", argv: ["daemonset", "--cloud-provider=fake"], args: ["--cloud-provider=fake"] },
-    { name: "flags are normalised: short -v, bare booleans", argv: ["deployment", "--cloud-provider=fake", "-v", "4", "--use-service-account-credentials"], args: ["--cloud-provider=fake", "--v=4", "--use-service-account-credentials=true"] },
-    { name: "packaging flags do not reach the manager", argv: ["daemonset", "--image=registry.local/ccm:v1", "--cloud-provider=fake", "--binary", "/ccm"], args: ["--cloud-provider=fake"] },
-    { name: "rbac needs no provider", argv: ["rbac", "--leader-elect-resource-name=x"], args: ["--leader-elect-resource-name=x"] },
-    { name: "no kind", argv: ["--cloud-provider=fake"], errors: ["a kind is required: systemd, systemd-env, sysusers, static-pod, daemonset, deployment, rbac"] },
-    { name: "unknown kind", argv: ["helm", "--cloud-provider=fake"], errors: ['unknown kind "helm" (kinds: systemd, systemd-env, sysusers, static-pod, daemonset, deployment, rbac)'] },
-    { name: "a manager flag with a bad value", argv: ["systemd", "--cloud-provider=fake", "--secure-port=https"], errors: ['invalid value "https" for flag --secure-port: must be an integer'] },
-    { name: "an unknown flag", argv: ["systemd", "--cloud-provider=fake", "--replicas=3"], errors: ["unknown flag: --replicas"] },
-    { name: "an unknown provider", argv: ["systemd", "--cloud-provider=nimbus"], errors: ['invalid value "nimbus" for flag --cloud-provider: unknown cloud provider (known: fake, other)'] },
+    {
+      name: "host kinds get the conventional kubeconfig",
+      argv: ["systemd", "--cloud-provider=fake"],
+      args: ["--kubeconfig=/etc/kubernetes/cloud-controller-manager.conf", "--cloud-provider=fake"],
+    },
+    {
+      name: "a named kubeconfig is kept",
+      argv: ["static-pod", "--cloud-provider", "fake", "--kubeconfig", "/k"],
+      args: ["--cloud-provider=fake", "--kubeconfig=/k"],
+    },
+    {
+      name: "--master stands in for a kubeconfig",
+      argv: ["systemd-env", "--cloud-provider=fake", "--master=https://10.0.0.1:6443"],
+      args: ["--cloud-provider=fake", "--master=https://10.0.0.1:6443"],
+    },
+    {
+      name: "in-cluster kinds get no kubeconfig",
+      argv: ["daemonset", "--cloud-provider=fake"],
+      args: ["--cloud-provider=fake"],
+    },
+    {
+      name: "flags are normalised: short -v, bare booleans",
+      argv: ["deployment", "--cloud-provider=fake", "-v", "4", "--use-service-account-credentials"],
+      args: ["--cloud-provider=fake", "--v=4", "--use-service-account-credentials=true"],
+    },
+    {
+      name: "packaging flags do not reach the manager",
+      argv: ["daemonset", "--image=registry.local/ccm:v1", "--cloud-provider=fake", "--binary", "/ccm"],
+      args: ["--cloud-provider=fake"],
+    },
+    {
+      name: "rbac needs no provider",
+      argv: ["rbac", "--leader-elect-resource-name=x"],
+      args: ["--leader-elect-resource-name=x"],
+    },
+    {
+      name: "no kind",
+      argv: ["--cloud-provider=fake"],
+      errors: ["a kind is required: systemd, systemd-env, sysusers, static-pod, daemonset, deployment, rbac, crds"],
+    },
+    {
+      name: "unknown kind",
+      argv: ["helm", "--cloud-provider=fake"],
+      errors: [
+        'unknown kind "helm" (kinds: systemd, systemd-env, sysusers, static-pod, daemonset, deployment, rbac, crds)',
+      ],
+    },
+    {
+      name: "a manager flag with a bad value",
+      argv: ["systemd", "--cloud-provider=fake", "--secure-port=https"],
+      errors: ['invalid value "https" for flag --secure-port: must be an integer'],
+    },
+    {
+      name: "an unknown flag",
+      argv: ["systemd", "--cloud-provider=fake", "--replicas=3"],
+      errors: ["unknown flag: --replicas"],
+    },
+    {
+      name: "an unknown provider",
+      argv: ["systemd", "--cloud-provider=nimbus"],
+      errors: ['invalid value "nimbus" for flag --cloud-provider: unknown cloud provider (known: fake, other)'],
+    },
     { name: "provider required outside rbac", argv: ["static-pod"], errors: ["--cloud-provider cannot be empty"] },
-    { name: "pods need the secure port", argv: ["static-pod", "--cloud-provider=fake", "--secure-port=0"], errors: ['invalid value "0" for flag --secure-port: static-pod probes /healthz on the secure port'] },
-    { name: "pods probe /healthz unauthenticated", argv: ["daemonset", "--cloud-provider=fake", "--authorization-always-allow-paths=/livez"], errors: ['invalid value "/livez" for flag --authorization-always-allow-paths: daemonset probes /healthz without credentials'] },
-    { name: "in-cluster kinds use their ServiceAccount", argv: ["deployment", "--cloud-provider=fake", "--kubeconfig=/k"], errors: ['invalid value "/k" for flag --kubeconfig: deployment uses its ServiceAccount'] },
-    { name: "systemd values cannot hold spaces", argv: ["systemd", "--cloud-provider=fake", "--cluster-name=my cluster"], errors: ['invalid value "my cluster" for flag --cluster-name: a systemd unit cannot carry spaces, quotes, $, % or backslashes'] },
-    { name: "nor can the binary path", argv: ["systemd-env", "--cloud-provider=fake", "--binary=/opt/my ccm"], errors: ['invalid value "/opt/my ccm" for flag --binary: a systemd unit cannot carry spaces, quotes, $, % or backslashes'] },
+    {
+      name: "pods need the secure port",
+      argv: ["static-pod", "--cloud-provider=fake", "--secure-port=0"],
+      errors: ['invalid value "0" for flag --secure-port: static-pod probes /healthz on the secure port'],
+    },
+    {
+      name: "pods probe /healthz unauthenticated",
+      argv: ["daemonset", "--cloud-provider=fake", "--authorization-always-allow-paths=/livez"],
+      errors: [
+        'invalid value "/livez" for flag --authorization-always-allow-paths: daemonset probes /healthz without credentials',
+      ],
+    },
+    {
+      name: "in-cluster kinds use their ServiceAccount",
+      argv: ["deployment", "--cloud-provider=fake", "--kubeconfig=/k"],
+      errors: ['invalid value "/k" for flag --kubeconfig: deployment uses its ServiceAccount'],
+    },
+    {
+      name: "systemd values cannot hold spaces",
+      argv: ["systemd", "--cloud-provider=fake", "--cluster-name=my cluster"],
+      errors: [
+        'invalid value "my cluster" for flag --cluster-name: a systemd unit cannot carry spaces, quotes, $, % or backslashes',
+      ],
+    },
+    {
+      name: "nor can the binary path",
+      argv: ["systemd-env", "--cloud-provider=fake", "--binary=/opt/my ccm"],
+      errors: [
+        'invalid value "/opt/my ccm" for flag --binary: a systemd unit cannot carry spaces, quotes, $, % or backslashes',
+      ],
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {
@@ -54,12 +137,44 @@ describe("package options", () => {
   }
 });
 
-const directives = (unit: string): Map<string, string> => new Map(unit.split("\n").filter((l) => /^[A-Za-z]+=/.test(l)).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+const directives = (unit: string): Map<string, string> =>
+  new Map(
+    unit
+      .split("\n")
+      .filter((l) => /^[A-Za-z]+=/.test(l))
+      .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
 
 describe("systemd unit", () => {
   test("is hardened and reads its flags from the environment file", () => {
-    const unit = directives(renderArgs(["systemd", "--cloud-provider=fake", "--cloud-config=/etc/kubernetes/cloud.conf", "--env-file=/etc/ccm.env", "--binary=/opt/ccm"]));
-    expect(Object.fromEntries([...unit].filter(([k]) => ["ExecStart", "EnvironmentFile", "Restart", "NoNewPrivileges", "ProtectSystem", "ProtectHome", "PrivateTmp", "User", "Group", "ReadOnlyPaths", "CapabilityBoundingSet"].includes(k)))).toEqual({
+    const unit = directives(
+      renderArgs([
+        "systemd",
+        "--cloud-provider=fake",
+        "--cloud-config=/etc/kubernetes/cloud.conf",
+        "--env-file=/etc/ccm.env",
+        "--binary=/opt/ccm",
+      ]),
+    );
+    expect(
+      Object.fromEntries(
+        [...unit].filter(([k]) =>
+          [
+            "ExecStart",
+            "EnvironmentFile",
+            "Restart",
+            "NoNewPrivileges",
+            "ProtectSystem",
+            "ProtectHome",
+            "PrivateTmp",
+            "User",
+            "Group",
+            "ReadOnlyPaths",
+            "CapabilityBoundingSet",
+          ].includes(k),
+        ),
+      ),
+    ).toEqual({
       User: "cloud-controller-manager",
       Group: "cloud-controller-manager",
       EnvironmentFile: "/etc/ccm.env",
@@ -77,10 +192,22 @@ describe("systemd unit", () => {
   });
 
   const cases: { name: string; argv: string[]; expect: Record<string, string | undefined> }[] = [
-    { name: "a port below 1024 keeps only the bind capability", argv: ["--secure-port=443"], expect: { CapabilityBoundingSet: "CAP_NET_BIND_SERVICE", AmbientCapabilities: "CAP_NET_BIND_SERVICE" } },
+    {
+      name: "a port below 1024 keeps only the bind capability",
+      argv: ["--secure-port=443"],
+      expect: { CapabilityBoundingSet: "CAP_NET_BIND_SERVICE", AmbientCapabilities: "CAP_NET_BIND_SERVICE" },
+    },
     { name: "--cert-dir is writable", argv: ["--cert-dir=/var/lib/ccm"], expect: { ReadWritePaths: "/var/lib/ccm" } },
-    { name: "certificates are read-only paths", argv: ["--tls-cert-file=/etc/ccm/tls.crt", "--tls-private-key-file=/etc/ccm/tls.key"], expect: { ReadOnlyPaths: "-/etc/kubernetes/cloud-controller-manager.conf -/etc/ccm/tls.crt -/etc/ccm/tls.key" } },
-    { name: "stop timeout covers the shutdown grace period", argv: ["--shutdown-grace-period=1m"], expect: { TimeoutStopSec: "70s" } },
+    {
+      name: "certificates are read-only paths",
+      argv: ["--tls-cert-file=/etc/ccm/tls.crt", "--tls-private-key-file=/etc/ccm/tls.key"],
+      expect: { ReadOnlyPaths: "-/etc/kubernetes/cloud-controller-manager.conf -/etc/ccm/tls.crt -/etc/ccm/tls.key" },
+    },
+    {
+      name: "stop timeout covers the shutdown grace period",
+      argv: ["--shutdown-grace-period=1m"],
+      expect: { TimeoutStopSec: "70s" },
+    },
     { name: "nothing writable by default", argv: [], expect: { ReadWritePaths: undefined, TimeoutStopSec: "30s" } },
   ];
   for (const c of cases) {
@@ -91,7 +218,13 @@ describe("systemd unit", () => {
   }
 
   test("the environment file holds the normalised flags", () => {
-    const env = renderArgs(["systemd-env", "--cloud-provider=fake", "--cluster-cidr", "10.244.0.0/16,fd00:10:244::/56", "-v=2"]);
+    const env = renderArgs([
+      "systemd-env",
+      "--cloud-provider=fake",
+      "--cluster-cidr",
+      "10.244.0.0/16,fd00:10:244::/56",
+      "-v=2",
+    ]);
     expect(env.split("\n").filter((l) => !l.startsWith("#") && l !== "")).toEqual([
       'CCM_ARGS="--kubeconfig=/etc/kubernetes/cloud-controller-manager.conf --cloud-provider=fake --cluster-cidr=10.244.0.0/16,fd00:10:244::/56 --v=2"',
     ]);
@@ -119,7 +252,10 @@ interface Doc {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace: string; labels?: Record<string, string> };
-  spec: PodSpecView & { selector: { matchLabels: Record<string, string> }; template?: { metadata: { labels: Record<string, string> }; spec: PodSpecView } };
+  spec: PodSpecView & {
+    selector: { matchLabels: Record<string, string> };
+    template?: { metadata: { labels: Record<string, string> }; spec: PodSpecView };
+  };
 }
 const docs = (argv: string[]): Doc[] => [Bun.YAML.parse(renderArgs(argv)) as Doc | Doc[]].flat();
 const podSpec = (argv: string[]): PodSpecView => {
@@ -129,16 +265,30 @@ const podSpec = (argv: string[]): PodSpecView => {
 
 describe("pods", () => {
   test("static pod: host network, node-critical, HTTPS probes, tolerations, host files", () => {
-    const [pod] = docs(["static-pod", "--cloud-provider=fake", "--cloud-config=/etc/kubernetes/cloud.conf", "--secure-port=10300"]);
+    const [pod] = docs([
+      "static-pod",
+      "--cloud-provider=fake",
+      "--cloud-config=/etc/kubernetes/cloud.conf",
+      "--secure-port=10300",
+    ]);
     const spec = pod!.spec;
     expect(pod!.metadata.namespace).toBe("kube-system");
     expect(spec.hostNetwork).toBe(true);
     expect(spec.priorityClassName).toBe("system-node-critical");
-    expect(spec.tolerations.map((t) => t.key)).toEqual(["node.cloudprovider.kubernetes.io/uninitialized", "node-role.kubernetes.io/control-plane"]);
+    expect(spec.tolerations.map((t) => t.key)).toEqual([
+      "node.cloudprovider.kubernetes.io/uninitialized",
+      "node-role.kubernetes.io/control-plane",
+    ]);
     const c = spec.containers[0]!;
     expect(c.livenessProbe.httpGet).toEqual({ scheme: "HTTPS", host: "127.0.0.1", port: 10300, path: "/healthz" });
     expect(c.startupProbe.httpGet.path).toBe("/healthz");
-    expect(c.command).toEqual(["/usr/local/bin/cloud-controller-manager", "--kubeconfig=/etc/kubernetes/cloud-controller-manager.conf", "--cloud-provider=fake", "--cloud-config=/etc/kubernetes/cloud.conf", "--secure-port=10300"]);
+    expect(c.command).toEqual([
+      "/usr/local/bin/cloud-controller-manager",
+      "--kubeconfig=/etc/kubernetes/cloud-controller-manager.conf",
+      "--cloud-provider=fake",
+      "--cloud-config=/etc/kubernetes/cloud.conf",
+      "--secure-port=10300",
+    ]);
     expect(spec.volumes).toEqual([
       { name: "binary", hostPath: { path: "/usr/local/bin/cloud-controller-manager", type: "File" } },
       { name: "kubeconfig", hostPath: { path: "/etc/kubernetes/cloud-controller-manager.conf", type: "File" } },
@@ -148,43 +298,118 @@ describe("pods", () => {
   });
 
   const cases: { name: string; argv: string[]; check: (spec: PodSpecView) => void }[] = [
-    { name: "an image carries the binary: no host mount", argv: ["static-pod", "--image=registry.local/ccm:v1", "--binary=/ccm"], check: (s) => {
-      expect(s.containers[0]!.image).toBe("registry.local/ccm:v1");
-      expect(s.containers[0]!.command[0]).toBe("/ccm");
-      expect(s.volumes.map((v) => v.name)).toEqual(["kubeconfig"]);
-    } },
-    { name: "one file named by two flags is mounted once", argv: ["static-pod", "--kubeconfig=/k", "--authentication-kubeconfig=/k", "--authorization-kubeconfig=/k"], check: (s) => {
-      expect(s.volumes.filter((v) => v.hostPath?.path === "/k")).toHaveLength(1);
-    } },
-    { name: "a specific bind address is probed there", argv: ["static-pod", "--bind-address=10.0.0.5"], check: (s) => expect(s.containers[0]!.livenessProbe.httpGet.host).toBe("10.0.0.5") },
-    { name: "--cert-dir is a writable host directory", argv: ["static-pod", "--cert-dir=/var/lib/ccm"], check: (s) => expect(s.volumes.at(-1)).toEqual({ name: "cert-dir", hostPath: { path: "/var/lib/ccm", type: "DirectoryOrCreate" } }) },
-    { name: "daemonset: ServiceAccount, control plane, not-ready tolerated, cloud-config from a Secret, non-root", argv: ["daemonset", "--cloud-config=/etc/kubernetes/cloud.conf"], check: (s) => {
-      expect(s.serviceAccountName).toBe("cloud-controller-manager");
-      expect(s.nodeSelector).toEqual({ "node-role.kubernetes.io/control-plane": "" });
-      expect(s.tolerations.map((t) => t.key)).toContain("node.kubernetes.io/not-ready");
-      expect(s.securityContext.runAsNonRoot).toBe(true);
-      expect(s.volumes[1]).toEqual({ name: "cloud-config", secret: { secretName: "cloud-controller-manager-cloud-config", defaultMode: 0o440, items: [{ key: "cloud.conf", path: "cloud.conf" }] } });
-      expect(s.containers[0]!.volumeMounts[1]).toEqual({ name: "cloud-config", mountPath: "/etc/kubernetes", readOnly: true });
-      expect(s.containers[0]!.command).toEqual(["/usr/local/bin/cloud-controller-manager", "--cloud-config=/etc/kubernetes/cloud.conf", "--cloud-provider=fake"]);
-    } },
-    { name: "deployment in the Lease namespace", argv: ["deployment", "--leader-elect-resource-namespace=ccm-system"], check: (s) => expect(s.priorityClassName).toBe("system-cluster-critical") },
+    {
+      name: "an image carries the binary: no host mount",
+      argv: ["static-pod", "--image=registry.local/ccm:v1", "--binary=/ccm"],
+      check: (s) => {
+        expect(s.containers[0]!.image).toBe("registry.local/ccm:v1");
+        expect(s.containers[0]!.command[0]).toBe("/ccm");
+        expect(s.volumes.map((v) => v.name)).toEqual(["kubeconfig"]);
+      },
+    },
+    {
+      name: "one file named by two flags is mounted once",
+      argv: ["static-pod", "--kubeconfig=/k", "--authentication-kubeconfig=/k", "--authorization-kubeconfig=/k"],
+      check: (s) => {
+        expect(s.volumes.filter((v) => v.hostPath?.path === "/k")).toHaveLength(1);
+      },
+    },
+    {
+      name: "a specific bind address is probed there",
+      argv: ["static-pod", "--bind-address=10.0.0.5"],
+      check: (s) => expect(s.containers[0]!.livenessProbe.httpGet.host).toBe("10.0.0.5"),
+    },
+    {
+      name: "--cert-dir is a writable host directory",
+      argv: ["static-pod", "--cert-dir=/var/lib/ccm"],
+      check: (s) =>
+        expect(s.volumes.at(-1)).toEqual({
+          name: "cert-dir",
+          hostPath: { path: "/var/lib/ccm", type: "DirectoryOrCreate" },
+        }),
+    },
+    {
+      name: "daemonset: ServiceAccount, control plane, not-ready tolerated, cloud-config from a Secret, non-root",
+      argv: ["daemonset", "--cloud-config=/etc/kubernetes/cloud.conf"],
+      check: (s) => {
+        expect(s.serviceAccountName).toBe("cloud-controller-manager");
+        expect(s.nodeSelector).toEqual({ "node-role.kubernetes.io/control-plane": "" });
+        expect(s.tolerations.map((t) => t.key)).toContain("node.kubernetes.io/not-ready");
+        expect(s.securityContext.runAsNonRoot).toBe(true);
+        expect(s.volumes[1]).toEqual({
+          name: "cloud-config",
+          secret: {
+            secretName: "cloud-controller-manager-cloud-config",
+            defaultMode: 0o440,
+            items: [{ key: "cloud.conf", path: "cloud.conf" }],
+          },
+        });
+        expect(s.containers[0]!.volumeMounts[1]).toEqual({
+          name: "cloud-config",
+          mountPath: "/etc/kubernetes",
+          readOnly: true,
+        });
+        expect(s.containers[0]!.command).toEqual([
+          "/usr/local/bin/cloud-controller-manager",
+          "--cloud-config=/etc/kubernetes/cloud.conf",
+          "--cloud-provider=fake",
+        ]);
+      },
+    },
+    {
+      name: "deployment in the Lease namespace",
+      argv: ["deployment", "--leader-elect-resource-namespace=ccm-system"],
+      check: (s) => expect(s.priorityClassName).toBe("system-cluster-critical"),
+    },
   ];
   for (const c of cases) test(c.name, () => c.check(podSpec([...c.argv, "--cloud-provider=fake"])));
 
   test("in-cluster kinds ship their ServiceAccount, in the Lease namespace", () => {
     for (const kind of ["daemonset", "deployment"]) {
       const [sa, workload] = docs([kind, "--cloud-provider=fake", "--leader-elect-resource-namespace=ccm-system"]);
-      expect(sa as unknown).toEqual({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "cloud-controller-manager", namespace: "ccm-system", labels: { "app.kubernetes.io/name": "cloud-controller-manager" } } });
+      expect(sa as unknown).toEqual({
+        apiVersion: "v1",
+        kind: "ServiceAccount",
+        metadata: {
+          name: "cloud-controller-manager",
+          namespace: "ccm-system",
+          labels: { "app.kubernetes.io/name": "cloud-controller-manager" },
+        },
+      });
       expect(workload!.metadata.namespace).toBe("ccm-system");
       expect(workload!.spec.selector.matchLabels).toEqual(workload!.spec.template!.metadata.labels);
     }
   });
 });
 
+describe("crds", () => {
+  test("the bare-metal AddressPool CRD: cluster-scoped, structural, with a status subresource", () => {
+    const registry = createRegistry([baremetalProviderFactory as never]);
+    const result = packageOptions(splitArgs(["crds", "--cloud-provider=baremetal"], PACKAGE_FLAG_LIST), registry);
+    if (!result.ok) throw new Error(result.errors.join("\n"));
+    const [crd] = result.options.customResources as unknown as {
+      metadata: { name: string };
+      spec: { scope: string; versions: { subresources?: object }[] };
+    }[];
+    expect(crd!.metadata.name).toBe("addresspools.cloud-controller-manager.io");
+    expect(crd!.spec.scope).toBe("Cluster");
+    expect(crd!.spec.versions[0]!.subresources).toEqual({ status: {} });
+    expect(render(result.kind, result.options)).toContain("kind: CustomResourceDefinition");
+  });
+
+  test("a provider without custom resources prints a comment", () => {
+    expect(renderArgs(["crds", "--cloud-provider=fake"])).toBe("# this provider defines no custom resources\n");
+  });
+});
+
 describe("rbac", () => {
   const cases = [
     { namespace: "kube-system", leaseName: "cloud-controller-manager", argv: [] },
-    { namespace: "ccm-system", leaseName: "my-lease", argv: ["--leader-elect-resource-namespace=ccm-system", "--leader-elect-resource-name=my-lease"] },
+    {
+      namespace: "ccm-system",
+      leaseName: "my-lease",
+      argv: ["--leader-elect-resource-namespace=ccm-system", "--leader-elect-resource-name=my-lease"],
+    },
   ];
   for (const c of cases) {
     test(`prints exactly rbacManifests() for ${c.namespace}/${c.leaseName}`, () => {
@@ -193,7 +418,10 @@ describe("rbac", () => {
   }
 
   test("per-controller ServiceAccounts: bound to the bootstrap roles only outside kube-system", () => {
-    const bindings = (ns: string) => rbacManifests({ namespace: ns, leaseName: "l" }).filter((m) => (m.roleRef as { name?: string } | undefined)?.name?.startsWith("system:controller:"));
+    const bindings = (ns: string) =>
+      rbacManifests({ namespace: ns, leaseName: "l" }).filter((m) =>
+        (m.roleRef as { name?: string } | undefined)?.name?.startsWith("system:controller:"),
+      );
     expect(bindings("kube-system")).toEqual([]);
     expect(bindings("ccm-system").map((b) => [b.roleRef, b.subjects])).toEqual(
       ["node-controller", "service-controller", "route-controller"].map((name) => [

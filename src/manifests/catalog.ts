@@ -2,13 +2,24 @@
  * Every kind of file `manifests <kind>` prints, rendered from one `PackageOptions`. Pure: the commands
  * and the release script only print or write what comes out.
  */
-import type { Config } from "../cli/config.ts";
+import type { Config } from "../config/config.ts";
 import { daemonSet, deployment, staticPod } from "./pods.ts";
-import { rbacManifests, type Manifest, type ProviderRules } from "./rbac.ts";
+import type { ProviderRules } from "../cloud/registry.ts";
+import type { Manifest } from "../kube/objects.ts";
+import { rbacManifests } from "./rbac.ts";
 import { environmentFile, systemdProblems, systemdUnit, sysusersEntry } from "./systemd.ts";
 import { DEFAULTS, type PackageOptions } from "./options.ts";
 
-export const KINDS = ["systemd", "systemd-env", "sysusers", "static-pod", "daemonset", "deployment", "rbac"] as const;
+export const KINDS = [
+  "systemd",
+  "systemd-env",
+  "sysusers",
+  "static-pod",
+  "daemonset",
+  "deployment",
+  "rbac",
+  "crds",
+] as const;
 
 export type Kind = (typeof KINDS)[number];
 
@@ -28,6 +39,7 @@ export const FILE_NAMES: Readonly<Record<Kind, string>> = {
   daemonset: "daemonset.yaml",
   deployment: "deployment.yaml",
   rbac: "rbac.yaml",
+  crds: "crds.yaml",
 };
 
 /**
@@ -42,9 +54,12 @@ export function kindArgs(kind: Kind, argv: readonly string[]): string[] {
 function podProblems(kind: Kind, o: PackageOptions): string[] {
   const { serving } = o.config;
   const problems: string[] = [];
-  if (serving.securePort === 0) problems.push(`invalid value "0" for flag --secure-port: ${kind} probes /healthz on the secure port`);
+  if (serving.securePort === 0)
+    problems.push(`invalid value "0" for flag --secure-port: ${kind} probes /healthz on the secure port`);
   if (!serving.alwaysAllowPaths.includes("/healthz")) {
-    problems.push(`invalid value ${JSON.stringify(serving.alwaysAllowPaths.join(","))} for flag --authorization-always-allow-paths: ${kind} probes /healthz without credentials`);
+    problems.push(
+      `invalid value ${JSON.stringify(serving.alwaysAllowPaths.join(","))} for flag --authorization-always-allow-paths: ${kind} probes /healthz without credentials`,
+    );
   }
   return problems;
 }
@@ -66,7 +81,11 @@ export function kindProblems(kind: Kind, o: PackageOptions): string[] {
 }
 
 export function rbacFor(config: Config, providerRules: readonly ProviderRules[] = []): Manifest[] {
-  return rbacManifests({ namespace: config.leaderElection.resourceNamespace, leaseName: config.leaderElection.resourceName, providerRules });
+  return rbacManifests({
+    namespace: config.leaderElection.resourceNamespace,
+    leaseName: config.leaderElection.resourceName,
+    providerRules,
+  });
 }
 
 /** Kubernetes objects as a multi-document YAML stream. */
@@ -90,5 +109,7 @@ export function render(kind: Kind, o: PackageOptions): string {
       return toYaml(deployment(o));
     case "rbac":
       return toYaml(rbacFor(o.config, o.providerRules));
+    case "crds":
+      return o.customResources.length > 0 ? toYaml(o.customResources) : "# this provider defines no custom resources\n";
   }
 }

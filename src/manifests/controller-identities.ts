@@ -9,13 +9,11 @@
  * shipped RBAC carries one ClusterRoleBinding per identity to the same bootstrap role: no new rules, only
  * the binding upstream would have made.
  */
-import type { ControllerName } from "../controllers/names.ts";
-import type { PolicyRule } from "./rbac.ts";
+import type { PolicyRule } from "../kube/objects.ts";
+import { CONTROLLER_NAMES, CONTROLLERS, type ControllerIdentity, type ControllerName } from "../names/controllers.ts";
 
-export type ControllerIdentityName = "node-controller" | "service-controller" | "route-controller";
-
-export interface ControllerIdentity {
-  readonly name: ControllerIdentityName;
+export interface IdentityRules {
+  readonly name: ControllerIdentity;
   /** The controllers that write with this identity. */
   readonly controllers: readonly ControllerName[];
   /**
@@ -25,12 +23,16 @@ export interface ControllerIdentity {
   readonly rules: readonly PolicyRule[];
 }
 
+function writingAs(identity: ControllerIdentity): ControllerName[] {
+  return CONTROLLER_NAMES.filter((name) => CONTROLLERS[name].identity === identity);
+}
+
 const events: PolicyRule = { apiGroups: [""], resources: ["events"], verbs: ["create", "patch", "update"] };
 
-export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
+export const CONTROLLER_IDENTITIES: readonly IdentityRules[] = [
   {
     name: "node-controller",
-    controllers: ["cloud-node-controller", "cloud-node-lifecycle-controller"],
+    controllers: writingAs("node-controller"),
     rules: [
       { apiGroups: [""], resources: ["nodes"], verbs: ["get", "update", "patch", "delete"] },
       { apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"] },
@@ -39,12 +41,12 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
   },
   {
     name: "service-controller",
-    controllers: ["service-lb-controller"],
+    controllers: writingAs("service-controller"),
     rules: [{ apiGroups: [""], resources: ["services/status"], verbs: ["patch"] }, events],
   },
   {
     name: "route-controller",
-    controllers: ["node-route-controller"],
+    controllers: writingAs("route-controller"),
     rules: [{ apiGroups: [""], resources: ["nodes/status"], verbs: ["patch"] }, events],
   },
 ];
@@ -52,10 +54,13 @@ export const CONTROLLER_IDENTITIES: readonly ControllerIdentity[] = [
 /** The namespace whose ServiceAccounts kube-apiserver binds to the bootstrap controller roles. */
 export const BOOTSTRAP_NAMESPACE = "kube-system";
 
-export const bootstrapRole = (identity: ControllerIdentityName): string => `system:controller:${identity}`;
+export const bootstrapRole = (identity: ControllerIdentity): string => `system:controller:${identity}`;
 
 /** ClusterRoleBindings for the per-controller ServiceAccounts; none in kube-system (already bound there). */
-export function controllerIdentityBindings(namespace: string, labels: Readonly<Record<string, string>>): Record<string, unknown>[] {
+export function controllerIdentityBindings(
+  namespace: string,
+  labels: Readonly<Record<string, string>>,
+): Record<string, unknown>[] {
   if (namespace === BOOTSTRAP_NAMESPACE) return [];
   return CONTROLLER_IDENTITIES.map(({ name }) => ({
     apiVersion: "rbac.authorization.k8s.io/v1",

@@ -38,5 +38,9 @@ export function installPlan(o: PackageOptions, readable: readonly string[]): Ins
 }
 
 export function renderNextSteps(plan: InstallPlan): string {
-  return [`next steps, as root (flags live in ${ARGS_VARIABLE} of the environment file):`, ...plan.nextSteps.map((s) => `  ${s}`), ""].join("\n");
+  return [
+    `next steps, as root (flags live in ${ARGS_VARIABLE} of the environment file):`,
+    ...plan.nextSteps.map((s) => `  ${s}`),
+    "",
+  ].join("\n");
 }

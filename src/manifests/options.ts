@@ -2,10 +2,11 @@
  * What every generated file is made from: the manager's own validated flags (so a generated unit or pod
  * never carries a flag the manager would reject) plus how the binary is delivered.
  */
-import type { Config } from "../cli/config.ts";
-import { FLAGS } from "../cli/flags.ts";
-import { parseArgv } from "../cli/argv.ts";
-import type { ProviderRules } from "./rbac.ts";
+import type { Config } from "../config/config.ts";
+import { FLAGS } from "../config/flags.ts";
+import { parseArgv } from "../config/argv.ts";
+import type { ProviderRules } from "../cloud/registry.ts";
+import type { Manifest } from "../kube/objects.ts";
 
 export interface PackageOptions {
   readonly config: Config;
@@ -21,6 +22,8 @@ export interface PackageOptions {
   readonly envFile: string;
   /** The provider's own extra permissions (all providers' for `rbac` without --cloud-provider). */
   readonly providerRules: readonly ProviderRules[];
+  /** The provider's CustomResourceDefinitions (all providers' for `crds` without --cloud-provider). */
+  readonly customResources: readonly Manifest[];
 }
 
 export const NAME = "cloud-controller-manager";

@@ -5,7 +5,7 @@
  * control-plane taints, so they start before any CNI and before the nodes are initialised — the
  * chicken-and-egg problem every CCM install meets.
  */
-import type { Manifest } from "./rbac.ts";
+import type { Manifest } from "../kube/objects.ts";
 import { CCM_SERVICE_ACCOUNT } from "./rbac.ts";
 import { TAINT_UNINITIALIZED } from "../kube/well-known.ts";
 import { hostFiles, NAME, probeHost, type HostFile, type PackageOptions } from "./options.ts";
@@ -47,7 +47,10 @@ function secretVolume(path: string): Volume {
   const dir = path.slice(0, slash) || "/";
   const file = path.slice(slash + 1);
   return {
-    volume: { name: "cloud-config", secret: { secretName: CLOUD_CONFIG_SECRET, defaultMode: 0o440, items: [{ key: file, path: file }] } },
+    volume: {
+      name: "cloud-config",
+      secret: { secretName: CLOUD_CONFIG_SECRET, defaultMode: 0o440, items: [{ key: file, path: file }] },
+    },
     mount: { name: "cloud-config", mountPath: dir, readOnly: true },
   };
 }
@@ -112,7 +115,12 @@ export function staticPod(o: PackageOptions): Manifest {
 function inClusterPodSpec(o: PackageOptions): Obj {
   const { cloudConfig } = o.config;
   const others = hostFiles(o.config).filter((f) => f.flag !== "cloud-config");
-  const volumes = [...binaryVolume(o), ...(cloudConfig !== "" ? [secretVolume(cloudConfig)] : []), ...fileVolumes(others), ...certDirVolume(o)];
+  const volumes = [
+    ...binaryVolume(o),
+    ...(cloudConfig !== "" ? [secretVolume(cloudConfig)] : []),
+    ...fileVolumes(others),
+    ...certDirVolume(o),
+  ];
   return {
     serviceAccountName: CCM_SERVICE_ACCOUNT,
     hostNetwork: true,
@@ -121,20 +129,41 @@ function inClusterPodSpec(o: PackageOptions): Obj {
     priorityClassName: "system-cluster-critical",
     nodeSelector: { [CONTROL_PLANE]: "" },
     tolerations: tolerations(true),
-    securityContext: { runAsNonRoot: true, runAsUser: NON_ROOT, runAsGroup: NON_ROOT, fsGroup: NON_ROOT, seccompProfile: { type: "RuntimeDefault" } },
+    securityContext: {
+      runAsNonRoot: true,
+      runAsUser: NON_ROOT,
+      runAsGroup: NON_ROOT,
+      fsGroup: NON_ROOT,
+      seccompProfile: { type: "RuntimeDefault" },
+    },
     containers: [container(o, volumes)],
     volumes: volumes.map((v) => v.volume),
   };
 }
 
 export function serviceAccount(o: PackageOptions): Manifest {
-  return { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: CCM_SERVICE_ACCOUNT, namespace: namespace(o), labels: { ...LABELS } } };
+  return {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name: CCM_SERVICE_ACCOUNT, namespace: namespace(o), labels: { ...LABELS } },
+  };
 }
 
 /** One replica per control-plane node; leader election picks the active one. */
 export function daemonSet(o: PackageOptions): Manifest[] {
-  const spec = { selector: { matchLabels: { ...LABELS } }, template: { metadata: { labels: { ...LABELS } }, spec: inClusterPodSpec(o) } };
-  return [serviceAccount(o), { apiVersion: "apps/v1", kind: "DaemonSet", metadata: { name: NAME, namespace: namespace(o), labels: { ...LABELS } }, spec }];
+  const spec = {
+    selector: { matchLabels: { ...LABELS } },
+    template: { metadata: { labels: { ...LABELS } }, spec: inClusterPodSpec(o) },
+  };
+  return [
+    serviceAccount(o),
+    {
+      apiVersion: "apps/v1",
+      kind: "DaemonSet",
+      metadata: { name: NAME, namespace: namespace(o), labels: { ...LABELS } },
+      spec,
+    },
+  ];
 }
 
 /**
@@ -148,5 +177,13 @@ export function deployment(o: PackageOptions): Manifest[] {
     selector: { matchLabels: { ...LABELS } },
     template: { metadata: { labels: { ...LABELS } }, spec: inClusterPodSpec(o) },
   };
-  return [serviceAccount(o), { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: NAME, namespace: namespace(o), labels: { ...LABELS } }, spec }];
+  return [
+    serviceAccount(o),
+    {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: NAME, namespace: namespace(o), labels: { ...LABELS } },
+      spec,
+    },
+  ];
 }

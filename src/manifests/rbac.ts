@@ -4,6 +4,8 @@
  * so shipped and tested RBAC are one. The per-controller ServiceAccounts rely on the bootstrap
  * `system:controller:*` roles (see controller-identities.ts).
  */
+import type { ProviderRules } from "../cloud/registry.ts";
+import type { Manifest, PolicyRule } from "../kube/objects.ts";
 import { controllerIdentityBindings } from "./controller-identities.ts";
 
 export const CCM_USER = "system:cloud-controller-manager";
@@ -17,26 +19,6 @@ export interface RbacOptions {
   readonly leaseName: string;
   /** Providers' own extra permissions, each granted in a ClusterRole named after the provider. */
   readonly providerRules?: readonly ProviderRules[];
-}
-
-export interface ProviderRules {
-  readonly provider: string;
-  readonly rules: readonly PolicyRule[];
-}
-
-export interface PolicyRule {
-  apiGroups: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-  verbs: string[];
-}
-
-export interface Manifest {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
-  [field: string]: unknown;
 }
 
 const LABELS = { "app.kubernetes.io/name": "cloud-controller-manager" };
@@ -60,7 +42,12 @@ export function clusterRules(): PolicyRule[] {
 export function namespaceRules(options: RbacOptions): PolicyRule[] {
   return [
     { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
-    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [options.leaseName], verbs: ["get", "list", "watch", "update", "patch"] },
+    {
+      apiGroups: ["coordination.k8s.io"],
+      resources: ["leases"],
+      resourceNames: [options.leaseName],
+      verbs: ["get", "list", "watch", "update", "patch"],
+    },
     { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get", "create"] },
     { apiGroups: [""], resources: ["serviceaccounts/token"], verbs: ["create"] },
   ];
@@ -77,21 +64,72 @@ export function rbacManifests(options: RbacOptions): Manifest[] {
   const named = { name: CCM_ROLE, labels: LABELS };
   const inNamespace = { ...named, namespace: options.namespace };
   return [
-    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: CCM_SERVICE_ACCOUNT, namespace: options.namespace, labels: LABELS } },
+    {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      metadata: { name: CCM_SERVICE_ACCOUNT, namespace: options.namespace, labels: LABELS },
+    },
     { apiVersion: rbac, kind: "ClusterRole", metadata: named, rules: clusterRules() },
-    { apiVersion: rbac, kind: "ClusterRoleBinding", metadata: named, roleRef: roleRef("ClusterRole"), subjects: subjects(options.namespace) },
+    {
+      apiVersion: rbac,
+      kind: "ClusterRoleBinding",
+      metadata: named,
+      roleRef: roleRef("ClusterRole"),
+      subjects: subjects(options.namespace),
+    },
     { apiVersion: rbac, kind: "Role", metadata: inNamespace, rules: namespaceRules(options) },
-    { apiVersion: rbac, kind: "RoleBinding", metadata: inNamespace, roleRef: roleRef("Role"), subjects: subjects(options.namespace) },
+    {
+      apiVersion: rbac,
+      kind: "RoleBinding",
+      metadata: inNamespace,
+      roleRef: roleRef("Role"),
+      subjects: subjects(options.namespace),
+    },
+    authenticationReaderBinding(options.namespace),
     ...(controllerIdentityBindings(options.namespace, LABELS) as Manifest[]),
     ...(options.providerRules ?? []).flatMap((p) => providerRoles(p, options.namespace)),
   ];
 }
 
+/**
+ * The secure port reads the client CA and request-header settings from the ConfigMap
+ * `kube-system/extension-apiserver-authentication`, through the bootstrap Role that grants exactly that.
+ */
+function authenticationReaderBinding(namespace: string): Manifest {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: { name: `${CCM_ROLE}:apiserver-authentication-reader`, namespace: "kube-system", labels: LABELS },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "extension-apiserver-authentication-reader" },
+    subjects: subjects(namespace),
+  };
+}
+
 function providerRoles(p: ProviderRules, namespace: string): Manifest[] {
   const rbac = "rbac.authorization.k8s.io/v1";
   const named = { name: `${CCM_ROLE}:${p.provider}`, labels: LABELS };
-  return [
+  const roleRef = (kind: string): unknown => ({ apiGroup: "rbac.authorization.k8s.io", kind, name: named.name });
+  const cluster: Manifest[] = [
     { apiVersion: rbac, kind: "ClusterRole", metadata: named, rules: [...p.rules] },
-    { apiVersion: rbac, kind: "ClusterRoleBinding", metadata: named, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: named.name }, subjects: subjects(namespace) },
+    {
+      apiVersion: rbac,
+      kind: "ClusterRoleBinding",
+      metadata: named,
+      roleRef: roleRef("ClusterRole"),
+      subjects: subjects(namespace),
+    },
+  ];
+  if ((p.namespacedRules ?? []).length === 0) return cluster;
+  const inNamespace = { ...named, namespace };
+  return [
+    ...cluster,
+    { apiVersion: rbac, kind: "Role", metadata: inNamespace, rules: [...(p.namespacedRules ?? [])] },
+    {
+      apiVersion: rbac,
+      kind: "RoleBinding",
+      metadata: inNamespace,
+      roleRef: roleRef("Role"),
+      subjects: subjects(namespace),
+    },
   ];
 }

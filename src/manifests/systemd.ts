@@ -18,12 +18,20 @@ const UNSAFE = /[\s"'\\$%`]/;
 
 /** Problems that make the flags unusable in a unit (one line each, naming the flag). */
 export function systemdProblems(o: PackageOptions): string[] {
-  const problems = o.args.filter((arg) => UNSAFE.test(arg)).map((arg) => {
-    const [name = "", ...value] = arg.slice(2).split("=");
-    return `invalid value ${JSON.stringify(value.join("="))} for flag --${name}: a systemd unit cannot carry spaces, quotes, $, % or backslashes`;
-  });
-  if (UNSAFE.test(o.binary)) problems.push(`invalid value ${JSON.stringify(o.binary)} for flag --binary: a systemd unit cannot carry spaces, quotes, $, % or backslashes`);
-  if (UNSAFE.test(o.envFile)) problems.push(`invalid value ${JSON.stringify(o.envFile)} for flag --env-file: a systemd unit cannot carry spaces, quotes, $, % or backslashes`);
+  const problems = o.args
+    .filter((arg) => UNSAFE.test(arg))
+    .map((arg) => {
+      const [name = "", ...value] = arg.slice(2).split("=");
+      return `invalid value ${JSON.stringify(value.join("="))} for flag --${name}: a systemd unit cannot carry spaces, quotes, $, % or backslashes`;
+    });
+  if (UNSAFE.test(o.binary))
+    problems.push(
+      `invalid value ${JSON.stringify(o.binary)} for flag --binary: a systemd unit cannot carry spaces, quotes, $, % or backslashes`,
+    );
+  if (UNSAFE.test(o.envFile))
+    problems.push(
+      `invalid value ${JSON.stringify(o.envFile)} for flag --env-file: a systemd unit cannot carry spaces, quotes, $, % or backslashes`,
+    );
   return problems;
 }
 
@@ -93,5 +101,9 @@ export function environmentFile(o: PackageOptions): string {
 
 /** systemd-sysusers(8) entry creating the unit's system user and group. */
 export function sysusersEntry(): string {
-  return [`# The system user of ${NAME}.service; created by \`systemd-sysusers\`.`, `u ${NAME} - "Kubernetes cloud-controller-manager" / /usr/sbin/nologin`, ""].join("\n");
+  return [
+    `# The system user of ${NAME}.service; created by \`systemd-sysusers\`.`,
+    `u ${NAME} - "Kubernetes cloud-controller-manager" / /usr/sbin/nologin`,
+    "",
+  ].join("\n");
 }

@@ -22,7 +22,10 @@ export function createMetricsHub(main: Metrics): MetricsHub {
     },
     async render() {
       if (sources.size === 0) return { contentType: main.registry.contentType, body: await main.registry.metrics() };
-      const snapshots = await Promise.all([main.registry.getMetricsAsJSON(), ...[...sources].map((s) => s().catch(() => []))]);
+      const snapshots = await Promise.all([
+        main.registry.getMetricsAsJSON(),
+        ...[...sources].map((s) => s().catch(() => [])),
+      ]);
       const merged = AggregatorRegistry.aggregate(snapshots);
       return { contentType: main.registry.contentType, body: await merged.metrics() };
     },

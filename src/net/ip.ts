@@ -43,7 +43,12 @@ function parseIPv4(text: string): bigint | undefined {
 function parseIPv6(text: string): IP | undefined {
   if (text.includes("%")) return undefined;
   const halves = text.split("::");
-  const groups = halves.length === 2 ? expand(halves[0] ?? "", halves[1] ?? "") : halves.length === 1 ? parseGroups(text) : undefined;
+  const groups =
+    halves.length === 2
+      ? expand(halves[0] ?? "", halves[1] ?? "")
+      : halves.length === 1
+        ? parseGroups(text)
+        : undefined;
   if (!groups || groups.length !== 8) return undefined;
   return { family: 6, value: groups.reduce((acc, g) => (acc << 16n) | g, 0n) };
 }

@@ -4,7 +4,16 @@ import { issueCertificate } from "./x509.ts";
 
 test("a CA-signed leaf verifies against the CA and carries its names and usages", () => {
   const ca = issueCertificate({ subject: { commonName: "ca" }, isCA: true });
-  const leaf = issueCertificate({ subject: { commonName: "user", organizations: ["g1", "g2"] }, clientAuth: true, serverAuth: true, dnsNames: ["localhost"], ipAddresses: ["127.0.0.1", "::1"] }, ca);
+  const leaf = issueCertificate(
+    {
+      subject: { commonName: "user", organizations: ["g1", "g2"] },
+      clientAuth: true,
+      serverAuth: true,
+      dnsNames: ["localhost"],
+      ipAddresses: ["127.0.0.1", "::1"],
+    },
+    ca,
+  );
   const cert = new X509Certificate(leaf.certPem);
   expect(cert.verify(new X509Certificate(ca.certPem).publicKey)).toBe(true);
   expect(cert.checkIssued(new X509Certificate(ca.certPem))).toBe(true);

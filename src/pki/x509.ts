@@ -3,7 +3,15 @@
  * serving certificate (upstream generates one in memory when no --tls-cert-file is given) and for the
  * test control plane's CA, serving and client certificates. No other PKI features.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from "node:crypto";
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  type KeyObject,
+} from "node:crypto";
 import { parseIP } from "../net/ip.ts";
 
 export interface Subject {
@@ -97,7 +105,8 @@ function altNames(req: CertificateRequest): Buffer[] {
 }
 
 function extensions(req: CertificateRequest, keyId: Buffer, issuerKeyId: Buffer): Buffer {
-  const usage = req.isCA ? Buffer.from([0x86]) : Buffer.from([0xa0]); // keyCertSign|cRLSign|digitalSignature : digitalSignature|keyEncipherment
+  // keyCertSign|cRLSign|digitalSignature : digitalSignature|keyEncipherment
+  const usage = req.isCA ? Buffer.from([0x86]) : Buffer.from([0xa0]);
   const purposes = [...(req.serverAuth ? ["1.3.6.1.5.5.7.3.1"] : []), ...(req.clientAuth ? ["1.3.6.1.5.5.7.3.2"] : [])];
   const sans = altNames(req);
   const list = [
@@ -114,7 +123,9 @@ function extensions(req: CertificateRequest, keyId: Buffer, issuerKeyId: Buffer)
 const ECDSA_SHA256 = seq(oid("1.2.840.10045.4.3.2"));
 
 function keyIdOf(key: KeyObject): Buffer {
-  return createHash("sha1").update(createPublicKey(key).export({ type: "spki", format: "der" })).digest();
+  return createHash("sha1")
+    .update(createPublicKey(key).export({ type: "spki", format: "der" }))
+    .digest();
 }
 
 function pem(label: string, der: Buffer): string {
@@ -140,7 +151,11 @@ export function issueCertificate(req: CertificateRequest, issuer?: KeyPair): Key
   );
   const signature = sign("sha256", tbs, signer.key);
   const der = seq(tbs, ECDSA_SHA256, bitString(signature));
-  return { certPem: pem("CERTIFICATE", der), keyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(), subject: req.subject };
+  return {
+    certPem: pem("CERTIFICATE", der),
+    keyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+    subject: req.subject,
+  };
 }
 
 function issuerOf(pair: KeyPair): Issuer {

@@ -1,23 +1,21 @@
 /**
- * Delegated authentication and authorization, as upstream's serving chain does it: a bearer token is
- * checked with a TokenReview, the request with a SubjectAccessReview for its non-resource path and verb.
+ * Delegated authentication and authorization, as upstream's serving chain does it: a client certificate
+ * (request-header proxy, then x509; see client-auth.ts) or else a bearer token checked with a TokenReview,
+ * and the request with a SubjectAccessReview for its non-resource path and verb.
  * Answers are cached for the TTLs of the `--authentication-*` / `--authorization-*` flags. Paths in
  * `--authorization-always-allow-paths` skip both; `system:masters` skips the access review.
  */
 import { createHash } from "node:crypto";
 import { SUBJECT_ACCESS_REVIEWS, TOKEN_REVIEWS, type KubeApi } from "../kube/api.ts";
+import { KubeApiError } from "../kube/transport.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
-
-export interface UserInfo {
-  readonly username: string;
-  readonly uid?: string;
-  readonly groups: readonly string[];
-  readonly extra?: Readonly<Record<string, readonly string[]>>;
-}
+import { authenticateCertificate, type ClientCertAuth, type PeerRequest, type UserInfo } from "./client-auth.ts";
 
 export interface AuthOptions {
   readonly authn: KubeApi;
+  /** Client-certificate and request-header authentication, tried before bearer tokens (as upstream). */
+  readonly certificates?: () => ClientCertAuth;
   readonly authz: KubeApi;
   readonly alwaysAllowPaths: readonly string[];
   readonly authnTtlMs: number;
@@ -25,6 +23,8 @@ export interface AuthOptions {
   readonly deniedTtlMs: number;
   readonly logger: Logger;
   readonly now?: () => number;
+  /** Each TokenReview and SubjectAccessReview: its HTTP status (`<error>` without one) and duration. */
+  readonly observe?: (review: "authn" | "authz", code: string, seconds: number) => void;
 }
 
 export type Verdict = { allowed: true } | { allowed: false; status: 401 | 403; reason: string };
@@ -57,7 +57,21 @@ export function pathAllowed(path: string, allowed: readonly string[]): boolean {
   return allowed.some((p) => (p.endsWith("*") ? path.startsWith(p.slice(0, -1)) : path === p));
 }
 
-export function createAuthorizer(o: AuthOptions): (req: Request, path: string) => Promise<Verdict> {
+/** Runs one review, reporting its status code and duration. */
+async function timed<T>(o: AuthOptions, review: "authn" | "authz", call: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const seconds = (): number => (performance.now() - started) / 1000;
+  try {
+    const answer = await call();
+    o.observe?.(review, "201", seconds());
+    return answer;
+  } catch (error) {
+    o.observe?.(review, error instanceof KubeApiError ? String(error.status) : "<error>", seconds());
+    throw error;
+  }
+}
+
+export function createAuthorizer(o: AuthOptions): (req: Request, path: string, peer?: PeerRequest) => Promise<Verdict> {
   const now = o.now ?? Date.now;
   const tokens = new Map<string, Cached<UserInfo | undefined>>();
   const decisions = new Map<string, Cached<boolean>>();
@@ -66,7 +80,9 @@ export function createAuthorizer(o: AuthOptions): (req: Request, path: string) =
     const key = createHash("sha256").update(token).digest("hex");
     const hit = tokens.get(key);
     if (hit && hit.until > now()) return hit.value;
-    const review = await o.authn.create(TOKEN_REVIEWS, { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } });
+    const review = await timed(o, "authn", () =>
+      o.authn.create(TOKEN_REVIEWS, { apiVersion: "authentication.k8s.io/v1", kind: "TokenReview", spec: { token } }),
+    );
     return remember(tokens, key, { value: userOf(review as ReviewedUser), until: now() + o.authnTtlMs });
   }
 
@@ -75,29 +91,50 @@ export function createAuthorizer(o: AuthOptions): (req: Request, path: string) =
     const key = JSON.stringify([user.username, user.uid, user.groups, path, verb]);
     const hit = decisions.get(key);
     if (hit && hit.until > now()) return hit.value;
-    const review = await o.authz.create(SUBJECT_ACCESS_REVIEWS, {
-      apiVersion: "authorization.k8s.io/v1",
-      kind: "SubjectAccessReview",
-      spec: { user: user.username, uid: user.uid, groups: user.groups, extra: user.extra, nonResourceAttributes: { path, verb } },
-    });
+    const review = await timed(o, "authz", () =>
+      o.authz.create(SUBJECT_ACCESS_REVIEWS, {
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SubjectAccessReview",
+        spec: {
+          user: user.username,
+          uid: user.uid,
+          groups: user.groups,
+          extra: user.extra,
+          nonResourceAttributes: { path, verb },
+        },
+      }),
+    );
     const allowed = (review as { status?: { allowed?: boolean } }).status?.allowed === true;
     return remember(decisions, key, { value: allowed, until: now() + (allowed ? o.allowedTtlMs : o.deniedTtlMs) });
   }
 
-  return async (req, path) => {
+  async function identify(req: Request, peer: PeerRequest | undefined): Promise<UserInfo | undefined> {
+    const byCertificate = peer && o.certificates ? authenticateCertificate(o.certificates(), peer) : undefined;
+    if (byCertificate && "user" in byCertificate) return byCertificate.user;
+    if (byCertificate) o.logger.debug(`client certificate refused: ${byCertificate.error}`);
+    const token = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1];
+    return token ? authenticate(token) : undefined;
+  }
+
+  return async (req, path, peer) => {
     if (pathAllowed(path, o.alwaysAllowPaths)) return { allowed: true };
-    const header = req.headers.get("authorization") ?? "";
-    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-    if (!token) return { allowed: false, status: 401, reason: "Unauthorized" };
     try {
-      const user = await authenticate(token);
+      const user = await identify(req, peer);
       if (!user) return { allowed: false, status: 401, reason: "Unauthorized" };
       const verb = req.method === "GET" || req.method === "HEAD" ? "get" : req.method.toLowerCase();
       if (await authorize(user, path, verb)) return { allowed: true };
-      return { allowed: false, status: 403, reason: `Forbidden: user "${user.username}" cannot ${verb} path "${path}"` };
+      return {
+        allowed: false,
+        status: 403,
+        reason: `Forbidden: user "${user.username}" cannot ${verb} path "${path}"`,
+      };
     } catch (error) {
       o.logger.warn(`delegated auth for ${path} failed: ${errorMessage(error)}`);
-      return { allowed: false, status: 401, reason: "Unauthorized: authentication or authorization could not be checked" };
+      return {
+        allowed: false,
+        status: 401,
+        reason: "Unauthorized: authentication or authorization could not be checked",
+      };
     }
   };
 }

@@ -15,7 +15,13 @@ export interface HealthRegistry {
 /** Which checks an endpoint runs: every one, or those its filter keeps. */
 export type EndpointChecks = "all" | ((name: string) => boolean);
 
-export function createHealthRegistry(endpoints: Readonly<Record<string, EndpointChecks>>): HealthRegistry {
+/** Told the result of every check an endpoint runs (`/metrics/slis`). */
+export type CheckObserver = (endpoint: string, name: string, healthy: boolean) => void;
+
+export function createHealthRegistry(
+  endpoints: Readonly<Record<string, EndpointChecks>>,
+  observe: CheckObserver = () => undefined,
+): HealthRegistry {
   const checks = new Map<string, Check>();
   const namesFor = (endpoint: string): string[] => {
     const wanted = endpoints[endpoint] ?? "all";
@@ -30,17 +36,25 @@ export function createHealthRegistry(endpoints: Readonly<Record<string, Endpoint
     },
     handle(endpoint, url) {
       const rest = url.pathname.slice(endpoint.length + 1).replace(/^\//, "");
-      if (rest !== "") return single(checks.get(rest), rest);
+      const type = endpoint.slice(1);
+      if (rest !== "") return single(checks.get(rest), rest, (healthy) => observe(type, rest, healthy));
       const excluded = new Set(url.searchParams.getAll("exclude"));
       const results = namesFor(endpoint)
         .filter((n) => !excluded.has(n))
         .map((name) => ({ name, failure: safely(checks.get(name)) }));
+      for (const r of results) observe(type, r.name, r.failure === undefined);
       const failed = results.filter((r) => r.failure !== undefined);
       const verbose = url.searchParams.has("verbose") || failed.length > 0;
       const body = verbose
-        ? [...results.map((r) => (r.failure === undefined ? `[+]${r.name} ok` : `[-]${r.name} failed: ${r.failure}`)), failed.length > 0 ? `${endpoint} check failed` : `${endpoint} check passed`].join("\n")
+        ? [
+            ...results.map((r) => (r.failure === undefined ? `[+]${r.name} ok` : `[-]${r.name} failed: ${r.failure}`)),
+            failed.length > 0 ? `${endpoint} check failed` : `${endpoint} check passed`,
+          ].join("\n")
         : "ok";
-      return new Response(`${body}\n`, { status: failed.length > 0 ? 500 : 200, headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
+      return new Response(`${body}\n`, {
+        status: failed.length > 0 ? 500 : 200,
+        headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" },
+      });
     },
   };
 }
@@ -53,8 +67,11 @@ function safely(check: Check | undefined): string | undefined {
   }
 }
 
-function single(check: Check | undefined, name: string): Response {
+function single(check: Check | undefined, name: string, observe: (healthy: boolean) => void): Response {
   if (!check) return new Response(`no such check: ${name}\n`, { status: 404 });
   const failure = safely(check);
-  return new Response(failure === undefined ? "ok\n" : `internal server error: ${failure}\n`, { status: failure === undefined ? 200 : 500 });
+  observe(failure === undefined);
+  return new Response(failure === undefined ? "ok\n" : `internal server error: ${failure}\n`, {
+    status: failure === undefined ? 200 : 500,
+  });
 }

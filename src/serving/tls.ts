@@ -15,16 +15,30 @@ export interface ServingCert {
 
 const PAIR = "cloud-controller-manager";
 
-export function loadServingCert(o: { tlsCertFile: string; tlsPrivateKeyFile: string; certDir: string; hostname: string }): ServingCert {
+export function loadServingCert(o: {
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  certDir: string;
+  hostname: string;
+}): ServingCert {
   if (o.tlsCertFile !== "") {
-    return { cert: readFileSync(o.tlsCertFile, "utf8"), key: readFileSync(o.tlsPrivateKeyFile, "utf8"), source: o.tlsCertFile };
+    return {
+      cert: readFileSync(o.tlsCertFile, "utf8"),
+      key: readFileSync(o.tlsPrivateKeyFile, "utf8"),
+      source: o.tlsCertFile,
+    };
   }
   const certFile = o.certDir === "" ? "" : join(o.certDir, `${PAIR}.crt`);
   const keyFile = o.certDir === "" ? "" : join(o.certDir, `${PAIR}.key`);
   if (certFile !== "" && existsSync(certFile) && existsSync(keyFile)) {
     return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8"), source: certFile };
   }
-  const pair = issueCertificate({ subject: { commonName: `localhost@${Math.floor(Date.now() / 1000)}` }, serverAuth: true, dnsNames: ["localhost", o.hostname], ipAddresses: ["127.0.0.1", "::1"] });
+  const pair = issueCertificate({
+    subject: { commonName: `localhost@${Math.floor(Date.now() / 1000)}` },
+    serverAuth: true,
+    dnsNames: ["localhost", o.hostname],
+    ipAddresses: ["127.0.0.1", "::1"],
+  });
   if (certFile === "") return { cert: pair.certPem, key: pair.keyPem, source: "self-signed (in memory)" };
   mkdirSync(o.certDir, { recursive: true });
   writeFileSync(certFile, pair.certPem);

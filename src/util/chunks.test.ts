@@ -12,13 +12,17 @@ test("forEachChunk runs every item once, at most workers × chunkSize at a time,
     let inFlight = 0;
     let most = 0;
     const done: number[] = [];
-    await forEachChunk(Array.from({ length: c.items }, (_, i) => i), c, async (i) => {
-      inFlight += 1;
-      most = Math.max(most, inFlight);
-      await Bun.sleep(2);
-      inFlight -= 1;
-      done.push(i);
-    });
+    await forEachChunk(
+      Array.from({ length: c.items }, (_, i) => i),
+      c,
+      async (i) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        await Bun.sleep(2);
+        inFlight -= 1;
+        done.push(i);
+      },
+    );
     expect(done.sort((a, b) => a - b)).toEqual(Array.from({ length: c.items }, (_, i) => i));
     expect(most).toBe(c.most);
   }

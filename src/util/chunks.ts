@@ -10,7 +10,11 @@ export interface ChunkOptions {
   readonly signal?: AbortSignal;
 }
 
-export async function forEachChunk<T>(items: readonly T[], options: ChunkOptions, run: (item: T) => Promise<void>): Promise<void> {
+export async function forEachChunk<T>(
+  items: readonly T[],
+  options: ChunkOptions,
+  run: (item: T) => Promise<void>,
+): Promise<void> {
   const size = Math.max(1, options.chunkSize);
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -44,9 +44,17 @@ export function backoff(attempt: number, initialMs: number, maxMs: number): numb
   return Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30));
 }
 
-/** metav1.Time: RFC 3339 with seconds precision. */
+let lastSecond = Number.NaN;
+let lastStamp = "";
+
+/** metav1.Time: RFC 3339 with seconds precision (formatted once per second: a burst stamps thousands in one). */
 export function rfc3339(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastStamp = `${new Date(second * 1000).toISOString().slice(0, 19)}Z`;
+    lastSecond = second;
+  }
+  return lastStamp;
 }
 
 /** metav1.MicroTime: RFC 3339 with exactly six fractional digits (Lease times, events.k8s.io). */

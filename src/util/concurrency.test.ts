@@ -6,12 +6,14 @@ describe("KeyedLock", () => {
   test("one holder per key, in arrival order; other keys run alongside; released on failure", async () => {
     const lock = new KeyedLock();
     const log: string[] = [];
-    const step = (name: string, ms: number, fail = false) => async () => {
-      log.push(`${name} start`);
-      await Bun.sleep(ms);
-      log.push(`${name} end`);
-      if (fail) throw new Error(name);
-    };
+    const step =
+      (name: string, ms: number, fail = false) =>
+      async () => {
+        log.push(`${name} start`);
+        await Bun.sleep(ms);
+        log.push(`${name} end`);
+        if (fail) throw new Error(name);
+      };
     const a1 = lock.withLock("a", step("a1", 20, true)).catch(() => "a1 failed");
     const a2 = lock.withLock("a", step("a2", 1));
     const b = lock.withLock("b", step("b", 1));
@@ -60,13 +62,20 @@ describe("Semaphore", () => {
     const slots = new Semaphore(2);
     const log: string[] = [];
     let peak = 0;
-    const job = (name: string, fail = false) => async () => {
-      peak = Math.max(peak, slots.held);
-      log.push(name);
-      await Bun.sleep(5);
-      if (fail) throw new Error(name);
-    };
-    const runs = [slots.run(job("a", true)).catch(() => undefined), slots.run(job("b")), slots.run(job("c")), slots.run(job("d"))];
+    const job =
+      (name: string, fail = false) =>
+      async () => {
+        peak = Math.max(peak, slots.held);
+        log.push(name);
+        await Bun.sleep(5);
+        if (fail) throw new Error(name);
+      };
+    const runs = [
+      slots.run(job("a", true)).catch(() => undefined),
+      slots.run(job("b")),
+      slots.run(job("c")),
+      slots.run(job("d")),
+    ];
     await Promise.all(runs);
     expect(peak).toBe(2);
     expect(log).toEqual(["a", "b", "c", "d"]);

@@ -1,3 +1,5 @@
+import { Fifo } from "./fifo.ts";
+
 /**
  * One holder per key at a time, waiters served in arrival order. Used where two work paths act on the
  * same object and must never overlap (the service controller's Ensure/Delete and its node-sync Update,
@@ -31,7 +33,7 @@ export class KeyedLock {
 /** At most `limit` holders at a time; waiters are served in arrival order. */
 export class Semaphore {
   readonly #limit: number;
-  readonly #waiters: (() => void)[] = [];
+  readonly #waiters = new Fifo<() => void>();
   #held = 0;
 
   constructor(limit: number) {
@@ -61,7 +63,11 @@ export class Semaphore {
  * Calls `work` for every item with at most `limit` calls in flight, and resolves once all have settled.
  * `work` reports its own failures; a rejection here is a bug and is rethrown after the rest finish.
  */
-export async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const errors: unknown[] = [];
   const lane = async (): Promise<void> => {

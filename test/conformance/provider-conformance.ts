@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { InstanceNotFoundError } from "../../src/cloud/errors.ts";
 import type { CloudProvider, InstanceMetadata } from "../../src/cloud/provider.ts";
 import type { Node, Service } from "../../src/kube/objects.ts";
-import { deepFreeze } from "./freeze.ts";
+import { deepFreeze } from "../../src/util/freeze.ts";
 
 /** The cloud side of a conformance run: makes and changes instances the provider will be asked about. */
 export interface ConformanceCloud {
@@ -129,11 +129,17 @@ export function runProviderConformance(target: ConformanceTarget): void {
       await session.cloud.terminateInstance(c);
       const metas = await batch.instanceMetadataBatch([a, b, c]);
       expect(metas).toHaveLength(3);
-      expect("value" in metas[0]! && metas[0].value?.providerID).toBe((await instances().instanceMetadata(a))?.providerID ?? "");
+      expect("value" in metas[0]! && metas[0].value?.providerID).toBe(
+        (await instances().instanceMetadata(a))?.providerID ?? "",
+      );
       expect("value" in metas[1]!).toBe(true);
       expect("error" in metas[2]! && metas[2].error).toBeInstanceOf(InstanceNotFoundError);
       const states = await batch.instanceStateBatch([a, b, c]);
-      expect(states).toEqual([{ value: { exists: true, shutdown: false } }, { value: { exists: true, shutdown: true } }, { value: { exists: false } }]);
+      expect(states).toEqual([
+        { value: { exists: true, shutdown: false } },
+        { value: { exists: true, shutdown: true } },
+        { value: { exists: false } },
+      ]);
     });
 
     caseTest("loadBalancer", "load balancer life cycle: ensure, get, update, delete (idempotent)", async () => {
@@ -158,7 +164,10 @@ export function runProviderConformance(target: ConformanceTarget): void {
     caseTest("loadBalancerDualStack", "a dual-stack Service gets one ingress address per family", async () => {
       const lb = session.provider.loadBalancer;
       if (!lb) throw new Error("no load balancer capability");
-      const svc = serviceFixture(unique("svc-ds"), { ipFamilies: ["IPv4", "IPv6"], ipFamilyPolicy: "RequireDualStack" });
+      const svc = serviceFixture(unique("svc-ds"), {
+        ipFamilies: ["IPv4", "IPv6"],
+        ipFamilyPolicy: "RequireDualStack",
+      });
       const ensured = await lb.ensureLoadBalancer(clusterName, svc, [await node("lb-ds")]);
       const ips = (ensured.status.ingress ?? []).map((i) => i.ip ?? "");
       expect(ips.filter((ip) => ip.includes(":"))).toHaveLength(1);
@@ -174,7 +183,15 @@ export function runProviderConformance(target: ConformanceTarget): void {
       const v4 = `10.${200 + (serial % 50)}.${serial % 250}.0/24`;
       const v6 = `fd00:${serial.toString(16)}::/64`;
       const created = [];
-      for (const cidr of [v4, v6]) created.push(await routes.createRoute(clusterName, hint, { name: "", targetNode: target.metadata.name, destinationCIDR: cidr, blackhole: false }));
+      for (const cidr of [v4, v6])
+        created.push(
+          await routes.createRoute(clusterName, hint, {
+            name: "",
+            targetNode: target.metadata.name,
+            destinationCIDR: cidr,
+            blackhole: false,
+          }),
+        );
       const mine = (await routes.listRoutes(clusterName)).filter((r) => r.targetNode === target.metadata.name);
       expect(mine.map((r) => r.destinationCIDR).sort()).toEqual([v4, v6].sort());
       // A route createRoute resolves with must be the one listRoutes reports (the controller deletes by it).

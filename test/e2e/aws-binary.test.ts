@@ -27,10 +27,19 @@ describe("compiled binary with --cloud-provider=aws", () => {
       binary,
       cwd: dir,
       env: { PATH: "/usr/bin:/bin", HOME: dir, ...cloud.env() },
-      args: ["--cloud-provider=aws", `--cloud-config=${configFile}`, `--kubeconfig=${cp.kubeconfigs.ccm}`, "--leader-elect=false", "--secure-port=0", "--cluster-cidr=10.244.0.0/16"],
+      args: [
+        "--cloud-provider=aws",
+        `--cloud-config=${configFile}`,
+        `--kubeconfig=${cp.kubeconfigs.ccm}`,
+        "--leader-elect=false",
+        "--secure-port=0",
+        "--cluster-cidr=10.244.0.0/16",
+      ],
     });
     const line = await ccm.waitForLine(/aws: region|aws: cannot reach/, 60_000);
-    expect(line).toContain(`aws: region us-west-2, cluster tag kubernetes.io/cluster/e2e-binary: 2 instance(s), route table ${cloud.routeTableId}; ELB reachable, ELBv2 reachable`);
+    expect(line).toContain(
+      `aws: region us-west-2, cluster tag kubernetes.io/cluster/e2e-binary: 2 instance(s), route table ${cloud.routeTableId}; ELB reachable, ELBv2 reachable`,
+    );
     expect(await ccm.stop("SIGTERM")).toBe(0);
   }, 300_000);
 
@@ -38,10 +47,16 @@ describe("compiled binary with --cloud-provider=aws", () => {
     const { dir, binary } = await lonelyBinary("ccm-aws-binary-");
     const configFile = join(dir, "cloud.ini");
     writeFileSync(configFile, "[Global]\nVPC = my-vpc\nZone = mars-1\n");
-    const proc = Bun.spawn([binary, "--cloud-provider=aws", `--cloud-config=${configFile}`], { cwd: dir, env: { PATH: "/usr/bin:/bin" }, stderr: "pipe" });
+    const proc = Bun.spawn([binary, "--cloud-provider=aws", `--cloud-config=${configFile}`], {
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin" },
+      stderr: "pipe",
+    });
     const err = await new Response(proc.stderr).text();
     expect(await proc.exited).toBe(2);
-    expect(err).toContain(`invalid --cloud-config ${JSON.stringify(configFile)}: [Global] VPC: "my-vpc" is not a VPC ID`);
+    expect(err).toContain(
+      `invalid --cloud-config ${JSON.stringify(configFile)}: [Global] VPC: "my-vpc" is not a VPC ID`,
+    );
     expect(err).toContain(`[Global] Zone: "mars-1" is not an availability zone`);
     expect(err).toContain("[Global] KubernetesClusterID: required");
   }, 300_000);

@@ -20,12 +20,19 @@ describe("compiled binary", () => {
     const proc = Bun.spawn([binary, "--version"], { cwd: dir, env: { PATH: "/usr/bin:/bin" }, stdout: "pipe" });
     const out = await new Response(proc.stdout).text();
     expect(await proc.exited).toBe(0);
-    expect(out).toMatch(new RegExp(`^cloud-controller-manager v${pkg.version.replaceAll(".", "\\.")} \\(commit [0-9a-f]{12}(-dirty)?\\)\\n$`));
+    expect(out).toMatch(
+      new RegExp(
+        `^cloud-controller-manager v${pkg.version.replaceAll(".", "\\.")} \\(commit [0-9a-f]{12}(-dirty)?\\)\\n$`,
+      ),
+    );
   });
 
   test("rejects bad flags with status 2 and one line per problem", async () => {
     const { dir, binary } = await lonelyBinary();
-    const proc = Bun.spawn([binary, "--cloud-provider=fake", "--kube-api-burst=lots", "--controllers=nope"], { cwd: dir, stderr: "pipe" });
+    const proc = Bun.spawn([binary, "--cloud-provider=fake", "--kube-api-burst=lots", "--controllers=nope"], {
+      cwd: dir,
+      stderr: "pipe",
+    });
     const err = await new Response(proc.stderr).text();
     expect(await proc.exited).toBe(2);
     expect(err.trim().split("\n")).toEqual([
@@ -44,13 +51,23 @@ describe("compiled binary", () => {
         binary,
         cwd: dir,
         env: { PATH: "/usr/bin:/bin" },
-        args: ["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs[identity]}`, "--secure-port=0", `--leader-elect-resource-name=${lease}`, "--cluster-cidr=10.244.0.0/16"],
+        args: [
+          "--cloud-provider=fake",
+          `--kubeconfig=${cp.kubeconfigs[identity]}`,
+          "--secure-port=0",
+          `--leader-elect-resource-name=${lease}`,
+          "--cluster-cidr=10.244.0.0/16",
+        ],
       });
       await ccm.waitForLine(/successfully acquired lease kube-system\/e2e-/);
-      await ccm.waitForLine(/started 4 controller\(s\): cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller/);
+      await ccm.waitForLine(
+        /started 4 controller\(s\): cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller/,
+      );
       await ccm.waitForLine(/caches synced: \d+ node\(s\), \d+ service\(s\)/);
       // It re-executed itself (same PID) with JavaScriptCore's heap sized for a manager (app/heap-sizing.ts).
-      expect(readFileSync(`/proc/${ccm.proc.pid}/environ`, "utf8").split("\0")).toContain(`${JSC_RAM_SIZE}=${Math.min(totalmem(), HEAP_SIZING_RAM_BYTES)}`);
+      expect(readFileSync(`/proc/${ccm.proc.pid}/environ`, "utf8").split("\0")).toContain(
+        `${JSC_RAM_SIZE}=${Math.min(totalmem(), HEAP_SIZING_RAM_BYTES)}`,
+      );
       expect(await ccm.stop("SIGTERM")).toBe(0);
       expect(ccm.output()).not.toMatch(/forbidden|Forbidden/);
     });
@@ -63,9 +80,18 @@ describe("compiled binary", () => {
       binary,
       cwd: dir,
       env: { PATH: "/usr/bin:/bin" },
-      args: ["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs.ccm}`, "--secure-port=0", "--leader-elect=false", "--cluster-cidr=10.244.0.0/16", "--controller-threads=2"],
+      args: [
+        "--cloud-provider=fake",
+        `--kubeconfig=${cp.kubeconfigs.ccm}`,
+        "--secure-port=0",
+        "--leader-elect=false",
+        "--cluster-cidr=10.244.0.0/16",
+        "--controller-threads=2",
+      ],
     });
-    await ccm.waitForLine(/thread-0\] started 2 controller\(s\): cloud-node-controller, cloud-node-lifecycle-controller/);
+    await ccm.waitForLine(
+      /thread-0\] started 2 controller\(s\): cloud-node-controller, cloud-node-lifecycle-controller/,
+    );
     await ccm.waitForLine(/thread-1\] started 2 controller\(s\): node-route-controller, service-lb-controller/);
     expect(await ccm.stop("SIGTERM")).toBe(0);
   });

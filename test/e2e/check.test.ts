@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { applyObjects } from "../../scripts/control-plane/admin.ts";
 import { freePort } from "../../scripts/control-plane/ports.ts";
 import { NAMESPACES, NODES } from "../../src/kube/api.ts";
-import { rbacManifests, type Manifest, type PolicyRule } from "../../src/manifests/rbac.ts";
+import type { PolicyRule } from "../../src/kube/objects.ts";
+import type { Manifest } from "../../src/kube/objects.ts";
+import { rbacManifests } from "../../src/manifests/rbac.ts";
 import { compiledBinary } from "../harness/binary.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { kubeletNode, uniqueName } from "../harness/fixtures.ts";
@@ -27,11 +29,13 @@ async function check(args: string[]): Promise<{ status: number; stdout: string; 
   const proc = Bun.spawn([await compiledBinary(), "check", ...args], { stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
   const status = await proc.exited;
-  const findings = args.includes("--output=json") && status !== 2 ? (JSON.parse(stdout) as { findings: Finding[] }).findings : [];
+  const findings =
+    args.includes("--output=json") && status !== 2 ? (JSON.parse(stdout) as { findings: Finding[] }).findings : [];
   return { status, stdout, stderr, findings };
 }
 
-const failures = (findings: Finding[], name: string): string[] => findings.filter((f) => f.check === name && f.status === "fail").map((f) => f.detail);
+const failures = (findings: Finding[], name: string): string[] =>
+  findings.filter((f) => f.check === name && f.status === "fail").map((f) => f.detail);
 
 function cloudConfig(text: string): string {
   const path = join(mkdtempSync(join(tmpdir(), "ccm-check-")), "cloud.conf");
@@ -46,27 +50,37 @@ async function identityWithout(dropped: (rule: PolicyRule) => boolean, lease: st
   const cp = await controlPlane();
   const user = uniqueName("ccm-gap");
   const rename = (name: string): string => `${name}:${user}`;
-  const copy = rbacManifests({ namespace: "kube-system", leaseName: lease }).filter((m) => m.kind !== "ServiceAccount").map((m): Manifest => {
-    const rules = m.rules as PolicyRule[] | undefined;
-    const roleRef = m.roleRef as { name: string } | undefined;
-    return {
-      ...m,
-      metadata: { ...m.metadata, name: rename(m.metadata.name) },
-      ...(rules ? { rules: m.kind === "ClusterRole" ? rules.filter((r) => !dropped(r)) : rules } : {}),
-      ...(roleRef ? { roleRef: { ...roleRef, name: rename(roleRef.name) }, subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: user }] } : {}),
-    };
-  });
+  const copy = rbacManifests({ namespace: "kube-system", leaseName: lease })
+    .filter((m) => m.kind !== "ServiceAccount")
+    .map((m): Manifest => {
+      const rules = m.rules as PolicyRule[] | undefined;
+      const roleRef = m.roleRef as { name: string } | undefined;
+      return {
+        ...m,
+        metadata: { ...m.metadata, name: rename(m.metadata.name) },
+        ...(rules ? { rules: m.kind === "ClusterRole" ? rules.filter((r) => !dropped(r)) : rules } : {}),
+        ...(roleRef
+          ? {
+              roleRef: { ...roleRef, name: rename(roleRef.name) },
+              subjects: [{ kind: "User", apiGroup: "rbac.authorization.k8s.io", name: user }],
+            }
+          : {}),
+      };
+    });
   await applyObjects(cp.admin, copy);
   const cert = cp.pki.issueClient(user, user);
   const kubeconfig = join(mkdtempSync(join(tmpdir(), "ccm-gap-")), "kubeconfig");
-  writeFileSync(kubeconfig, JSON.stringify({
-    apiVersion: "v1",
-    kind: "Config",
-    clusters: [{ name: "c", cluster: { server: cp.server, "certificate-authority": cp.caFile } }],
-    users: [{ name: user, user: { "client-certificate": cert.certFile, "client-key": cert.keyFile } }],
-    contexts: [{ name: user, context: { cluster: "c", user } }],
-    "current-context": user,
-  }));
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "c", cluster: { server: cp.server, "certificate-authority": cp.caFile } }],
+      users: [{ name: user, user: { "client-certificate": cert.certFile, "client-key": cert.keyFile } }],
+      contexts: [{ name: user, context: { cluster: "c", user } }],
+      "current-context": user,
+    }),
+  );
   return kubeconfig;
 }
 
@@ -76,7 +90,14 @@ describe("check", () => {
     const lease = uniqueName("check-ok");
     await grantLease(lease);
     await expectNoNodeProblems(CIDR);
-    const result = await check(["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs.ccm}`, `--cloud-config=${cloudConfig("autoInstances: true\n")}`, `--cluster-cidr=${CIDR}`, `--leader-elect-resource-name=${lease}`, "--use-service-account-credentials"]);
+    const result = await check([
+      "--cloud-provider=fake",
+      `--kubeconfig=${cp.kubeconfigs.ccm}`,
+      `--cloud-config=${cloudConfig("autoInstances: true\n")}`,
+      `--cluster-cidr=${CIDR}`,
+      `--leader-elect-resource-name=${lease}`,
+      "--use-service-account-credentials",
+    ]);
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
     const rows = result.stdout.trim().split("\n");
@@ -86,8 +107,21 @@ describe("check", () => {
     // Other tests share the API server: nodes of theirs still waiting for a manager are a note, never a failure.
     const notes = rows.slice(1, -2).filter((r) => statusOf(r) === "NOTE");
     expect(notes.every((r) => /carry the uninitialized taint and wait for this manager/.test(r))).toBe(true);
-    expect(rows.slice(1, -2).filter((r) => statusOf(r) !== "NOTE").map((r) => `${r.split(/\s+/)[0]} ${statusOf(r)}`)).toEqual([
-      "api-server OK", "rbac OK", "rbac OK", "rbac OK", "rbac OK", "nodes OK", "cluster-cidr OK", "lease OK", "cloud OK",
+    expect(
+      rows
+        .slice(1, -2)
+        .filter((r) => statusOf(r) !== "NOTE")
+        .map((r) => `${r.split(/\s+/)[0]} ${statusOf(r)}`),
+    ).toEqual([
+      "api-server OK",
+      "rbac OK",
+      "rbac OK",
+      "rbac OK",
+      "rbac OK",
+      "nodes OK",
+      "cluster-cidr OK",
+      "lease OK",
+      "cloud OK",
     ]);
     expect(result.stdout).toContain("the kubeconfig authenticates as system:cloud-controller-manager");
     expect(result.stdout).toContain("ServiceAccount kube-system/node-controller: all 8 needed permission(s) granted");
@@ -102,19 +136,39 @@ describe("check", () => {
     await cp.admin.create(NODES, kubeletNode(bad, { uninitialized: false }));
     await cp.admin.create(NODES, kubeletNode(waiting));
     try {
-      const result = await check(["--cloud-provider=fake", `--kubeconfig=${kubeconfig}`, "--configure-cloud-routes=false", `--leader-elect-resource-name=${lease}`, "--output=json"]);
+      const result = await check([
+        "--cloud-provider=fake",
+        `--kubeconfig=${kubeconfig}`,
+        "--configure-cloud-routes=false",
+        `--leader-elect-resource-name=${lease}`,
+        "--output=json",
+      ]);
       expect(result.status).toBe(1);
       const user = result.findings[0]?.detail.split(" authenticates as ")[1] ?? "";
       expect(user).toMatch(/^ccm-gap-/);
-      expect(failures(result.findings, "rbac")).toEqual([`${user} may not patch services/status (needed by service-lb-controller)`]);
+      expect(failures(result.findings, "rbac")).toEqual([
+        `${user} may not patch services/status (needed by service-lb-controller)`,
+      ]);
       const nodes = failures(result.findings, "nodes");
       expect(nodes).toHaveLength(1);
       expect(nodes[0]).toContain("registered without --cloud-provider=external");
       expect(nodes[0]).toContain(bad);
       expect(nodes[0]).not.toContain(waiting);
-      expect(result.findings.filter((f) => f.status === "fail").map((f) => f.check).sort()).toEqual(["nodes", "rbac"]);
+      expect(
+        result.findings
+          .filter((f) => f.status === "fail")
+          .map((f) => f.check)
+          .sort(),
+      ).toEqual(["nodes", "rbac"]);
 
-      const withoutServices = await check(["--cloud-provider=fake", `--kubeconfig=${kubeconfig}`, "--configure-cloud-routes=false", `--leader-elect-resource-name=${lease}`, "--controllers=*,-service", "--output=json"]);
+      const withoutServices = await check([
+        "--cloud-provider=fake",
+        `--kubeconfig=${kubeconfig}`,
+        "--configure-cloud-routes=false",
+        `--leader-elect-resource-name=${lease}`,
+        "--controllers=*,-service",
+        "--output=json",
+      ]);
       expect(failures(withoutServices.findings, "rbac")).toEqual([]);
     } finally {
       await cp.admin.delete(NODES, bad);
@@ -126,11 +180,23 @@ describe("check", () => {
     const cp = await controlPlane();
     const namespace = uniqueName("ccm-sa");
     await cp.admin.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
-    const flags = ["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs.ccm}`, "--configure-cloud-routes=false", `--leader-elect-resource-namespace=${namespace}`, "--use-service-account-credentials", "--output=json"];
+    const flags = [
+      "--cloud-provider=fake",
+      `--kubeconfig=${cp.kubeconfigs.ccm}`,
+      "--configure-cloud-routes=false",
+      `--leader-elect-resource-namespace=${namespace}`,
+      "--use-service-account-credentials",
+      "--output=json",
+    ];
     const before = await check(flags);
     expect(before.status).toBe(1);
-    const accounts = (findings: Finding[]): string[] => [...new Set(failures(findings, "rbac").map((d) => d.split(" may not ")[0]!))];
-    expect(accounts(before.findings)).toEqual(["system:cloud-controller-manager", ...["node-controller", "service-controller", "route-controller"].map((n) => `ServiceAccount ${namespace}/${n}`)]);
+    const accounts = (findings: Finding[]): string[] => [
+      ...new Set(failures(findings, "rbac").map((d) => d.split(" may not ")[0]!)),
+    ];
+    expect(accounts(before.findings)).toEqual([
+      "system:cloud-controller-manager",
+      ...["node-controller", "service-controller", "route-controller"].map((n) => `ServiceAccount ${namespace}/${n}`),
+    ]);
 
     await applyObjects(cp.admin, rbacManifests({ namespace, leaseName: "cloud-controller-manager" }));
     const after = await check(flags);
@@ -141,16 +207,36 @@ describe("check", () => {
   test("reports a cloud it cannot reach", async () => {
     const cp = await controlPlane();
     const endpoint = `http://127.0.0.1:${await freePort()}`;
-    const result = await check(["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs.ccm}`, `--cloud-config=${cloudConfig(`endpoint: ${endpoint}\n`)}`, "--configure-cloud-routes=false", "--leader-elect=false", "--output=json"]);
+    const result = await check([
+      "--cloud-provider=fake",
+      `--kubeconfig=${cp.kubeconfigs.ccm}`,
+      `--cloud-config=${cloudConfig(`endpoint: ${endpoint}\n`)}`,
+      "--configure-cloud-routes=false",
+      "--leader-elect=false",
+      "--output=json",
+    ]);
     expect(result.status).toBe(1);
-    expect(failures(result.findings, "cloud")).toEqual([expect.stringMatching(new RegExp(`^provider fake: the fake cloud at ${endpoint} did not answer a describe of zero instances: `)) as unknown as string]);
+    expect(failures(result.findings, "cloud")).toEqual([
+      expect.stringMatching(
+        new RegExp(`^provider fake: the fake cloud at ${endpoint} did not answer a describe of zero instances: `),
+      ) as unknown as string,
+    ]);
   }, 60_000);
 
   test("bad flags: exit 2, one line naming the flag and value", async () => {
     const cases: [string[], string][] = [
-      [["--cloud-provider=fake", "--output=yaml"], 'error: invalid value "yaml" for flag --output: must be one of table, json\n'],
-      [["--cloud-provider=fake", "--kube-api-burst=lots"], 'error: invalid value "lots" for flag --kube-api-burst: must be an integer\n'],
-      [["--cloud-provider=fake", "--cloud-config=/nonexistent/cloud.conf"], 'error: invalid value "/nonexistent/cloud.conf" for flag --cloud-config: cannot read it: ENOENT: no such file or directory, open \'/nonexistent/cloud.conf\'\n'],
+      [
+        ["--cloud-provider=fake", "--output=yaml"],
+        'error: invalid value "yaml" for flag --output: must be one of table, json\n',
+      ],
+      [
+        ["--cloud-provider=fake", "--kube-api-burst=lots"],
+        'error: invalid value "lots" for flag --kube-api-burst: must be an integer\n',
+      ],
+      [
+        ["--cloud-provider=fake", "--cloud-config=/nonexistent/cloud.conf"],
+        "error: invalid value \"/nonexistent/cloud.conf\" for flag --cloud-config: cannot read it: ENOENT: no such file or directory, open '/nonexistent/cloud.conf'\n",
+      ],
     ];
     for (const [args, stderr] of cases) {
       const result = await check(args);

@@ -11,7 +11,16 @@
  * The tests run in order and build on each other (the release, then installs from it).
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
@@ -64,18 +73,26 @@ async function simulatedHost(): Promise<Host> {
   const cp = await controlPlane();
   const root = mkdtempSync(join(tmpdir(), "ccm-host-"));
   for (const dir of ["etc/kubernetes/manifests", "usr/local/bin"]) mkdirSync(join(root, dir), { recursive: true });
-  writeFileSync(join(root, "etc/kubernetes/cloud-controller-manager.conf"), embeddedKubeconfig(cp.kubeconfigs.ccm), { mode: 0o600 });
+  writeFileSync(join(root, "etc/kubernetes/cloud-controller-manager.conf"), embeddedKubeconfig(cp.kubeconfigs.ccm), {
+    mode: 0o600,
+  });
   writeFileSync(join(root, "etc/kubernetes/cloud.conf"), "autoInstances: true\n", { mode: 0o600 });
   const shims = join(root, "shims");
   mkdirSync(shims);
-  writeFileSync(join(shims, "kubectl"), `#!/bin/sh\nexec "${process.execPath}" "${join(repo, "test/harness/kubectl-shim.ts")}" "$@"\n`);
+  writeFileSync(
+    join(shims, "kubectl"),
+    `#!/bin/sh\nexec "${process.execPath}" "${join(repo, "test/harness/kubectl-shim.ts")}" "$@"\n`,
+  );
   chmodSync(join(shims, "kubectl"), 0o755);
   return { root, shims, cwd: repo };
 }
 
 /** The harness's kubeconfig with its certificates embedded, as kubeadm writes them. */
 function embeddedKubeconfig(path: string): string {
-  const config = JSON.parse(readFileSync(path, "utf8")) as { clusters: { cluster: Record<string, string> }[]; users: { user: Record<string, string> }[] };
+  const config = JSON.parse(readFileSync(path, "utf8")) as {
+    clusters: { cluster: Record<string, string> }[];
+    users: { user: Record<string, string> }[];
+  };
   const embed = (o: Record<string, string>, key: string): void => {
     if (o[key] === undefined) return;
     o[`${key}-data`] = readFileSync(o[key]).toString("base64");
@@ -104,7 +121,11 @@ async function sh(h: Host, line: string): Promise<string> {
   const cp = await controlPlane();
   const proc = Bun.spawn(["bash", "-euo", "pipefail", "-c", reroot(h, line)], {
     cwd: h.cwd,
-    env: { ...process.env, PATH: `${h.shims}:${join(h.root, "usr/local/bin")}:${process.env.PATH ?? ""}`, KUBECONFIG: cp.kubeconfigs.admin },
+    env: {
+      ...process.env,
+      PATH: `${h.shims}:${join(h.root, "usr/local/bin")}:${process.env.PATH ?? ""}`,
+      KUBECONFIG: cp.kubeconfigs.admin,
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -123,11 +144,18 @@ async function runBlock(h: Host, block: Block): Promise<string> {
 }
 
 function sums(dir: string): Map<string, string> {
-  return new Map(readFileSync(join(dir, "SHA256SUMS"), "utf8").trim().split("\n").map((l) => [l.slice(66), l.slice(0, 64)] as const));
+  return new Map(
+    readFileSync(join(dir, "SHA256SUMS"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => [l.slice(66), l.slice(0, 64)] as const),
+  );
 }
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((p) => statSync(join(dir, p)).isFile()).sort();
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((p) => statSync(join(dir, p)).isFile())
+    .sort();
 }
 
 /** ELF e_machine: 0x3e x86-64, 0xb7 AArch64. */
@@ -148,7 +176,15 @@ describe("release and README install", () => {
     await runBlock(h, build!);
     const release = join(repo, "dist", "release");
     const arches = readdirSync(release).includes("cloud-controller-manager-linux-arm64") ? ["x64", "arm64"] : ["x64"];
-    expect(readdirSync(release).sort()).toEqual(["SHA256SUMS", ...arches.flatMap((a) => [`cloud-controller-manager-linux-${a}`, `cloud-controller-manager-${version}-linux-${a}.tar.gz`])].sort());
+    expect(readdirSync(release).sort()).toEqual(
+      [
+        "SHA256SUMS",
+        ...arches.flatMap((a) => [
+          `cloud-controller-manager-linux-${a}`,
+          `cloud-controller-manager-${version}-linux-${a}.tar.gz`,
+        ]),
+      ].sort(),
+    );
     expect(await sha256sumCheck(release)).toContain("cloud-controller-manager-linux-x64: OK");
     expect(elfMachine(join(release, "cloud-controller-manager-linux-x64"))).toBe(0x3e);
     if (arches.includes("arm64")) expect(elfMachine(join(release, "cloud-controller-manager-linux-arm64"))).toBe(0xb7);
@@ -157,7 +193,9 @@ describe("release and README install", () => {
     for (const file of [`${base}.tar.gz`, "SHA256SUMS"]) copyFileSync(join(release, file), join(h.cwd, file));
     const printed = await runBlock(h, site!);
     expect(h.cwd.endsWith(base)).toBe(true);
-    expect(printed).toMatch(new RegExp(`^cloud-controller-manager ${version.replaceAll(".", "\\.")} \\(commit [0-9a-f]{12}(-dirty)?\\)\\n$`));
+    expect(printed).toMatch(
+      new RegExp(`^cloud-controller-manager ${version.replaceAll(".", "\\.")} \\(commit [0-9a-f]{12}(-dirty)?\\)\\n$`),
+    );
     expect(sums(release).get("cloud-controller-manager-linux-x64")).toBe(sums(h.cwd).get("cloud-controller-manager"));
   }, 300_000);
 
@@ -165,19 +203,40 @@ describe("release and README install", () => {
     const h = host!;
     const providers = readdirSync(join(h.cwd, "manifests")).sort();
     expect(providers).toContain("fake");
-    expect(filesUnder(h.cwd)).toEqual(["INSTALL.md", "SHA256SUMS", "cloud-controller-manager", ...providers.flatMap((p) => KINDS.map((k) => `manifests/${p}/${FILE_NAMES[k]}`).sort())].sort());
+    expect(filesUnder(h.cwd)).toEqual(
+      [
+        "INSTALL.md",
+        "SHA256SUMS",
+        "cloud-controller-manager",
+        ...providers.flatMap((p) => KINDS.map((k) => `manifests/${p}/${FILE_NAMES[k]}`).sort()),
+      ].sort(),
+    );
     expect([...sums(h.cwd).keys()].sort()).toEqual(filesUnder(h.cwd).filter((f) => f !== "SHA256SUMS"));
     const install = readFileSync(join(h.cwd, "INSTALL.md"), "utf8");
     expect(install).toStartWith(`# cloud-controller-manager ${version} for linux-x64\n`);
     expect(install).toContain(installSection(README));
     for (const kind of KINDS) {
-      const proc = Bun.spawn(["./cloud-controller-manager", "manifests", kind, "--cloud-provider=fake", "--cloud-config=/etc/kubernetes/cloud.conf"], { cwd: h.cwd, stdout: "pipe" });
-      expect(await new Response(proc.stdout).text()).toBe(readFileSync(join(h.cwd, "manifests/fake", FILE_NAMES[kind]), "utf8"));
+      const proc = Bun.spawn(
+        [
+          "./cloud-controller-manager",
+          "manifests",
+          kind,
+          "--cloud-provider=fake",
+          "--cloud-config=/etc/kubernetes/cloud.conf",
+        ],
+        { cwd: h.cwd, stdout: "pipe" },
+      );
+      expect(await new Response(proc.stdout).text()).toBe(
+        readFileSync(join(h.cwd, "manifests/fake", FILE_NAMES[kind]), "utf8"),
+      );
     }
     const cp = await controlPlane();
     for (const p of providers) {
       for (const file of readdirSync(join(h.cwd, "manifests", p)).filter((f) => f.endsWith(".yaml"))) {
-        const objects = [Bun.YAML.parse(readFileSync(join(h.cwd, "manifests", p, file), "utf8")) as KubeObject | KubeObject[]].flat();
+        const parsed = Bun.YAML.parse(readFileSync(join(h.cwd, "manifests", p, file), "utf8")) as
+          KubeObject | KubeObject[] | null;
+        // A provider without custom resources ships crds.yaml holding only a comment: nothing to apply.
+        const objects = [parsed ?? []].flat();
         await applyObjects(cp.admin, objects, { dryRun: true });
       }
     }
@@ -192,8 +251,13 @@ describe("release and README install", () => {
     expect(unroot(h, output)).toBe(`${printed!.body}\n`);
     const unit = readFileSync(join(h.root, "etc/systemd/system/cloud-controller-manager.service"), "utf8");
     expect(unit).toContain("ExecStart=/usr/local/bin/cloud-controller-manager $CCM_ARGS\n");
-    expect(readFileSync(join(h.root, "usr/local/bin/cloud-controller-manager"))).toEqual(readFileSync(join(h.cwd, "cloud-controller-manager")));
-    const check = printed!.body.split("\n").find((l) => l.includes(" check "))!.trim();
+    expect(readFileSync(join(h.root, "usr/local/bin/cloud-controller-manager"))).toEqual(
+      readFileSync(join(h.cwd, "cloud-controller-manager")),
+    );
+    const check = printed!.body
+      .split("\n")
+      .find((l) => l.includes(" check "))!
+      .trim();
     expect(await sh(h, check)).toContain("no problems found");
   }, 120_000);
 
@@ -203,7 +267,9 @@ describe("release and README install", () => {
     const [commands, ...rest] = blocksOf("Static pod");
     expect(rest).toEqual([]);
     await runBlock(h, commands!);
-    const pod = Bun.YAML.parse(readFileSync(join(h.root, "etc/kubernetes/manifests/cloud-controller-manager.yaml"), "utf8")) as KubeObject;
+    const pod = Bun.YAML.parse(
+      readFileSync(join(h.root, "etc/kubernetes/manifests/cloud-controller-manager.yaml"), "utf8"),
+    ) as KubeObject;
     expect(pod.kind).toBe("Pod");
     const cp = await controlPlane();
     await applyObjects(cp.admin, [pod], { dryRun: true });
@@ -218,13 +284,23 @@ describe("release and README install", () => {
     const daemonSet = resourceFor("DaemonSet");
     try {
       await runBlock(h, commands!);
-      const stored = await cp.admin.get<KubeObject & { data: Record<string, string> }>(secret, "cloud-controller-manager-cloud-config", { namespace: "kube-system" });
+      const stored = await cp.admin.get<KubeObject & { data: Record<string, string> }>(
+        secret,
+        "cloud-controller-manager-cloud-config",
+        { namespace: "kube-system" },
+      );
       expect(Buffer.from(stored.data["cloud.conf"]!, "base64").toString()).toBe("autoInstances: true\n");
-      const ds = await cp.admin.get<KubeObject & { spec: { template: { spec: { serviceAccountName: string } } } }>(daemonSet, "cloud-controller-manager", { namespace: "kube-system" });
+      const ds = await cp.admin.get<KubeObject & { spec: { template: { spec: { serviceAccountName: string } } } }>(
+        daemonSet,
+        "cloud-controller-manager",
+        { namespace: "kube-system" },
+      );
       expect(ds.spec.template.spec.serviceAccountName).toBe("cloud-controller-manager");
     } finally {
       await cp.admin.delete(daemonSet, "cloud-controller-manager", { namespace: "kube-system" }).catch(() => undefined);
-      await cp.admin.delete(secret, "cloud-controller-manager-cloud-config", { namespace: "kube-system" }).catch(() => undefined);
+      await cp.admin
+        .delete(secret, "cloud-controller-manager-cloud-config", { namespace: "kube-system" })
+        .catch(() => undefined);
     }
   }, 120_000);
 });

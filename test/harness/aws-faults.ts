@@ -27,8 +27,10 @@ export function faultProxy(target: string, plan: (n: number, body: string) => Fa
       const body = await request.arrayBuffer();
       const fault = plan(seen.length, new TextDecoder().decode(body));
       seen.push(fault);
-      if (fault === "throttle") return new Response(ec2Error("RequestLimitExceeded"), { status: 503, headers: { "Content-Type": "text/xml" } });
-      if (typeof fault === "object") return new Response(ec2Error(fault.code), { status: fault.status, headers: { "Content-Type": "text/xml" } });
+      if (fault === "throttle")
+        return new Response(ec2Error("RequestLimitExceeded"), { status: 503, headers: { "Content-Type": "text/xml" } });
+      if (typeof fault === "object")
+        return new Response(ec2Error(fault.code), { status: fault.status, headers: { "Content-Type": "text/xml" } });
       if (fault === "hang") {
         await new Promise<void>((resolve) => hanging.add(resolve));
         return new Response("", { status: 503 });

@@ -35,8 +35,17 @@ export interface CcmOptions {
 }
 
 export function startCcm(options: CcmOptions): CcmProcess {
-  const command = options.binary ? [options.binary, ...options.args] : [process.execPath, join(root, "src", "main.ts"), ...options.args];
-  const proc = track(Bun.spawn(command, { cwd: options.cwd ?? root, env: options.cleanEnv ? { ...options.env } : { ...process.env, ...options.env }, stdout: "pipe", stderr: "pipe" }));
+  const command = options.binary
+    ? [options.binary, ...options.args]
+    : [process.execPath, join(root, "src", "main.ts"), ...options.args];
+  const proc = track(
+    Bun.spawn(command, {
+      cwd: options.cwd ?? root,
+      env: options.cleanEnv ? { ...options.env } : { ...process.env, ...options.env },
+      stdout: "pipe",
+      stderr: "pipe",
+    }),
+  );
   const lines: string[] = [];
   const waiters = new Set<() => void>();
   mkdirSync(CCM_LOG_DIR, { recursive: true });
@@ -68,8 +77,10 @@ export function startCcm(options: CcmOptions): CcmProcess {
       for (;;) {
         const hit = lines.find((l) => pattern.test(l));
         if (hit !== undefined) return hit;
-        if (proc.exitCode !== null) throw new Error(`CCM exited (${proc.exitCode}) before logging ${pattern}:\n${lines.slice(-40).join("\n")}`);
-        if (Date.now() > deadline) throw new Error(`CCM did not log ${pattern} within ${timeoutMs} ms:\n${lines.slice(-40).join("\n")}`);
+        if (proc.exitCode !== null)
+          throw new Error(`CCM exited (${proc.exitCode}) before logging ${pattern}:\n${lines.slice(-40).join("\n")}`);
+        if (Date.now() > deadline)
+          throw new Error(`CCM did not log ${pattern} within ${timeoutMs} ms:\n${lines.slice(-40).join("\n")}`);
         await new Promise<void>((resolve) => {
           const wake = (): void => {
             waiters.delete(wake);

@@ -9,7 +9,10 @@ import { startControlPlane, type ControlPlane } from "../../scripts/control-plan
 let shared: Promise<ControlPlane> | undefined;
 
 export function controlPlane(): Promise<ControlPlane> {
-  shared ??= startControlPlane({ dir: freshRunDir("test-runs"), log: (line) => console.error(`[control-plane] ${line}`) }).then((cp) => {
+  shared ??= startControlPlane({
+    dir: freshRunDir("test-runs"),
+    log: (line) => console.error(`[control-plane] ${line}`),
+  }).then((cp) => {
     console.error(`[control-plane] ${cp.server}; logs and kubeconfigs in ${cp.dir}`);
     return cp;
   });

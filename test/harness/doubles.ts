@@ -21,7 +21,9 @@ export interface RecordedEvent {
 }
 
 export function recordingRecorder(events: RecordedEvent[]): EventRecorder {
-  return { event: (object, type, reason, message) => void events.push({ object: object.metadata.name, type, reason, message }) };
+  return {
+    event: (object, type, reason, message) => void events.push({ object: object.metadata.name, type, reason, message }),
+  };
 }
 
 /** The error `promise` rejects with (fails the test if it resolves). */

@@ -17,7 +17,10 @@ export interface KubeletNodeOptions {
 
 export function kubeletNode(name: string, o: KubeletNodeOptions = {}): Node {
   const ips = o.nodeIP ? o.nodeIP.split(",") : [];
-  const addresses: NodeAddress[] = [...ips.map((address) => ({ type: "InternalIP" as const, address })), { type: "Hostname", address: name }];
+  const addresses: NodeAddress[] = [
+    ...ips.map((address) => ({ type: "InternalIP" as const, address })),
+    { type: "Hostname", address: name },
+  ];
   const conditions: NodeCondition[] = o.ready === undefined ? [] : [readyCondition(o.ready)];
   return {
     apiVersion: "v1",
@@ -38,10 +41,26 @@ export function kubeletNode(name: string, o: KubeletNodeOptions = {}): Node {
 
 export function readyCondition(ready: boolean, now = new Date()): NodeCondition {
   const stamp = `${now.toISOString().slice(0, 19)}Z`;
-  return { type: "Ready", status: ready ? "True" : "False", reason: ready ? "KubeletReady" : "KubeletNotReady", message: "set by test", lastHeartbeatTime: stamp, lastTransitionTime: stamp };
+  return {
+    type: "Ready",
+    status: ready ? "True" : "False",
+    reason: ready ? "KubeletReady" : "KubeletNotReady",
+    message: "set by test",
+    lastHeartbeatTime: stamp,
+    lastTransitionTime: stamp,
+  };
 }
 
-export function loadBalancerService(name: string, namespace: string, o: { ports?: ServicePort[]; annotations?: Record<string, string>; loadBalancerClass?: string; ipFamilies?: ("IPv4" | "IPv6")[] } = {}): Service {
+export function loadBalancerService(
+  name: string,
+  namespace: string,
+  o: {
+    ports?: ServicePort[];
+    annotations?: Record<string, string>;
+    loadBalancerClass?: string;
+    ipFamilies?: ("IPv4" | "IPv6")[];
+  } = {},
+): Service {
   return {
     apiVersion: "v1",
     kind: "Service",
@@ -51,7 +70,9 @@ export function loadBalancerService(name: string, namespace: string, o: { ports?
       selector: { app: name },
       ports: o.ports ?? [{ name: "http", protocol: "TCP", port: 80, targetPort: 8080 }],
       ...(o.loadBalancerClass ? { loadBalancerClass: o.loadBalancerClass } : {}),
-      ...(o.ipFamilies ? { ipFamilies: o.ipFamilies, ipFamilyPolicy: o.ipFamilies.length > 1 ? "RequireDualStack" : "SingleStack" } : {}),
+      ...(o.ipFamilies
+        ? { ipFamilies: o.ipFamilies, ipFamilyPolicy: o.ipFamilies.length > 1 ? "RequireDualStack" : "SingleStack" }
+        : {}),
     },
   };
 }

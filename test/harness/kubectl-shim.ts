@@ -27,7 +27,8 @@ function parse(argv: readonly string[]): Parsed {
   return parsed;
 }
 
-const documents = (file: string): KubeObject[] => [Bun.YAML.parse(readFileSync(file, "utf8")) as KubeObject | KubeObject[]].flat().filter(Boolean);
+const documents = (file: string): KubeObject[] =>
+  [Bun.YAML.parse(readFileSync(file, "utf8")) as KubeObject | KubeObject[]].flat().filter(Boolean);
 
 async function main(argv: readonly string[]): Promise<number> {
   const p = parse(argv);
@@ -35,17 +36,32 @@ async function main(argv: readonly string[]): Promise<number> {
   const command = p.words.join(" ");
   if (command === "apply" && p.files.length > 0) {
     const objects = p.files.flatMap(documents);
-    await applyObjects(api, objects.map((o) => ({ ...o, metadata: { ...o.metadata, namespace: resourceFor(o.kind ?? "").namespaced ? (o.metadata.namespace ?? p.namespace) : undefined } })));
+    await applyObjects(
+      api,
+      objects.map((o) => ({
+        ...o,
+        metadata: {
+          ...o.metadata,
+          namespace: resourceFor(o.kind ?? "").namespaced ? (o.metadata.namespace ?? p.namespace) : undefined,
+        },
+      })),
+    );
     for (const o of objects) console.log(`${o.kind?.toLowerCase()}/${o.metadata.name} applied`);
     return 0;
   }
   const secret = /^create secret generic (\S+)$/.exec(command);
   if (secret && p.fromFiles.length > 0) {
-    const data = Object.fromEntries(p.fromFiles.map((spec) => {
-      const [key = "", path = ""] = spec.split("=");
-      return [key, readFileSync(path).toString("base64")];
-    }));
-    await api.create(resourceFor("Secret"), { apiVersion: "v1", kind: "Secret", metadata: { name: secret[1]!, namespace: p.namespace }, data }, { namespace: p.namespace });
+    const data = Object.fromEntries(
+      p.fromFiles.map((spec) => {
+        const [key = "", path = ""] = spec.split("=");
+        return [key, readFileSync(path).toString("base64")];
+      }),
+    );
+    await api.create(
+      resourceFor("Secret"),
+      { apiVersion: "v1", kind: "Secret", metadata: { name: secret[1]!, namespace: p.namespace }, data },
+      { namespace: p.namespace },
+    );
     console.log(`secret/${secret[1]} created`);
     return 0;
   }

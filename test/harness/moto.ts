@@ -28,7 +28,11 @@ export function moto(): Promise<Moto> {
 
 async function run(command: string[], what: string): Promise<void> {
   const proc = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   if (code !== 0) throw new Error(`${what} failed (exit ${code}):\n${out.slice(-2000)}\n${err.slice(-2000)}`);
 }
 
@@ -36,7 +40,9 @@ async function run(command: string[], what: string): Promise<void> {
  * The virtualenv holding moto. A marker file written after a successful install makes an interrupted
  * install start over (virtualenvs are not relocatable, so it is built in place).
  */
-export async function ensureMotoServer(log: (line: string) => void = (l) => console.error(`[moto] ${l}`)): Promise<string> {
+export async function ensureMotoServer(
+  log: (line: string) => void = (l) => console.error(`[moto] ${l}`),
+): Promise<string> {
   const venv = join(cacheRoot(), `moto-${MOTO_VERSION}`);
   const server = join(venv, "bin", "moto_server");
   const marker = join(venv, ".installed");
@@ -44,7 +50,10 @@ export async function ensureMotoServer(log: (line: string) => void = (l) => cons
   rmSync(venv, { recursive: true, force: true });
   log(`installing moto[server]==${MOTO_VERSION} from PyPI into ${venv} (first run only)…`);
   await run(["python3", "-m", "venv", venv], "python3 -m venv (needs python3 with the venv module)");
-  await run([join(venv, "bin", "pip"), "install", "--quiet", "--disable-pip-version-check", `moto[server]==${MOTO_VERSION}`], "pip install moto[server]");
+  await run(
+    [join(venv, "bin", "pip"), "install", "--quiet", "--disable-pip-version-check", `moto[server]==${MOTO_VERSION}`],
+    "pip install moto[server]",
+  );
   writeFileSync(marker, `moto[server]==${MOTO_VERSION}\n`);
   return server;
 }
@@ -55,7 +64,12 @@ function tail(stream: ReadableStream<Uint8Array>, keep = 40): () => string {
   void (async () => {
     const decoder = new TextDecoder();
     for await (const chunk of stream) {
-      lines.push(...decoder.decode(chunk, { stream: true }).split("\n").filter((l) => l !== ""));
+      lines.push(
+        ...decoder
+          .decode(chunk, { stream: true })
+          .split("\n")
+          .filter((l) => l !== ""),
+      );
       lines.splice(0, Math.max(0, lines.length - keep));
     }
   })();
@@ -68,11 +82,15 @@ async function startMoto(): Promise<Moto> {
   const endpoint = `http://127.0.0.1:${port}`;
   const proc = track(Bun.spawn([server, "-H", "127.0.0.1", "-p", String(port)], { stdout: "ignore", stderr: "pipe" }));
   const log = tail(proc.stderr);
-  const explain = (what: string): Error => new Error(`${what} (moto_server ${proc.exitCode === null ? "running" : `exited ${proc.exitCode}`}):\n${log()}`);
+  const explain = (what: string): Error =>
+    new Error(`${what} (moto_server ${proc.exitCode === null ? "running" : `exited ${proc.exitCode}`}):\n${log()}`);
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (proc.exitCode !== null) throw explain(`moto_server did not start on ${endpoint}`);
-    const up = await fetch(`${endpoint}/moto-api/reset`, { method: "POST" }).then((r) => r.ok, () => false);
+    const up = await fetch(`${endpoint}/moto-api/reset`, { method: "POST" }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) throw explain(`moto_server did not answer on ${endpoint} within 60 s`);
     await Bun.sleep(200);

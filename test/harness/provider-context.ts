@@ -11,6 +11,9 @@ export function testProviderContext(calls: RecordedCall[] = [], lines: string[] 
   return {
     logger: createLogger({ verbosity: 0, format: "text", write: (line) => lines.push(line) }),
     clusterName: "test",
+    namespace: "kube-system",
     observeCall: (operation, _seconds, outcome) => calls.push({ operation, outcome }),
+    observeConfigurationDrift: (drifting) =>
+      calls.push({ operation: "ConfigurationDrift", outcome: drifting ? "error" : "success" }),
   };
 }

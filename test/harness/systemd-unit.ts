@@ -61,7 +61,8 @@ export function serviceStart(unitText: string): ServiceStart {
   const env = environment(service.EnvironmentFile ?? []);
   const [execStart, ...more] = service.ExecStart ?? [];
   if (execStart === undefined || more.length > 0) throw new Error("expected exactly one ExecStart=");
-  if (/["'\\%]/.test(execStart)) throw new Error(`ExecStart= uses quoting or specifiers this reader does not implement: ${execStart}`);
+  if (/["'\\%]/.test(execStart))
+    throw new Error(`ExecStart= uses quoting or specifiers this reader does not implement: ${execStart}`);
   const command = execStart.split(/\s+/).flatMap((word) => {
     const whole = /^\$\{(\w+)\}$/.exec(word);
     if (whole) return [env[whole[1]!] ?? ""];

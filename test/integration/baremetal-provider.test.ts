@@ -22,7 +22,9 @@ const KUBE_VIP = "kube-vip.io/loadbalancerIPs";
 
 async function restrictedApi(kubeconfig: string): Promise<KubeApi> {
   const connection = await resolveConnection({ kubeconfig, master: "" });
-  return createKubeApi(createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "baremetal-provider-test" }));
+  return createKubeApi(
+    createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "baremetal-provider-test" }),
+  );
 }
 
 describe("baremetal provider on the real API server (restricted identity, no controllers)", () => {
@@ -44,13 +46,24 @@ describe("baremetal provider on the real API server (restricted identity, no con
 
   /** A provider as the leader would run it: its own informers over the restricted identity. */
   async function leader(): Promise<CloudProvider> {
-    const parsed = parseBaremetalConfig(`loadBalancers: { pools: [{ name: p, namespaces: [${ns}], addresses: ["172.30.0.0/29", "fd00:172:30::/125"] }] }`);
+    const parsed = parseBaremetalConfig(
+      `loadBalancers: { pools: [{ name: p, namespaces: [${ns}], addresses: ["172.30.0.0/29", "fd00:172:30::/125"] }] }`,
+    );
     if (!parsed.ok) throw new Error(parsed.errors.join("; "));
     const provider = createBaremetalProvider({ config: parsed.config, path: "" }, testProviderContext());
     const stop = new AbortController();
     stops.push(stop);
-    const informers = createSharedInformers({ api: ccm, logger: createLogger({ verbosity: 0, format: "text", write: () => undefined }) });
-    await provider.initialize?.({ signal: stop.signal, nodes: informers.nodes(), services: informers.services(), waitForSync: (s) => informers.waitForSync(s), kube: ccm });
+    const informers = createSharedInformers({
+      api: ccm,
+      logger: createLogger({ verbosity: 0, format: "text", write: () => undefined }),
+    });
+    await provider.initialize?.({
+      signal: stop.signal,
+      nodes: informers.nodes(),
+      services: informers.services(),
+      waitForSync: (s) => informers.waitForSync(s),
+      kube: ccm,
+    });
     void informers.run(stop.signal);
     return provider;
   }
@@ -67,20 +80,34 @@ describe("baremetal provider on the real API server (restricted identity, no con
 
     // A status written by hand (as the service controller would), and a crash before any status write.
     const shown = await create(loadBalancerService("shown", ns));
-    await admin.patch(SERVICES, "shown", { status: { loadBalancer: { ingress: [{ ip: "172.30.0.4" }] } } }, { namespace: ns, subresource: "status", type: "merge" });
-    await create({ ...loadBalancerService("announced", ns), metadata: { name: "announced", namespace: ns, annotations: { [KUBE_VIP]: "172.30.0.5" } } });
+    await admin.patch(
+      SERVICES,
+      "shown",
+      { status: { loadBalancer: { ingress: [{ ip: "172.30.0.4" }] } } },
+      { namespace: ns, subresource: "status", type: "merge" },
+    );
+    await create({
+      ...loadBalancerService("announced", ns),
+      metadata: { name: "announced", namespace: ns, annotations: { [KUBE_VIP]: "172.30.0.5" } },
+    });
 
     const second = await leader();
     const fresh = await create(loadBalancerService("fresh", ns));
     const got: string[] = [];
     for (let i = 0; i < 4; i++) {
       const svc = i === 0 ? fresh : await create(loadBalancerService(`more-${i}`, ns));
-      got.push(...((await second.loadBalancer!.ensureLoadBalancer("kubernetes", svc, [])).status.ingress ?? []).map((x) => x.ip ?? ""));
+      got.push(
+        ...((await second.loadBalancer!.ensureLoadBalancer("kubernetes", svc, [])).status.ingress ?? []).map(
+          (x) => x.ip ?? "",
+        ),
+      );
     }
     expect(got).toEqual(["172.30.0.1", "172.30.0.2", "172.30.0.3", "172.30.0.6"]);
     const again = await second.loadBalancer!.ensureLoadBalancer("kubernetes", written, []);
     expect(again.status.ingress?.map((i) => i.ip)).toEqual(["172.30.0.0", "fd00:172:30::"]);
-    expect((await second.loadBalancer!.ensureLoadBalancer("kubernetes", shown, [])).status.ingress?.map((i) => i.ip)).toEqual(["172.30.0.4"]);
+    expect(
+      (await second.loadBalancer!.ensureLoadBalancer("kubernetes", shown, [])).status.ingress?.map((i) => i.ip),
+    ).toEqual(["172.30.0.4"]);
   });
 
   test("never writes to a Service re-created under the same name", async () => {
@@ -99,7 +126,8 @@ describe("baremetal provider on the real API server (restricted identity, no con
       (error: unknown) => (error as Error).message,
     );
     expect(refused).toMatch(/^Service bm-provider-.*\/reborn was re-created \(UID .* is gone\)$/);
-    expect((await admin.get<Service>(SERVICES, "reborn", { namespace: ns })).metadata.annotations?.[KUBE_VIP]).toBeUndefined();
+    expect(
+      (await admin.get<Service>(SERVICES, "reborn", { namespace: ns })).metadata.annotations?.[KUBE_VIP],
+    ).toBeUndefined();
   });
 });
-

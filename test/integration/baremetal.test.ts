@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { controllerFactories } from "../../src/app/controllers.ts";
-import { CONTROLLER_NAMES } from "../../src/controllers/names.ts";
+import { CONTROLLER_NAMES } from "../../src/names/controllers.ts";
 import { EVENTS, NAMESPACES, NODES, SERVICES, type KubeApi } from "../../src/kube/api.ts";
 import type { KubeObject, Node, Service } from "../../src/kube/objects.ts";
 import { isNotFound } from "../../src/kube/transport.ts";
@@ -66,164 +66,228 @@ function expectNoDuplicates(services: readonly Service[]): void {
     if (holders.length === 1) continue;
     const keys = new Set(holders.map((s) => s.metadata.annotations?.[SHARE]));
     const ports = holders.flatMap((s) => (s.spec?.ports ?? []).map((p) => `${p.protocol}/${p.port}`));
-    expect({ ip, keys: [...keys], clash: ports.length !== new Set(ports).size }).toEqual({ ip, keys: [holders[0]?.metadata.annotations?.[SHARE] ?? "none"], clash: false });
+    expect({ ip, keys: [...keys], clash: ports.length !== new Set(ports).size }).toEqual({
+      ip,
+      keys: [holders[0]?.metadata.annotations?.[SHARE] ?? "none"],
+      clash: false,
+    });
   }
 }
 
-describe.skipIf(!controllersAvailable)("baremetal CCM end to end (needs the node, node-lifecycle and service controllers)", () => {
-  let admin: KubeApi;
-  let kubeconfig: string;
-  let running: CcmProcess[] = [];
+describe.skipIf(!controllersAvailable)(
+  "baremetal CCM end to end (needs the node, node-lifecycle and service controllers)",
+  () => {
+    let admin: KubeApi;
+    let kubeconfig: string;
+    let running: CcmProcess[] = [];
 
-  beforeAll(async () => {
-    const cp = await controlPlane();
-    admin = cp.admin;
-    kubeconfig = cp.kubeconfigs.ccm;
-  });
-  afterAll(async () => {
-    for (const ccm of running) await ccm.stop("SIGKILL").catch(() => undefined);
-  });
-
-  function start(config: string, extra: readonly string[] = []): CcmProcess {
-    const ccm = startCcm({
-      args: [
-        "--cloud-provider=baremetal",
-        `--cloud-config=${config}`,
-        `--kubeconfig=${kubeconfig}`,
-        "--leader-elect=false",
-        "--secure-port=0",
-        "--configure-cloud-routes=false",
-        "--kube-api-qps=200",
-        "--kube-api-burst=400",
-        ...extra,
-      ],
+    beforeAll(async () => {
+      const cp = await controlPlane();
+      admin = cp.admin;
+      kubeconfig = cp.kubeconfigs.ccm;
     });
-    running.push(ccm);
-    return ccm;
-  }
+    afterAll(async () => {
+      for (const ccm of running) await ccm.stop("SIGKILL").catch(() => undefined);
+    });
 
-  async function stopAll(): Promise<void> {
-    for (const ccm of running) await ccm.stop("SIGTERM").catch(() => ccm.stop("SIGKILL"));
-    running = [];
-  }
+    function start(config: string, extra: readonly string[] = []): CcmProcess {
+      const ccm = startCcm({
+        args: [
+          "--cloud-provider=baremetal",
+          `--cloud-config=${config}`,
+          `--kubeconfig=${kubeconfig}`,
+          "--leader-elect=false",
+          "--secure-port=0",
+          "--configure-cloud-routes=false",
+          "--kube-api-qps=200",
+          "--kube-api-burst=400",
+          ...extra,
+        ],
+      });
+      running.push(ccm);
+      return ccm;
+    }
 
-  test("200 Services over three pools with sharing; the CCM is killed and restarted midway: no duplicate, none left without an address", async () => {
-    const [a, b] = [await namespace(admin, "bm-a"), await namespace(admin, "bm-b")];
-    const config = configFile(`
+    async function stopAll(): Promise<void> {
+      for (const ccm of running) await ccm.stop("SIGTERM").catch(() => ccm.stop("SIGKILL"));
+      running = [];
+    }
+
+    test("200 Services over three pools with sharing; the CCM is killed and restarted midway: no duplicate, none left without an address", async () => {
+      const [a, b] = [await namespace(admin, "bm-a"), await namespace(admin, "bm-b")];
+      const config = configFile(`
 loadBalancers:
   pools:
     - { name: only-a, namespaces: [${a}], priority: 1, addresses: ["172.31.0.0/26"] }
     - { name: first, namespaces: [${a}, ${b}], priority: 10, addresses: ["172.31.1.1-172.31.1.100"] }
     - { name: second, namespaces: [${a}, ${b}], priority: 20, addresses: ["172.31.2.0/25"] }
 `);
-    let ccm = start(config, ["--concurrent-service-syncs=5"]);
-    const services = Array.from({ length: 200 }, (_, i) => {
-      const ns = i < 100 ? a : b;
-      const paired = i % 100 < 30;
-      const annotations: Record<string, string> = paired ? { [SHARE]: `pair-${Math.floor(i / 2)}` } : {};
-      return loadBalancerService(`svc-${i}`, ns, { annotations, ports: [{ name: "p", protocol: "TCP", port: paired && i % 2 === 1 ? 443 : 80, targetPort: 8080 }] });
-    });
-    const create = async (batch: readonly Service[]): Promise<void> => {
-      for (let i = 0; i < batch.length; i += 20) await Promise.all(batch.slice(i, i + 20).map((svc) => admin.create(SERVICES, svc, { namespace: svc.metadata.namespace })));
-    };
-    const addressed = async (): Promise<Service[]> => [...(await listServices(admin, a)), ...(await listServices(admin, b))].filter((s) => ingressIPs(s).length > 0);
-    // Half the Services exist when the CCM is killed, some of them still being synced; the rest arrive while it is down.
-    const interleaved = services.filter((_, i) => i % 2 === 0).concat(services.filter((_, i) => i % 2 === 1));
-    await create(interleaved.slice(0, 100));
-    await eventually("some Services to get addresses", async () => (await addressed()).length >= 20, 120_000, 100);
-    await ccm.stop("SIGKILL");
-    const shownAtKill = (await addressed()).length;
-    running = running.filter((r) => r !== ccm);
-    await create(interleaved.slice(100));
-    ccm = start(config, ["--concurrent-service-syncs=5"]);
-    const restoredLine = await ccm.waitForLine(/restored the load-balancer addresses of \d+ Service\(s\)/, 60_000);
-    expect(Number(/of (\d+) Service/.exec(restoredLine)?.[1])).toBeGreaterThanOrEqual(shownAtKill);
-    console.error(`[baremetal] ${shownAtKill} of 200 Services showed an address when the first CCM was killed`);
-    await eventually("every Service to get an address", async () => (await addressed()).length === 200, 240_000, 500);
+      let ccm = start(config, ["--concurrent-service-syncs=5"]);
+      const services = Array.from({ length: 200 }, (_, i) => {
+        const ns = i < 100 ? a : b;
+        const paired = i % 100 < 30;
+        const annotations: Record<string, string> = paired ? { [SHARE]: `pair-${Math.floor(i / 2)}` } : {};
+        return loadBalancerService(`svc-${i}`, ns, {
+          annotations,
+          ports: [{ name: "p", protocol: "TCP", port: paired && i % 2 === 1 ? 443 : 80, targetPort: 8080 }],
+        });
+      });
+      const create = async (batch: readonly Service[]): Promise<void> => {
+        for (let i = 0; i < batch.length; i += 20)
+          await Promise.all(
+            batch.slice(i, i + 20).map((svc) => admin.create(SERVICES, svc, { namespace: svc.metadata.namespace })),
+          );
+      };
+      const addressed = async (): Promise<Service[]> =>
+        [...(await listServices(admin, a)), ...(await listServices(admin, b))].filter((s) => ingressIPs(s).length > 0);
+      // Half the Services exist when the CCM is killed, some of them still being synced; the rest arrive while it is
+      // down.
+      const interleaved = services.filter((_, i) => i % 2 === 0).concat(services.filter((_, i) => i % 2 === 1));
+      await create(interleaved.slice(0, 100));
+      await eventually("some Services to get addresses", async () => (await addressed()).length >= 20, 120_000, 100);
+      await ccm.stop("SIGKILL");
+      const shownAtKill = (await addressed()).length;
+      running = running.filter((r) => r !== ccm);
+      await create(interleaved.slice(100));
+      ccm = start(config, ["--concurrent-service-syncs=5"]);
+      const restoredLine = await ccm.waitForLine(/restored the load-balancer addresses of \d+ Service\(s\)/, 60_000);
+      expect(Number(/of (\d+) Service/.exec(restoredLine)?.[1])).toBeGreaterThanOrEqual(shownAtKill);
+      console.error(`[baremetal] ${shownAtKill} of 200 Services showed an address when the first CCM was killed`);
+      await eventually("every Service to get an address", async () => (await addressed()).length === 200, 240_000, 500);
 
-    const all = [...(await listServices(admin, a)), ...(await listServices(admin, b))];
-    expectNoDuplicates(all);
-    for (const svc of all) {
-      expect(ingressIPs(svc)).toHaveLength(1);
-      expect(svc.metadata.annotations?.[KUBE_VIP]).toBe(ingressIPs(svc)[0]);
-      expect(svc.metadata.finalizers).toContain(FINALIZER_LB_CLEANUP);
-      if (svc.metadata.namespace === b) expect(ingressIPs(svc)[0]).not.toMatch(/^172\.31\.0\./);
-    }
-    const pairs = all.filter((s) => s.metadata.annotations?.[SHARE]);
-    expect(new Set(pairs.map((s) => ingressIPs(s)[0])).size).toBe(pairs.length / 2);
-    await stopAll();
-  }, 420_000);
+      const all = [...(await listServices(admin, a)), ...(await listServices(admin, b))];
+      expectNoDuplicates(all);
+      for (const svc of all) {
+        expect(ingressIPs(svc)).toHaveLength(1);
+        expect(svc.metadata.annotations?.[KUBE_VIP]).toBe(ingressIPs(svc)[0]);
+        expect(svc.metadata.finalizers).toContain(FINALIZER_LB_CLEANUP);
+        if (svc.metadata.namespace === b) expect(ingressIPs(svc)[0]).not.toMatch(/^172\.31\.0\./);
+      }
+      const pairs = all.filter((s) => s.metadata.annotations?.[SHARE]);
+      expect(new Set(pairs.map((s) => ingressIPs(s)[0])).size).toBe(pairs.length / 2);
+      await stopAll();
+    }, 420_000);
 
-  test("a full pool: a Warning event on the Service and no address; the others keep theirs; room again after a delete", async () => {
-    const ns = await namespace(admin, "bm-full");
-    start(configFile(`loadBalancers: { pools: [{ name: tiny, namespaces: [${ns}], addresses: ["172.31.9.1-172.31.9.2"] }] }`));
-    for (const name of ["one", "two"]) await admin.create(SERVICES, loadBalancerService(name, ns), { namespace: ns });
-    await eventually("two addresses", async () => (await listServices(admin, ns)).filter((s) => ingressIPs(s).length === 1).length === 2, 60_000);
-    await admin.create(SERVICES, loadBalancerService("three", ns), { namespace: ns });
-    await admin.create(SERVICES, loadBalancerService("outside", ns, { annotations: { [REQUESTED]: "192.0.2.10" } }), { namespace: ns });
-    const warned = async (name: string, text: string): Promise<boolean> =>
-      (await eventsFor(admin, ns, name)).some((e) => e.type === "Warning" && e.reason === "SyncLoadBalancerFailed" && e.message.includes(text));
-    await eventually("the full-pool event", () => warned("three", "no free IPv4 address in address pool(s) tiny"), 60_000);
-    await eventually("the outside-every-pool event", () => warned("outside", "requested address 192.0.2.10 is not in any address pool"), 60_000);
-    const byName = new Map((await listServices(admin, ns)).map((s) => [s.metadata.name, s]));
-    expect(ingressIPs(byName.get("three")!)).toEqual([]);
-    expect([...ingressIPs(byName.get("one")!), ...ingressIPs(byName.get("two")!)].sort()).toEqual(["172.31.9.1", "172.31.9.2"]);
-    const freed = ingressIPs(byName.get("one")!)[0];
-    await admin.delete(SERVICES, "one", { namespace: ns });
-    await eventually("the freed address to go to the waiting Service", async () => {
-      const three = await admin.get<Service>(SERVICES, "three", { namespace: ns });
-      return ingressIPs(three)[0] === freed;
-    }, 120_000, 500);
-    await stopAll();
-  }, 300_000);
+    test("a full pool: a Warning event on the Service and no address; the others keep theirs; room again after a delete", async () => {
+      const ns = await namespace(admin, "bm-full");
+      start(
+        configFile(
+          `loadBalancers: { pools: [{ name: tiny, namespaces: [${ns}], addresses: ["172.31.9.1-172.31.9.2"] }] }`,
+        ),
+      );
+      for (const name of ["one", "two"]) await admin.create(SERVICES, loadBalancerService(name, ns), { namespace: ns });
+      await eventually(
+        "two addresses",
+        async () => (await listServices(admin, ns)).filter((s) => ingressIPs(s).length === 1).length === 2,
+        60_000,
+      );
+      await admin.create(SERVICES, loadBalancerService("three", ns), { namespace: ns });
+      await admin.create(SERVICES, loadBalancerService("outside", ns, { annotations: { [REQUESTED]: "192.0.2.10" } }), {
+        namespace: ns,
+      });
+      const warned = async (name: string, text: string): Promise<boolean> =>
+        (await eventsFor(admin, ns, name)).some(
+          (e) => e.type === "Warning" && e.reason === "SyncLoadBalancerFailed" && e.message.includes(text),
+        );
+      await eventually(
+        "the full-pool event",
+        () => warned("three", "no free IPv4 address in address pool(s) tiny"),
+        60_000,
+      );
+      await eventually(
+        "the outside-every-pool event",
+        () => warned("outside", "requested address 192.0.2.10 is not in any address pool"),
+        60_000,
+      );
+      const byName = new Map((await listServices(admin, ns)).map((s) => [s.metadata.name, s]));
+      expect(ingressIPs(byName.get("three")!)).toEqual([]);
+      expect([...ingressIPs(byName.get("one")!), ...ingressIPs(byName.get("two")!)].sort()).toEqual([
+        "172.31.9.1",
+        "172.31.9.2",
+      ]);
+      const freed = ingressIPs(byName.get("one")!)[0];
+      await admin.delete(SERVICES, "one", { namespace: ns });
+      await eventually(
+        "the freed address to go to the waiting Service",
+        async () => {
+          const three = await admin.get<Service>(SERVICES, "three", { namespace: ns });
+          return ingressIPs(three)[0] === freed;
+        },
+        120_000,
+        500,
+      );
+      await stopAll();
+    }, 300_000);
 
-  test("the inventory edited live: nodes registered after the edit get the new labels, earlier ones keep theirs", async () => {
-    const prefix = uniqueName("rack");
-    const yaml = (zone: string, tier: string): string => `
+    test("the inventory edited live: nodes registered after the edit get the new labels, earlier ones keep theirs", async () => {
+      const prefix = uniqueName("rack");
+      const yaml = (zone: string, tier: string): string => `
 inventory:
   defaults: { region: dc1, instanceType: metal }
   racks: [{ name: r1, zone: ${zone}, labels: { example.com/tier: ${tier} } }]
   machines: [{ pattern: "${prefix}-*", rack: r1 }]
 `;
-    const config = configFile(yaml("dc1-a", "gold"));
-    const ccm = start(config);
-    const labelsOf = async (name: string): Promise<Record<string, string> | undefined> => {
-      const n = await admin.get<Node>(NODES, name);
-      return n.spec?.taints?.some((t) => t.key === TAINT_UNINITIALIZED) ? undefined : n.metadata.labels;
-    };
-    await admin.create(NODES, kubeletNode(`${prefix}-1`, { nodeIP: "10.20.0.1" }));
-    const first = await eventually("the first node to be initialised", () => labelsOf(`${prefix}-1`), 60_000);
-    expect(first).toMatchObject({ [LABEL_ZONE]: "dc1-a", "example.com/tier": "gold", [RACK]: "r1", "node.kubernetes.io/instance-type": "metal" });
-    expect((await admin.get<Node>(NODES, `${prefix}-1`)).spec?.providerID).toBe(`baremetal://${prefix}-1`);
+      const config = configFile(yaml("dc1-a", "gold"));
+      const ccm = start(config);
+      const labelsOf = async (name: string): Promise<Record<string, string> | undefined> => {
+        const n = await admin.get<Node>(NODES, name);
+        return n.spec?.taints?.some((t) => t.key === TAINT_UNINITIALIZED) ? undefined : n.metadata.labels;
+      };
+      await admin.create(NODES, kubeletNode(`${prefix}-1`, { nodeIP: "10.20.0.1" }));
+      const first = await eventually("the first node to be initialised", () => labelsOf(`${prefix}-1`), 60_000);
+      expect(first).toMatchObject({
+        [LABEL_ZONE]: "dc1-a",
+        "example.com/tier": "gold",
+        [RACK]: "r1",
+        "node.kubernetes.io/instance-type": "metal",
+      });
+      expect((await admin.get<Node>(NODES, `${prefix}-1`)).spec?.providerID).toBe(`baremetal://${prefix}-1`);
 
-    writeFileSync(config, yaml("dc1-b", "silver"));
-    await ccm.waitForLine(/applied the edit of .*cloud.yaml/, 30_000);
-    await admin.create(NODES, kubeletNode(`${prefix}-2`, { nodeIP: "10.20.0.2" }));
-    const second = await eventually("the second node to be initialised", () => labelsOf(`${prefix}-2`), 60_000);
-    expect(second).toMatchObject({ [LABEL_ZONE]: "dc1-b", "example.com/tier": "silver" });
-    expect(await labelsOf(`${prefix}-1`)).toMatchObject({ [LABEL_ZONE]: "dc1-a", "example.com/tier": "gold" });
+      writeFileSync(config, yaml("dc1-b", "silver"));
+      await ccm.waitForLine(/applied the edit of .*cloud.yaml/, 30_000);
+      await admin.create(NODES, kubeletNode(`${prefix}-2`, { nodeIP: "10.20.0.2" }));
+      const second = await eventually("the second node to be initialised", () => labelsOf(`${prefix}-2`), 60_000);
+      expect(second).toMatchObject({ [LABEL_ZONE]: "dc1-b", "example.com/tier": "silver" });
+      expect(await labelsOf(`${prefix}-1`)).toMatchObject({ [LABEL_ZONE]: "dc1-a", "example.com/tier": "gold" });
 
-    writeFileSync(config, "inventory: { machines: [{ name: Not_Valid }] }");
-    await ccm.waitForLine(/ignoring the edit of .*cloud.yaml, the last good configuration stays in force: inventory.machines\[0\].name/, 30_000);
-    await admin.create(NODES, kubeletNode(`${prefix}-3`, { nodeIP: "10.20.0.3" }));
-    expect(await eventually("the third node to be initialised", () => labelsOf(`${prefix}-3`), 60_000)).toMatchObject({ [LABEL_ZONE]: "dc1-b" });
-    await stopAll();
-  }, 300_000);
+      writeFileSync(config, "inventory: { machines: [{ name: Not_Valid }] }");
+      await ccm.waitForLine(
+        /ignoring the edit of .*cloud.yaml, the last good configuration stays in force: inventory.machines\[0\].name/,
+        30_000,
+      );
+      await admin.create(NODES, kubeletNode(`${prefix}-3`, { nodeIP: "10.20.0.3" }));
+      expect(await eventually("the third node to be initialised", () => labelsOf(`${prefix}-3`), 60_000)).toMatchObject(
+        { [LABEL_ZONE]: "dc1-b" },
+      );
+      await stopAll();
+    }, 300_000);
 
-  test("a decommissioned machine's NotReady node is deleted; no other node is", async () => {
-    const prefix = uniqueName("dc");
-    const [old, live, stranger] = [`${prefix}-old`, `${prefix}-live`, `${prefix}-stranger`];
-    start(configFile(`inventory: { machines: [{ name: ${old}, decommissioned: true }, { name: ${live} }] }`), ["--node-monitor-period=1s"]);
-    for (const name of [old, live, stranger]) {
-      await admin.create(NODES, kubeletNode(name));
-      await admin.patch(NODES, name, { status: { conditions: [readyCondition(false)] } }, { subresource: "status", type: "strategic" });
-    }
-    const gone = async (name: string): Promise<boolean> => admin.get(NODES, name).then(() => false, (error: unknown) => isNotFound(error));
-    await eventually("the decommissioned node to be deleted", () => gone(old), 60_000);
-    // Several more lifecycle passes (one a second) must leave the others alone.
-    await Bun.sleep(5_000);
-    expect(await gone(live)).toBe(false);
-    expect(await gone(stranger)).toBe(false);
-    await stopAll();
-  }, 120_000);
-});
+    test("a decommissioned machine's NotReady node is deleted; no other node is", async () => {
+      const prefix = uniqueName("dc");
+      const [old, live, stranger] = [`${prefix}-old`, `${prefix}-live`, `${prefix}-stranger`];
+      start(configFile(`inventory: { machines: [{ name: ${old}, decommissioned: true }, { name: ${live} }] }`), [
+        "--node-monitor-period=1s",
+      ]);
+      for (const name of [old, live, stranger]) {
+        await admin.create(NODES, kubeletNode(name));
+        await admin.patch(
+          NODES,
+          name,
+          { status: { conditions: [readyCondition(false)] } },
+          { subresource: "status", type: "strategic" },
+        );
+      }
+      const gone = async (name: string): Promise<boolean> =>
+        admin.get(NODES, name).then(
+          () => false,
+          (error: unknown) => isNotFound(error),
+        );
+      await eventually("the decommissioned node to be deleted", () => gone(old), 60_000);
+      // Several more lifecycle passes (one a second) must leave the others alone.
+      await Bun.sleep(5_000);
+      expect(await gone(live)).toBe(false);
+      expect(await gone(stranger)).toBe(false);
+      await stopAll();
+    }, 120_000);
+  },
+);

@@ -11,14 +11,27 @@ import { controlPlane } from "../harness/control-plane.ts";
 import { startFakeCloud, type TestFakeCloud } from "../harness/fake-cloud.ts";
 import { kubeletNode, uniqueName } from "../harness/fixtures.ts";
 import { eventually } from "../harness/wait.ts";
-import { address, deleteNodes, eventsByNode, isInitialised, nodeControllerArgs, nodesWithPrefix, registerNode } from "./nodes.ts";
+import {
+  address,
+  deleteNodes,
+  eventsByNode,
+  isInitialised,
+  nodeControllerArgs,
+  nodesWithPrefix,
+  registerNode,
+} from "./nodes.ts";
 
 /** `count` instances and their kubelet Nodes (Ready, node IP given), named `<prefix>-<i>`. */
 function fleet(cloud: TestFakeCloud, prefix: string, count: number): Node[] {
   return Array.from({ length: count }, (_, i) => {
     const name = `${prefix}-${i}`;
     const ip = `10.${20 + Math.floor(i / 250)}.${i % 250}.1`;
-    cloud.engine.putInstance(cloud.engine.instanceWithDefaults({ name, addresses: [address("InternalIP", ip), address("ExternalIP", `198.51.${Math.floor(i / 250)}.${i % 250}`)] }));
+    cloud.engine.putInstance(
+      cloud.engine.instanceWithDefaults({
+        name,
+        addresses: [address("InternalIP", ip), address("ExternalIP", `198.51.${Math.floor(i / 250)}.${i % 250}`)],
+      }),
+    );
     return kubeletNode(name, { nodeIP: ip, ready: true });
   });
 }
@@ -31,11 +44,21 @@ async function registerAll(cp: ControlPlane, nodes: readonly Node[]): Promise<vo
 const done = (n: Node): boolean => isInitialised(n) && n.status?.addresses?.length === 3;
 
 /** Events are sent in the background, so they may trail the Node writes a little. */
-async function expectOneSyncedEventEach(cp: ControlPlane, prefix: string, nodes: readonly Node[], atLeast: number): Promise<void> {
-  const events = await eventually(`Synced events for ${atLeast} node(s)`, async () => {
-    const byNode = await eventsByNode(cp, `${prefix}-`);
-    return byNode.size >= atLeast && byNode;
-  }, 60_000, 500);
+async function expectOneSyncedEventEach(
+  cp: ControlPlane,
+  prefix: string,
+  nodes: readonly Node[],
+  atLeast: number,
+): Promise<void> {
+  const events = await eventually(
+    `Synced events for ${atLeast} node(s)`,
+    async () => {
+      const byNode = await eventsByNode(cp, `${prefix}-`);
+      return byNode.size >= atLeast && byNode;
+    },
+    60_000,
+    500,
+  );
   for (const list of events.values()) {
     const synced = list.filter((e) => e.reason === "Synced");
     expect(synced.length).toBeLessThanOrEqual(1);
@@ -62,13 +85,27 @@ describe("cloud-node-controller under load", () => {
     const prefix = uniqueName("burst");
     const cloud = startFakeCloud("", { batching: true, maxBatchSize: 100 });
     const nodes = fleet(cloud, prefix, 500);
-    cleanup.push(() => cloud.stop(), () => deleteNodes(cp, nodes.map((n) => n.metadata.name)));
-    const ccm = startCcm({ args: nodeControllerArgs(cp, cloud, ["-v=4", "--kube-api-qps=100", "--kube-api-burst=200"]) });
+    cleanup.push(
+      () => cloud.stop(),
+      () =>
+        deleteNodes(
+          cp,
+          nodes.map((n) => n.metadata.name),
+        ),
+    );
+    const ccm = startCcm({
+      args: nodeControllerArgs(cp, cloud, ["-v=4", "--kube-api-qps=100", "--kube-api-burst=200"]),
+    });
     cleanup.push(async () => void (await ccm.stop()));
     await ccm.waitForLine(/caches synced/);
     const started = performance.now();
     await registerAll(cp, nodes);
-    await eventually("500 nodes initialised", async () => (await nodesWithPrefix(cp, `${prefix}-`)).filter(done).length === 500, 180_000, 500);
+    await eventually(
+      "500 nodes initialised",
+      async () => (await nodesWithPrefix(cp, `${prefix}-`)).filter(done).length === 500,
+      180_000,
+      500,
+    );
     const seconds = (performance.now() - started) / 1000;
     const calls = cloud.engine.calls();
     await expectOneSyncedEventEach(cp, prefix, nodes, 500);
@@ -78,32 +115,53 @@ describe("cloud-node-controller under load", () => {
     expect(calls.InstanceMetadataBatch ?? 0).toBeGreaterThanOrEqual(5);
     expect(calls.InstanceMetadataBatch ?? 0).toBeLessThanOrEqual(50);
     const requests = ccm.lines.find((l) => l.includes("API requests sent:")) ?? "(no request summary logged)";
-    console.error(`[figures] 500 nodes initialised in ${seconds.toFixed(1)} s; cloud calls ${JSON.stringify(calls)}; ${requests.slice(requests.indexOf("API requests"))}`);
+    console.error(
+      `[figures] 500 nodes initialised in ${seconds.toFixed(1)} s; cloud calls ${JSON.stringify(calls)}; ${requests.slice(requests.indexOf("API requests"))}`,
+    );
   }, 300_000);
 
   test("the API server stops and starts again while nodes initialise: every node ends initialised, no crash, no event flood", async () => {
     const prefix = uniqueName("restart");
     const cloud = startFakeCloud("faults: { latency: 100ms }", { batching: true, maxBatchSize: 20 });
     const nodes = fleet(cloud, prefix, 150);
-    cleanup.push(() => cloud.stop(), () => deleteNodes(cp, nodes.map((n) => n.metadata.name)));
+    cleanup.push(
+      () => cloud.stop(),
+      () =>
+        deleteNodes(
+          cp,
+          nodes.map((n) => n.metadata.name),
+        ),
+    );
     const ccm = startCcm({ args: nodeControllerArgs(cp, cloud, ["--node-status-update-frequency=5s"]) });
     cleanup.push(async () => void (await ccm.stop()));
     await ccm.waitForLine(/caches synced/);
     await registerAll(cp, nodes);
-    const before = await eventually("some nodes initialised", async () => {
-      const initialised = (await nodesWithPrefix(cp, `${prefix}-`)).filter(done).length;
-      return initialised >= 10 && initialised;
-    }, 60_000, 100);
+    const before = await eventually(
+      "some nodes initialised",
+      async () => {
+        const initialised = (await nodesWithPrefix(cp, `${prefix}-`)).filter(done).length;
+        return initialised >= 10 && initialised;
+      },
+      60_000,
+      100,
+    );
     expect(before).toBeLessThan(150);
 
     await cp.stopApiServer();
     await Bun.sleep(2000);
     await cp.startApiServer();
 
-    await eventually("all 150 nodes initialised after the restart", async () => (await nodesWithPrefix(cp, `${prefix}-`)).filter(done).length === 150, 180_000, 1000);
+    await eventually(
+      "all 150 nodes initialised after the restart",
+      async () => (await nodesWithPrefix(cp, `${prefix}-`)).filter(done).length === 150,
+      180_000,
+      1000,
+    );
     expect(ccm.proc.exitCode).toBeNull();
     expect(ccm.output()).toMatch(/nodes: list\/watch failed, retrying/);
     await expectOneSyncedEventEach(cp, prefix, nodes, 1);
-    console.error(`[figures] API server restart: ${before} of 150 nodes initialised before it; cloud calls ${JSON.stringify(cloud.engine.calls())}`);
+    console.error(
+      `[figures] API server restart: ${before} of 150 nodes initialised before it; cloud calls ${JSON.stringify(cloud.engine.calls())}`,
+    );
   }, 420_000);
 });

@@ -37,25 +37,57 @@ const CASES: Case[] = [
   {
     title: "no provided node IP: every cloud address, the kubelet's Hostname kept, filtered extra labels",
     kubelet: {},
-    instance: { addresses: [address("InternalIP", "10.1.0.1"), address("ExternalIP", "203.0.113.1")], labels: { "example.com/rack": "r1", "node.kubernetes.io/sneaky": "x" } },
+    instance: {
+      addresses: [address("InternalIP", "10.1.0.1"), address("ExternalIP", "203.0.113.1")],
+      labels: { "example.com/rack": "r1", "node.kubernetes.io/sneaky": "x" },
+    },
     providerID: (name) => `fake://${name}`,
-    addresses: (name) => [address("InternalIP", "10.1.0.1"), address("ExternalIP", "203.0.113.1"), address("Hostname", name)],
+    addresses: (name) => [
+      address("InternalIP", "10.1.0.1"),
+      address("ExternalIP", "203.0.113.1"),
+      address("Hostname", name),
+    ],
     labels: { ...ZONE_LABELS("zone-a", "region-1", "fake.small"), "example.com/rack": "r1" },
   },
   {
     title: "IPv4 provided node IP: it leads, the other InternalIP is dropped, the cloud's Hostname wins",
     kubelet: { nodeIP: "10.1.0.2" },
-    instance: { instanceType: "fake.large", zone: "zone-b", addresses: [address("InternalIP", "10.1.0.9"), address("InternalIP", "10.1.0.2"), address("ExternalIP", "203.0.113.2"), address("Hostname", "vm-2.cloud")] },
+    instance: {
+      instanceType: "fake.large",
+      zone: "zone-b",
+      addresses: [
+        address("InternalIP", "10.1.0.9"),
+        address("InternalIP", "10.1.0.2"),
+        address("ExternalIP", "203.0.113.2"),
+        address("Hostname", "vm-2.cloud"),
+      ],
+    },
     providerID: (name) => `fake://${name}`,
-    addresses: () => [address("InternalIP", "10.1.0.2"), address("ExternalIP", "203.0.113.2"), address("Hostname", "vm-2.cloud")],
+    addresses: () => [
+      address("InternalIP", "10.1.0.2"),
+      address("ExternalIP", "203.0.113.2"),
+      address("Hostname", "vm-2.cloud"),
+    ],
     labels: ZONE_LABELS("zone-b", "region-1", "fake.large"),
   },
   {
     title: "dual-stack provided node IPs: both lead in annotation order",
     kubelet: { nodeIP: "10.1.0.3,fd00:1::3" },
-    instance: { addresses: [address("InternalIP", "fd00:1::3"), address("InternalIP", "10.1.0.33"), address("InternalIP", "10.1.0.3"), address("ExternalIP", "2001:db8::3")] },
+    instance: {
+      addresses: [
+        address("InternalIP", "fd00:1::3"),
+        address("InternalIP", "10.1.0.33"),
+        address("InternalIP", "10.1.0.3"),
+        address("ExternalIP", "2001:db8::3"),
+      ],
+    },
     providerID: (name) => `fake://${name}`,
-    addresses: (name) => [address("InternalIP", "10.1.0.3"), address("InternalIP", "fd00:1::3"), address("ExternalIP", "2001:db8::3"), address("Hostname", name)],
+    addresses: (name) => [
+      address("InternalIP", "10.1.0.3"),
+      address("InternalIP", "fd00:1::3"),
+      address("ExternalIP", "2001:db8::3"),
+      address("Hostname", name),
+    ],
     labels: ZONE_LABELS("zone-a", "region-1", "fake.small"),
   },
   {
@@ -114,21 +146,32 @@ describe("cloud-node-controller", () => {
         const e = await nodeEvents(cp, name);
         return e.length > 0 && e;
       });
-      expect(events.map((e) => [e.type, e.reason, e.message, e.source.component, e.count])).toEqual([["Normal", "Synced", "Node synced successfully", "cloud-node-controller", 1]]);
+      expect(events.map((e) => [e.type, e.reason, e.message, e.source.component, e.count])).toEqual([
+        ["Normal", "Synced", "Node synced successfully", "cloud-node-controller", 1],
+      ]);
     });
   }
 
   test("a provided node IP the cloud does not report blocks initialisation until the cloud reports it", async () => {
     const name = uniqueName("nodeip");
     await register(name, { nodeIP: "10.1.0.50" }, { addresses: [address("InternalIP", "10.1.0.5")] });
-    await ccm.waitForLine(new RegExp(`provided node ip for node "${name}" is not valid: failed to get node address from cloud provider that matches ip: 10\\.1\\.0\\.50`));
+    await ccm.waitForLine(
+      new RegExp(
+        `provided node ip for node "${name}" is not valid: failed to get node address from cloud provider that matches ip: 10\\.1\\.0\\.50`,
+      ),
+    );
     await Bun.sleep(1500);
     const blocked = await getNode(cp, name);
     expect(blocked?.spec?.taints?.map((t) => t.key)).toEqual([TAINT_UNINITIALIZED]);
     expect(blocked?.spec?.providerID).toBeUndefined();
     expect(await nodeEvents(cp, name)).toEqual([]);
 
-    cloud.engine.putInstance(cloud.engine.instanceWithDefaults({ name, addresses: [address("InternalIP", "10.1.0.5"), address("InternalIP", "10.1.0.50")] }));
+    cloud.engine.putInstance(
+      cloud.engine.instanceWithDefaults({
+        name,
+        addresses: [address("InternalIP", "10.1.0.5"), address("InternalIP", "10.1.0.50")],
+      }),
+    );
     const node = await eventually(`node ${name} initialised once the cloud reports its IP`, async () => {
       const n = await getNode(cp, name);
       return isInitialised(n) && n?.status?.addresses?.length === 2 && n;
@@ -148,11 +191,20 @@ describe("cloud-node-controller", () => {
 
   test("initialised nodes: the GA labels follow the beta ones, GA-only labels are left alone", async () => {
     const name = uniqueName("labels");
-    await register(name, {
-      uninitialized: false,
-      providerID: `fake://${name}`,
-      labels: { "failure-domain.beta.kubernetes.io/zone": "zone-z", "beta.kubernetes.io/instance-type": "old", "node.kubernetes.io/instance-type": "new", "topology.kubernetes.io/region": "ga-only" },
-    }, {});
+    await register(
+      name,
+      {
+        uninitialized: false,
+        providerID: `fake://${name}`,
+        labels: {
+          "failure-domain.beta.kubernetes.io/zone": "zone-z",
+          "beta.kubernetes.io/instance-type": "old",
+          "node.kubernetes.io/instance-type": "new",
+          "topology.kubernetes.io/region": "ga-only",
+        },
+      },
+      {},
+    );
     const node = await eventually(`GA labels on ${name}`, async () => {
       const n = await getNode(cp, name);
       return n?.metadata.labels?.["topology.kubernetes.io/zone"] === "zone-z" && n;
@@ -171,11 +223,24 @@ describe("cloud-node-controller", () => {
     const name = uniqueName("refresh");
     await register(name, { nodeIP: "10.1.0.7" }, { addresses: [address("InternalIP", "10.1.0.7")] });
     await eventually(`node ${name} initialised`, async () => isInitialised(await getNode(cp, name)));
-    cloud.engine.putInstance(cloud.engine.instanceWithDefaults({ name, addresses: [address("ExternalIP", "203.0.113.7"), address("InternalIP", "10.1.0.7"), address("InternalIP", "10.1.0.77")] }));
+    cloud.engine.putInstance(
+      cloud.engine.instanceWithDefaults({
+        name,
+        addresses: [
+          address("ExternalIP", "203.0.113.7"),
+          address("InternalIP", "10.1.0.7"),
+          address("InternalIP", "10.1.0.77"),
+        ],
+      }),
+    );
     const node = await eventually(`new addresses on ${name}`, async () => {
       const n = await getNode(cp, name);
       return n?.status?.addresses?.some((a) => a.type === "ExternalIP") && n;
     });
-    expect(node.status?.addresses).toEqual([address("InternalIP", "10.1.0.7"), address("ExternalIP", "203.0.113.7"), address("Hostname", name)]);
+    expect(node.status?.addresses).toEqual([
+      address("InternalIP", "10.1.0.7"),
+      address("ExternalIP", "203.0.113.7"),
+      address("Hostname", name),
+    ]);
   });
 });

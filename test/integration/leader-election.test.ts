@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { LEASES } from "../../src/kube/api.ts";
-import type { Lease } from "../../src/app/leader-election.ts";
+import type { Lease } from "../../src/kube/objects.ts";
 import { startCcm, type CcmProcess } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { uniqueName } from "../harness/fixtures.ts";
@@ -15,7 +15,15 @@ const ACQUIRED = /successfully acquired lease kube-system\/\S+ as (\S+)/;
 async function replica(kubeconfig: string, lease: string, extra: string[] = []): Promise<CcmProcess> {
   await grantLease(lease);
   return startCcm({
-    args: ["--cloud-provider=fake", `--kubeconfig=${kubeconfig}`, "--secure-port=0", "--configure-cloud-routes=false", "--controllers=cloud-node-controller", `--leader-elect-resource-name=${lease}`, ...extra],
+    args: [
+      "--cloud-provider=fake",
+      `--kubeconfig=${kubeconfig}`,
+      "--secure-port=0",
+      "--configure-cloud-routes=false",
+      "--controllers=cloud-node-controller",
+      `--leader-elect-resource-name=${lease}`,
+      ...extra,
+    ],
   });
 }
 
@@ -52,7 +60,11 @@ describe("leader election", () => {
   test("SIGKILL to the leader: the standby leads only after the lease expires", async () => {
     const cp = await controlPlane();
     const lease = uniqueName("ha-kill");
-    const timing = ["--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s"];
+    const timing = [
+      "--leader-elect-lease-duration=6s",
+      "--leader-elect-renew-deadline=4s",
+      "--leader-elect-retry-period=1s",
+    ];
     const a = await replica(cp.kubeconfigs.ccm, lease, timing);
     const aId = identityOf(await a.waitForLine(ACQUIRED));
     const b = await replica(cp.kubeconfigs.ccm, lease, timing);

@@ -32,8 +32,26 @@ async function dryRun(objects: KubeObject[]): Promise<void> {
 describe("server-side dry run of generated manifests", () => {
   const variants: { name: string; argv: string[] }[] = [
     { name: "defaults", argv: [] },
-    { name: "image, own binary path, certificate files, cert dir, port below 1024", argv: ["--image=registry.local/ccm:v0.1.0", "--binary=/ccm", "--tls-cert-file=/etc/ccm/tls.crt", "--tls-private-key-file=/etc/ccm/tls.key", "--cert-dir=/var/lib/ccm", "--secure-port=443"] },
-    { name: "per-controller credentials, one file for three kubeconfig flags, a bind address", argv: ["--use-service-account-credentials", "--bind-address=127.0.0.1", "--authentication-kubeconfig=/etc/kubernetes/ccm.conf", "--authorization-kubeconfig=/etc/kubernetes/ccm.conf"] },
+    {
+      name: "image, own binary path, certificate files, cert dir, port below 1024",
+      argv: [
+        "--image=registry.local/ccm:v0.1.0",
+        "--binary=/ccm",
+        "--tls-cert-file=/etc/ccm/tls.crt",
+        "--tls-private-key-file=/etc/ccm/tls.key",
+        "--cert-dir=/var/lib/ccm",
+        "--secure-port=443",
+      ],
+    },
+    {
+      name: "per-controller credentials, one file for three kubeconfig flags, a bind address",
+      argv: [
+        "--use-service-account-credentials",
+        "--bind-address=127.0.0.1",
+        "--authentication-kubeconfig=/etc/kubernetes/ccm.conf",
+        "--authorization-kubeconfig=/etc/kubernetes/ccm.conf",
+      ],
+    },
   ];
   for (const kind of ["static-pod", "daemonset", "deployment", "rbac"]) {
     for (const v of variants) {
@@ -50,17 +68,32 @@ describe("server-side dry run of generated manifests", () => {
     const cp = await controlPlane();
     const namespace = uniqueName("ccm-ns");
     await cp.admin.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
-    const flags = [...BASE, `--leader-elect-resource-namespace=${namespace}`, "--leader-elect-resource-name=my-lease", "--use-service-account-credentials"];
+    const flags = [
+      ...BASE,
+      `--leader-elect-resource-namespace=${namespace}`,
+      "--leader-elect-resource-name=my-lease",
+      "--use-service-account-credentials",
+    ];
     const rbac = generate(["rbac", ...flags]);
     expect(rbac.filter((o) => o.kind === "ClusterRoleBinding").map((o) => o.metadata.name)).toEqual([
       "system:cloud-controller-manager",
-      ...["node-controller", "service-controller", "route-controller"].map((n) => `system:cloud-controller-manager:${namespace}:${n}`),
+      ...["node-controller", "service-controller", "route-controller"].map(
+        (n) => `system:cloud-controller-manager:${namespace}:${n}`,
+      ),
     ]);
-    await dryRun([...rbac, ...generate(["static-pod", ...flags]), ...generate(["daemonset", ...flags]), ...generate(["deployment", ...flags])]);
+    await dryRun([
+      ...rbac,
+      ...generate(["static-pod", ...flags]),
+      ...generate(["daemonset", ...flags]),
+      ...generate(["deployment", ...flags]),
+    ]);
   }, 30_000);
 
   test("the dry run does reject what the API server would (a broken selector)", async () => {
-    const [sa, daemonSet] = generate(["daemonset", ...BASE]) as [KubeObject, KubeObject & { spec: { selector: { matchLabels: Record<string, string> } } }];
+    const [sa, daemonSet] = generate(["daemonset", ...BASE]) as [
+      KubeObject,
+      KubeObject & { spec: { selector: { matchLabels: Record<string, string> } } },
+    ];
     daemonSet.spec.selector.matchLabels = { app: "something-else" };
     const error = await dryRun([sa, daemonSet]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubeApiError);
@@ -72,8 +105,17 @@ describe("shipped RBAC is tested RBAC", () => {
   test("the objects the test control plane bound equal `manifests rbac`", async () => {
     const cp = await controlPlane();
     for (const object of generate(["rbac"])) {
-      const stored = await cp.admin.get<KubeObject & Record<string, unknown>>(resourceFor(object.kind ?? ""), object.metadata.name, { namespace: object.metadata.namespace });
-      const shape = (o: Record<string, unknown>) => ({ rules: o.rules, roleRef: o.roleRef, subjects: o.subjects, labels: (o.metadata as { labels?: unknown }).labels });
+      const stored = await cp.admin.get<KubeObject & Record<string, unknown>>(
+        resourceFor(object.kind ?? ""),
+        object.metadata.name,
+        { namespace: object.metadata.namespace },
+      );
+      const shape = (o: Record<string, unknown>) => ({
+        rules: o.rules,
+        roleRef: o.roleRef,
+        subjects: o.subjects,
+        labels: (o.metadata as { labels?: unknown }).labels,
+      });
       expect(shape(stored)).toEqual(shape(object as unknown as Record<string, unknown>));
     }
   }, 30_000);

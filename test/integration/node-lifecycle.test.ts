@@ -12,7 +12,16 @@ import { controlPlane } from "../harness/control-plane.ts";
 import { startFakeCloud, type TestFakeCloud } from "../harness/fake-cloud.ts";
 import { kubeletNode, uniqueName, type KubeletNodeOptions } from "../harness/fixtures.ts";
 import { eventually } from "../harness/wait.ts";
-import { address, deleteNodes, getNode, isInitialised, nodeControllerArgs, nodeEvents, registerNode, setReady } from "./nodes.ts";
+import {
+  address,
+  deleteNodes,
+  getNode,
+  isInitialised,
+  nodeControllerArgs,
+  nodeEvents,
+  registerNode,
+  setReady,
+} from "./nodes.ts";
 
 const PERIOD_S = 2;
 const taintKeys = (node: Node | undefined): string[] => (node?.spec?.taints ?? []).map((t) => t.key);
@@ -27,9 +36,15 @@ describe("cloud-node-lifecycle-controller", () => {
   const created: string[] = [];
 
   /** An instance and its kubelet Node, optionally waited on until initialised. */
-  const register = async (prefix: string, o: KubeletNodeOptions & { instance?: boolean; initialised?: boolean } = {}): Promise<string> => {
+  const register = async (
+    prefix: string,
+    o: KubeletNodeOptions & { instance?: boolean; initialised?: boolean } = {},
+  ): Promise<string> => {
     const name = uniqueName(prefix);
-    if (o.instance !== false) cloud.engine.putInstance(cloud.engine.instanceWithDefaults({ name, addresses: [address("InternalIP", "10.3.0.1")] }));
+    if (o.instance !== false)
+      cloud.engine.putInstance(
+        cloud.engine.instanceWithDefaults({ name, addresses: [address("InternalIP", "10.3.0.1")] }),
+      );
     created.push(name);
     await registerNode(cp, kubeletNode(name, o));
     if (o.initialised) await eventually(`node ${name} initialised`, async () => isInitialised(await getNode(cp, name)));
@@ -63,21 +78,32 @@ describe("cloud-node-lifecycle-controller", () => {
     const name = await register("stop", { ready: true, initialised: true });
     cloud.engine.setInstanceState(name, "stopped");
     await setReady(cp, name, false);
-    await eventually(`shutdown taint on ${name}`, async () => taintKeys(await getNode(cp, name)).includes(TAINT_SHUTDOWN));
+    await eventually(`shutdown taint on ${name}`, async () =>
+      taintKeys(await getNode(cp, name)).includes(TAINT_SHUTDOWN),
+    );
     expect((await getNode(cp, name))?.spec?.taints).toEqual([{ key: TAINT_SHUTDOWN, effect: "NoSchedule" }]);
 
     cloud.engine.setInstanceState(name, "running");
-    await holds(`${name} keeps the shutdown taint while NotReady, though its instance runs`, 3 * PERIOD_S * 1000, async () => taintKeys(await getNode(cp, name)).includes(TAINT_SHUTDOWN));
+    await holds(
+      `${name} keeps the shutdown taint while NotReady, though its instance runs`,
+      3 * PERIOD_S * 1000,
+      async () => taintKeys(await getNode(cp, name)).includes(TAINT_SHUTDOWN),
+    );
 
     await setReady(cp, name, true);
-    await eventually(`shutdown taint removed from ${name}`, async () => taintKeys(await getNode(cp, name)).length === 0);
+    await eventually(
+      `shutdown taint removed from ${name}`,
+      async () => taintKeys(await getNode(cp, name)).length === 0,
+    );
     expect(await getNode(cp, name)).toBeDefined();
   });
 
   test("a deleted instance: its NotReady node is deleted once two answers a period apart agree, with a DeletingNode event", async () => {
     const name = await register("gone", { ready: false, initialised: true });
     cloud.engine.removeInstance(name);
-    const first = await ccm.waitForLine(new RegExp(`node ${name} does not exist in the cloud provider; deleting it if that is still so`));
+    const first = await ccm.waitForLine(
+      new RegExp(`node ${name} does not exist in the cloud provider; deleting it if that is still so`),
+    );
     await eventually(`node ${name} deleted`, async () => (await getNode(cp, name)) === undefined, 30_000);
     const deleting = await ccm.waitForLine(new RegExp(`deleting node ${name} since it is no longer present`));
     expect(ccm.lines.indexOf(first)).toBeLessThan(ccm.lines.indexOf(deleting));
@@ -85,14 +111,22 @@ describe("cloud-node-lifecycle-controller", () => {
       const list = (await nodeEvents(cp, name)).filter((e) => e.reason === "DeletingNode");
       return list.length > 0 && list;
     });
-    expect(events.map((e) => [e.type, e.message, e.source.component])).toEqual([["Normal", `Deleting node ${name} because it does not exist in the cloud provider`, "cloud-node-lifecycle-controller"]]);
+    expect(events.map((e) => [e.type, e.message, e.source.component])).toEqual([
+      [
+        "Normal",
+        `Deleting node ${name} because it does not exist in the cloud provider`,
+        "cloud-node-lifecycle-controller",
+      ],
+    ]);
   });
 
   test("one 'does not exist' that the next answer contradicts deletes nothing", async () => {
     const name = await register("blip", { ready: false, initialised: true });
     cloud.engine.removeInstance(name);
     await ccm.waitForLine(new RegExp(`node ${name} does not exist in the cloud provider`));
-    cloud.engine.putInstance(cloud.engine.instanceWithDefaults({ name, addresses: [address("InternalIP", "10.3.0.1")] }));
+    cloud.engine.putInstance(
+      cloud.engine.instanceWithDefaults({ name, addresses: [address("InternalIP", "10.3.0.1")] }),
+    );
     await holds(`${name} still exists`, 3 * PERIOD_S * 1000, async () => (await getNode(cp, name)) !== undefined);
     expect(ccm.output()).not.toContain(`deleting node ${name} `);
   });
@@ -114,15 +148,26 @@ describe("cloud-node-lifecycle-controller", () => {
     const during = cloud.engine.calls();
     expect(during.InstanceStateBatch ?? 0).toBeGreaterThan(before.InstanceStateBatch ?? 0);
     expect(during.InstanceMetadataBatch ?? 0).toBeGreaterThan(before.InstanceMetadataBatch ?? 0);
-    expect(ccm.output()).toMatch(/could not check \d+ NotReady node\(s\) in the cloud, none deleted; first: .*RequestLimitExceeded/);
+    expect(ccm.output()).toMatch(
+      /could not check \d+ NotReady node\(s\) in the cloud, none deleted; first: .*RequestLimitExceeded/,
+    );
 
     cloud.engine.setFaults({ latencyMs: 0, errorRate: 0 });
-    await eventually("every node with an instance initialised after the cloud recovers", async () => {
-      const nodes = await Promise.all([...notReady, ...uninitialised].map((n) => getNode(cp, n)));
-      return nodes.every(isInitialised);
-    }, 90_000, 500);
+    await eventually(
+      "every node with an instance initialised after the cloud recovers",
+      async () => {
+        const nodes = await Promise.all([...notReady, ...uninitialised].map((n) => getNode(cp, n)));
+        return nodes.every(isInitialised);
+      },
+      90_000,
+      500,
+    );
     // Only the node whose instance never existed goes, and only now that the cloud answers again.
-    await eventually(`node ${gone} deleted after the cloud recovers`, async () => (await getNode(cp, gone)) === undefined, 30_000);
+    await eventually(
+      `node ${gone} deleted after the cloud recovers`,
+      async () => (await getNode(cp, gone)) === undefined,
+      30_000,
+    );
     for (const name of [...notReady, ...uninitialised]) expect(await getNode(cp, name)).toBeDefined();
   }, 180_000);
 

@@ -49,7 +49,12 @@ export async function getNode(cp: ControlPlane, name: string): Promise<Node | un
 }
 
 export async function setReady(cp: ControlPlane, name: string, ready: boolean): Promise<void> {
-  await cp.admin.patch(NODES, name, { status: { conditions: [readyCondition(ready)] } }, { subresource: "status", type: "strategic" });
+  await cp.admin.patch(
+    NODES,
+    name,
+    { status: { conditions: [readyCondition(ready)] } },
+    { subresource: "status", type: "strategic" },
+  );
 }
 
 /** Deletes in groups of 50; one retry per Node covers a pooled connection the API server restart broke. */
@@ -66,13 +71,19 @@ export async function deleteNodes(cp: ControlPlane, names: readonly string[]): P
 }
 
 export async function nodeEvents(cp: ControlPlane, name: string): Promise<KubeEvent[]> {
-  const list = await cp.admin.list<KubeEvent>(EVENTS, { namespace: "default", fieldSelector: `involvedObject.kind=Node,involvedObject.name=${name}` });
+  const list = await cp.admin.list<KubeEvent>(EVENTS, {
+    namespace: "default",
+    fieldSelector: `involvedObject.kind=Node,involvedObject.name=${name}`,
+  });
   return list.items;
 }
 
 /** Every Event about Nodes whose name starts with `prefix`, by node name. */
 export async function eventsByNode(cp: ControlPlane, prefix: string): Promise<Map<string, KubeEvent[]>> {
-  const list = await cp.admin.list<KubeEvent>(EVENTS, { namespace: "default", fieldSelector: "involvedObject.kind=Node" });
+  const list = await cp.admin.list<KubeEvent>(EVENTS, {
+    namespace: "default",
+    fieldSelector: "involvedObject.kind=Node",
+  });
   const byNode = new Map<string, KubeEvent[]>();
   for (const e of list.items.filter((e) => e.involvedObject.name.startsWith(prefix))) {
     byNode.set(e.involvedObject.name, [...(byNode.get(e.involvedObject.name) ?? []), e]);
@@ -81,7 +92,11 @@ export async function eventsByNode(cp: ControlPlane, prefix: string): Promise<Ma
 }
 
 export function isInitialised(node: Node | undefined): boolean {
-  return node !== undefined && !(node.spec?.taints ?? []).some((t) => t.key === TAINT_UNINITIALIZED) && Boolean(node.spec?.providerID);
+  return (
+    node !== undefined &&
+    !(node.spec?.taints ?? []).some((t) => t.key === TAINT_UNINITIALIZED) &&
+    Boolean(node.spec?.providerID)
+  );
 }
 
 export const address = (type: NodeAddress["type"], value: string): NodeAddress => ({ type, address: value });

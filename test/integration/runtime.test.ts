@@ -38,7 +38,10 @@ describe("runtime against a real API server", () => {
     const stop = new AbortController();
     const running = informer.run(stop.signal);
     expect(await informer.waitForSync(stop.signal)).toBe(true);
-    await cp.admin.create(NODES, { ...kubeletNode(name), status: { addresses: [], conditions: [], nodeInfo: { kubeletVersion: "v1.36.3" } } } as Node);
+    await cp.admin.create(NODES, {
+      ...kubeletNode(name),
+      status: { addresses: [], conditions: [], nodeInfo: { kubeletVersion: "v1.36.3" } },
+    } as Node);
     await eventually("the add", () => informer.get(name));
     expect(Object.keys(informer.get(name)?.status ?? {}).sort()).toEqual(["addresses", "conditions"]);
     await cp.admin.patch(NODES, name, { metadata: { labels: { step: "one" } } }, { type: "merge" });
@@ -63,7 +66,9 @@ describe("runtime against a real API server", () => {
     recorder.event(target, "Normal", "Repeated", "same message");
     for (let i = 0; i < 40; i++) recorder.event(target, "Warning", "Hot", `failure ${i}`);
     const events = await eventually("events to be written", async () => {
-      const all = (await cp.admin.list<EventObject>(EVENTS, { namespace: "default" })).items.filter((e) => e.involvedObject?.name === name);
+      const all = (await cp.admin.list<EventObject>(EVENTS, { namespace: "default" })).items.filter(
+        (e) => e.involvedObject?.name === name,
+      );
       const repeated = all.find((e) => e.reason === "Repeated");
       return repeated?.count === 2 && all.filter((e) => e.reason === "Hot").length === 23 ? all : undefined;
     });

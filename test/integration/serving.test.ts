@@ -15,8 +15,16 @@ import { grantLease } from "../harness/rbac.ts";
 
 async function tokenFor(serviceAccount: string): Promise<string> {
   const cp = await controlPlane();
-  await cp.admin.create(SERVICE_ACCOUNTS, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: serviceAccount, namespace: "default" } });
-  const answer = await cp.admin.create<{ status?: { token?: string } }>(SERVICE_ACCOUNTS, { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } } as never, { namespace: "default", subresource: `${serviceAccount}/token` });
+  await cp.admin.create(SERVICE_ACCOUNTS, {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name: serviceAccount, namespace: "default" },
+  });
+  const answer = await cp.admin.create<{ status?: { token?: string } }>(
+    SERVICE_ACCOUNTS,
+    { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } } as never,
+    { namespace: "default", subresource: `${serviceAccount}/token` },
+  );
   return answer.status?.token ?? "";
 }
 
@@ -24,24 +32,49 @@ async function bindMetricsReader(serviceAccount: string): Promise<void> {
   const cp = await controlPlane();
   const name = `${serviceAccount}-metrics-reader`;
   await applyObjects(cp.admin, [
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name }, rules: [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }] },
-    { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", metadata: { name }, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name }, subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace: "default" }] },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name },
+      rules: [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
+      subjects: [{ kind: "ServiceAccount", name: serviceAccount, namespace: "default" }],
+    },
   ] as unknown as KubeObject[]);
 }
 
 const get = (port: number, path: string, token?: string): Promise<Response> =>
-  fetch(`https://127.0.0.1:${port}${path}`, { tls: { rejectUnauthorized: false }, headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  fetch(`https://127.0.0.1:${port}${path}`, {
+    tls: { rejectUnauthorized: false },
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+  });
 
 /** Listening TCP sockets owned by `pid` (its socket inodes matched against /proc/net/tcp{,6} LISTEN rows). */
 function listeningPorts(pid: number): number[] {
   const inodes = new Set(
     readdirSync(`/proc/${pid}/fd`)
-      .map((fd) => { try { return readlinkSync(`/proc/${pid}/fd/${fd}`); } catch { return ""; } })
+      .map((fd) => {
+        try {
+          return readlinkSync(`/proc/${pid}/fd/${fd}`);
+        } catch {
+          return "";
+        }
+      })
       .map((link) => /^socket:\[(\d+)\]$/.exec(link)?.[1])
       .filter((x): x is string => x !== undefined),
   );
   return ["/proc/net/tcp", "/proc/net/tcp6"].flatMap((file) =>
-    readFileSync(file, "utf8").split("\n").slice(1).map((row) => row.trim().split(/\s+/)).filter((f) => f[3] === "0A" && inodes.has(f[9] ?? "")).map((f) => parseInt((f[1] ?? ":0").split(":")[1] ?? "0", 16)),
+    readFileSync(file, "utf8")
+      .split("\n")
+      .slice(1)
+      .map((row) => row.trim().split(/\s+/))
+      .filter((f) => f[3] === "0A" && inodes.has(f[9] ?? ""))
+      .map((f) => parseInt((f[1] ?? ":0").split(":")[1] ?? "0", 16)),
   );
 }
 
@@ -51,7 +84,16 @@ describe("secure serving", () => {
     const port = await freePort();
     const lease = uniqueName("serving");
     await grantLease(lease);
-    const ccm = startCcm({ args: ["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs.ccm}`, `--secure-port=${port}`, "--bind-address=127.0.0.1", "--configure-cloud-routes=false", `--leader-elect-resource-name=${lease}`] });
+    const ccm = startCcm({
+      args: [
+        "--cloud-provider=fake",
+        `--kubeconfig=${cp.kubeconfigs.ccm}`,
+        `--secure-port=${port}`,
+        "--bind-address=127.0.0.1",
+        "--configure-cloud-routes=false",
+        `--leader-elect-resource-name=${lease}`,
+      ],
+    });
     await ccm.waitForLine(/serving securely on 127\.0\.0\.1:\d+/);
     await ccm.waitForLine(/caches synced/);
 
@@ -63,6 +105,8 @@ describe("secure serving", () => {
     const verbose = await (await get(port, "/healthz?verbose")).text();
     expect(verbose).toContain("[+]leaderElection ok");
     expect(verbose).toContain("[+]cloud-node-controller ok");
+    expect(verbose).toContain("[+]event-loop-lag ok");
+    expect(await (await get(port, "/livez?verbose")).text()).not.toContain("event-loop-lag");
 
     expect((await get(port, "/metrics")).status).toBe(401);
     expect((await get(port, "/metrics", "not-a-valid-token")).status).toBe(401);
@@ -77,12 +121,21 @@ describe("secure serving", () => {
     expect(body).toContain('running_managed_controllers{name="cloud-node",manager="cloud-controller-manager"} 1');
     expect(body).toMatch(/rest_client_requests_total\{code="200",method="GET",host="127\.0\.0\.1:\d+"\} \d+/);
     expect(body).toContain("workqueue_adds_total");
+    expect(body).toMatch(/cloud_controller_manager_event_loop_lag_seconds_count [1-9]\d*/);
     expect(await ccm.stop()).toBe(0);
   }, 90_000);
 
   test("--secure-port=0 serves nothing", async () => {
     const cp = await controlPlane();
-    const ccm = startCcm({ args: ["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs.ccm}`, "--secure-port=0", "--leader-elect=false", "--configure-cloud-routes=false"] });
+    const ccm = startCcm({
+      args: [
+        "--cloud-provider=fake",
+        `--kubeconfig=${cp.kubeconfigs.ccm}`,
+        "--secure-port=0",
+        "--leader-elect=false",
+        "--configure-cloud-routes=false",
+      ],
+    });
     await ccm.waitForLine(/secure serving is disabled/);
     await ccm.waitForLine(/caches synced/);
     expect(listeningPorts(ccm.proc.pid)).toEqual([]);

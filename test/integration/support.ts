@@ -17,7 +17,12 @@ export async function createNamespace(admin: KubeApi, name: string): Promise<voi
  * The manager as the restricted identity, against the fake cloud served by the test, with one
  * controller; resolves once its caches are synced.
  */
-export async function startController(cp: ControlPlane, cloud: TestFakeCloud, controller: string, extra: readonly string[] = []): Promise<CcmProcess> {
+export async function startController(
+  cp: ControlPlane,
+  cloud: TestFakeCloud,
+  controller: string,
+  extra: readonly string[] = [],
+): Promise<CcmProcess> {
   const ccm = startCcm({
     args: [
       "--cloud-provider=fake",
@@ -49,7 +54,12 @@ interface EventObject extends KubeObject {
   source?: { component?: string };
 }
 
-export async function eventsFor(admin: KubeApi, namespace: string, kind: string, name: string): Promise<EventSummary[]> {
+export async function eventsFor(
+  admin: KubeApi,
+  namespace: string,
+  kind: string,
+  name: string,
+): Promise<EventSummary[]> {
   const list = await admin.list<EventObject>(EVENTS, { namespace, fieldSelector: `involvedObject.name=${name}` });
   return list.items
     .filter((e) => e.involvedObject.kind === kind)

@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { NAMESPACES, SERVICES } from "../../src/kube/api.ts";
 import type { Service } from "../../src/kube/objects.ts";
+import { freePort } from "../../scripts/control-plane/ports.ts";
 import { startCcm } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { startFakeCloud } from "../harness/fake-cloud.ts";
@@ -22,10 +23,26 @@ describe("controller threads", () => {
     await cp.admin.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
     const lease = uniqueName("threads");
     await grantLease(lease);
+    const port = await freePort();
+    const serving = [
+      `--secure-port=${port}`,
+      "--bind-address=127.0.0.1",
+      "--authorization-always-allow-paths=/healthz,/metrics",
+    ];
     const ccm = startCcm({
-      args: ["--cloud-provider=fake", `--cloud-config=${cloud.configFile}`, `--kubeconfig=${cp.kubeconfigs.ccm}`, "--secure-port=0", "--cluster-cidr=10.244.0.0/16", `--leader-elect-resource-name=${lease}`, "--controller-threads=2"],
+      args: [
+        "--cloud-provider=fake",
+        `--cloud-config=${cloud.configFile}`,
+        `--kubeconfig=${cp.kubeconfigs.ccm}`,
+        ...serving,
+        "--cluster-cidr=10.244.0.0/16",
+        `--leader-elect-resource-name=${lease}`,
+        "--controller-threads=2",
+      ],
     });
-    await ccm.waitForLine(/running 2 controller thread\(s\): \[cloud-node-controller, cloud-node-lifecycle-controller\] \[service-lb-controller, node-route-controller\]/);
+    await ccm.waitForLine(
+      /running 2 controller thread\(s\): \[cloud-node-controller, cloud-node-lifecycle-controller\] \[service-lb-controller, node-route-controller\]/,
+    );
     await cp.admin.create(SERVICES, loadBalancerService("web", namespace));
     const svc = await eventually("an ingress address from the service thread", async () => {
       const s = await cp.admin.get<Service>(SERVICES, "web", { namespace });
@@ -33,6 +50,15 @@ describe("controller threads", () => {
     });
     expect(svc.status?.loadBalancer?.ingress?.[0]?.ip).toMatch(/^203\.0\.113\./);
     expect(ccm.output()).toMatch(/thread-1\] started 2 controller\(s\): node-route-controller, service-lb-controller/);
+    // /metrics merges the threads' registries: each thread's snapshot must survive the trip between threads.
+    const metrics = await fetch(`https://127.0.0.1:${port}/metrics`, {
+      tls: { rejectUnauthorized: false },
+    } as RequestInit);
+    expect(metrics.status).toBe(200);
+    const body = await metrics.text();
+    expect(body).toContain('workqueue_adds_total{name="service"}');
+    expect(body).toMatch(/rest_client_requests_total\{code="201",method="POST",host="[^"]+"\} [1-9]/);
+    expect(body).toMatch(/cloud_controller_manager_event_loop_lag_seconds_count [1-9]/);
     expect(await ccm.stop("SIGTERM")).toBe(0);
     expect(ccm.output()).toContain("released lease");
     await cloud.stop();
@@ -44,7 +70,15 @@ describe("controller threads", () => {
       const cloud = startFakeCloud();
       writeFileSync(cloud.configFile, JSON.stringify({ endpoint: cloud.endpoint, faults: { crashAfter: "1s" } }));
       const ccm = startCcm({
-        args: ["--cloud-provider=fake", `--cloud-config=${cloud.configFile}`, `--kubeconfig=${cp.kubeconfigs.ccm}`, "--secure-port=0", "--leader-elect=false", "--configure-cloud-routes=false", `--controller-threads=${threads}`],
+        args: [
+          "--cloud-provider=fake",
+          `--cloud-config=${cloud.configFile}`,
+          `--kubeconfig=${cp.kubeconfigs.ccm}`,
+          "--secure-port=0",
+          "--leader-elect=false",
+          "--configure-cloud-routes=false",
+          `--controller-threads=${threads}`,
+        ],
       });
       const code = await Promise.race([ccm.proc.exited, Bun.sleep(30_000).then(() => "still running")]);
       expect(code).not.toBe("still running");

@@ -45,7 +45,9 @@ export function nodesOf(set: NodeSet, from: number, to: number, now = Date.now()
     const k = from + j;
     const i = set.first + k;
     const node = set.initialised ? initialisedNode(i) : registeredNode(i);
-    const beat = set.live ? lastHeartbeat(set.initialised ? k : 0, set.count, set.live.heartbeatSeconds, now) : undefined;
+    const beat = set.live
+      ? lastHeartbeat(set.initialised ? k : 0, set.count, set.live.heartbeatSeconds, now)
+      : undefined;
     return withOptions(node, i, { lastHeartbeat: beat, podCIDR: set.routes, labels: set.labels });
   });
 }
@@ -67,7 +69,8 @@ export async function waitForLeases(admin: KubeApi, count: number, timeoutMs: nu
     const meta = page.metadata as { remainingItemCount?: number };
     const leases = page.items.length + (meta.remainingItemCount ?? 0);
     if (leases >= count) return;
-    if (Date.now() > deadline) throw new Error(`kwok created ${leases} of ${count} node leases in ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`kwok created ${leases} of ${count} node leases in ${timeoutMs / 1000} s`);
     await Bun.sleep(1000);
   }
 }

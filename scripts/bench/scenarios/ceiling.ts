@@ -1,7 +1,8 @@
 /**
  * The ceiling: the writes that initialise a Node (one Node patch, then one status patch, and alongside
  * them one Event), issued by a minimal client straight to the API server as the managers' user,
- * unthrottled and at high concurrency, with no cache, no cloud and no decisions. What this machine's API server and etcd can absorb; the
+ * unthrottled and at high concurrency, with no cache, no cloud and no decisions. What this machine's API server and
+ * etcd can absorb; the
  * managers' figures read as a fraction of it.
  */
 import { EVENTS, NODES } from "../../../src/kube/api.ts";
@@ -31,37 +32,70 @@ export interface CeilingResult {
 function syncedEvent(i: number, now: string): object {
   const name = nodeName(i);
   return {
-    apiVersion: "v1", kind: "Event", metadata: { name: `${name}.ceiling`, namespace: "default" },
-    involvedObject: { apiVersion: "v1", kind: "Node", name }, reason: "Synced", message: "Node synced successfully",
-    type: "Normal", source: { component: "cloud-node-controller" }, firstTimestamp: now, lastTimestamp: now, count: 1,
+    apiVersion: "v1",
+    kind: "Event",
+    metadata: { name: `${name}.ceiling`, namespace: "default" },
+    involvedObject: { apiVersion: "v1", kind: "Node", name },
+    reason: "Synced",
+    message: "Node synced successfully",
+    type: "Normal",
+    source: { component: "cloud-node-controller" },
+    firstTimestamp: now,
+    lastTimestamp: now,
+    count: 1,
   };
 }
 
 /** Unthrottled, with as many requests on the wire as lanes. */
 async function minimalClient(kubeconfig: string, lanes: number): Promise<KubeApi> {
   const connection = await resolveConnection({ kubeconfig, master: "" });
-  return createKubeApi(createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "bench-ceiling", maxInFlight: lanes * 2 }));
+  return createKubeApi(
+    createTransport({
+      connection,
+      limiter: TokenBucket.create(0, 0),
+      userAgent: "bench-ceiling",
+      maxInFlight: lanes * 2,
+    }),
+  );
 }
 
 export async function runCeiling(ctx: BenchContext, c: CeilingCase): Promise<CeilingResult> {
   ctx.log(`ceiling-${c.nodes}: registering ${c.nodes} nodes`);
   return withSession(ctx, `ceiling-${c.nodes}`, async (session) => {
     const admin = session.cp.admin;
-    await createAll(admin, NODES, Array.from({ length: c.nodes }, (_, k) => registeredNode(k + 1)));
+    await createAll(
+      admin,
+      NODES,
+      Array.from({ length: c.nodes }, (_, k) => registeredNode(k + 1)),
+    );
     const tracker = await track<Node>(admin, NODES, isInitialised);
     const client = await minimalClient(session.cp.kubeconfigs.ccm, c.concurrency);
     try {
       const offset = (await Bun.file(session.cp.auditLog).exists()) ? Bun.file(session.cp.auditLog).size : 0;
       const started = Date.now();
       const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-      await forEachLimited(Array.from({ length: c.nodes }, (_, k) => k + 1), c.concurrency, async (i) => {
-        const target = initialisedNode(i);
-        const initialise = async (): Promise<void> => {
-          await client.patch(NODES, nodeName(i), { metadata: { labels: target.metadata.labels }, spec: target.spec }, { type: "merge" });
-          await client.patch(NODES, nodeName(i), { status: { addresses: cloudAddresses(i) } }, { subresource: "status", type: "merge" });
-        };
-        await Promise.all([initialise(), client.create(EVENTS, syncedEvent(i, now), { namespace: "default" })]);
-      });
+      await forEachLimited(
+        Array.from({ length: c.nodes }, (_, k) => k + 1),
+        c.concurrency,
+        async (i) => {
+          const target = initialisedNode(i);
+          const initialise = async (): Promise<void> => {
+            await client.patch(
+              NODES,
+              nodeName(i),
+              { metadata: { labels: target.metadata.labels }, spec: target.spec },
+              { type: "merge" },
+            );
+            await client.patch(
+              NODES,
+              nodeName(i),
+              { status: { addresses: cloudAddresses(i) } },
+              { subresource: "status", type: "merge" },
+            );
+          };
+          await Promise.all([initialise(), client.create(EVENTS, syncedEvent(i, now), { namespace: "default" })]);
+        },
+      );
       await tracker.waitFor(c.nodes, 60_000);
       const seconds = (Date.now() - started) / 1000;
       await session.settle(1000);

@@ -35,7 +35,11 @@ export interface LbResult {
 
 /** LoadBalancer Services, and a tracker of the Services that have ingress. */
 export async function createServices(admin: KubeApi, services: number): Promise<Tracker> {
-  await createAll(admin, SERVICES, Array.from({ length: services }, (_, k) => lbService(k + 1)));
+  await createAll(
+    admin,
+    SERVICES,
+    Array.from({ length: services }, (_, k) => lbService(k + 1)),
+  );
   return track<Service>(admin, SERVICES, hasIngress, { namespace: LB_NAMESPACE });
 }
 
@@ -56,13 +60,25 @@ export async function runLoadBalancers(ctx: BenchContext, c: LbCase, manager: Ma
       const ensure = await session.usage();
       ctx.log(`${name}: all ingress after ${seconds.toFixed(1)} s; excluding one node`);
       const updateStarted = Date.now();
-      await admin.patch(NODES, nodeName(1), { metadata: { labels: { [LABEL_EXCLUDE_FROM_EXTERNAL_LB]: "true" } } }, { type: "merge" });
+      await admin.patch(
+        NODES,
+        nodeName(1),
+        { metadata: { labels: { [LABEL_EXCLUDE_FROM_EXTERNAL_LB]: "true" } } },
+        { type: "merge" },
+      );
       await waitForCalls(running.calls, "UpdateLoadBalancer", c.services, 120_000 + c.services * 200);
       const updateSeconds = (Date.now() - updateStarted) / 1000;
       await session.settle();
       const total = await session.usage();
       ctx.log(`${name}: every load balancer updated after ${updateSeconds.toFixed(1)} s`);
-      return { manager, seconds, servicesPerSecond: c.services / seconds, ensure, updateSeconds, update: difference(total, ensure) };
+      return {
+        manager,
+        seconds,
+        servicesPerSecond: c.services / seconds,
+        ensure,
+        updateSeconds,
+        update: difference(total, ensure),
+      };
     } finally {
       tracker.stop();
     }
@@ -72,7 +88,11 @@ export async function runLoadBalancers(ctx: BenchContext, c: LbCase, manager: Ma
 /** What happened between two readings (CPU, requests and calls); peak RSS is the later reading's. */
 export function difference(later: Usage, earlier: Usage): Usage {
   const minus = (a: Record<string, number>, b: Record<string, number>): Record<string, number> =>
-    Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v - (b[k] ?? 0)] as const).filter(([, v]) => v !== 0));
+    Object.fromEntries(
+      Object.entries(a)
+        .map(([k, v]) => [k, v - (b[k] ?? 0)] as const)
+        .filter(([, v]) => v !== 0),
+    );
   return {
     cpuSeconds: later.cpuSeconds - earlier.cpuSeconds,
     peakRssMiB: later.peakRssMiB,

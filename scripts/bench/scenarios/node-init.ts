@@ -31,7 +31,8 @@ export interface NodeInitResult extends Usage {
   readonly timeline: Timeline;
 }
 
-export const limitsOf = (ctx: BenchContext, name: LimitsName): Limits => (name === "defaults" ? DEFAULT_LIMITS : ctx.tuned);
+export const limitsOf = (ctx: BenchContext, name: LimitsName): Limits =>
+  name === "defaults" ? DEFAULT_LIMITS : ctx.tuned;
 
 /** Generous: the slowest expected pace (QPS 20 and three writes per Node) with room to spare. */
 function timeoutMs(c: NodeInitCase): number {
@@ -48,20 +49,36 @@ export interface RunOptions {
   readonly profile?: boolean;
 }
 
-export async function runNodeInit(ctx: BenchContext, c: NodeInitCase, manager: ManagerKind, o: RunOptions = {}): Promise<NodeInitResult> {
+export async function runNodeInit(
+  ctx: BenchContext,
+  c: NodeInitCase,
+  manager: ManagerKind,
+  o: RunOptions = {},
+): Promise<NodeInitResult> {
   const threads = o.threads ?? 0;
   const name = `node-init-${c.nodes}-${c.limits}-${c.latencyMs}ms-${manager}${threads ? `-t${threads}` : ""}`;
   ctx.log(`${name}: registering ${c.nodes} nodes`);
   return withSession(ctx, name, async (session) => {
     const admin = session.cp.admin;
-    await createAll(admin, NODES, Array.from({ length: c.nodes }, (_, k) => registeredNode(k + 1)));
+    await createAll(
+      admin,
+      NODES,
+      Array.from({ length: c.nodes }, (_, k) => registeredNode(k + 1)),
+    );
     const tracker = await track<Node>(admin, NODES, isInitialised);
     try {
       await session.cloud({ latencyMs: c.latencyMs, instances: c.nodes });
       const started = Date.now();
       tracker.restart();
       const limits = limitsOf(ctx, c.limits);
-      session.start({ kind: manager, limits, latencyMs: c.latencyMs, threads, extraArgs: o.extraArgs, profile: o.profile });
+      session.start({
+        kind: manager,
+        limits,
+        latencyMs: c.latencyMs,
+        threads,
+        extraArgs: o.extraArgs,
+        profile: o.profile,
+      });
       await tracker.waitFor(c.nodes, timeoutMs(c));
       const seconds = (Date.now() - started) / 1000;
       // Under a saturated budget the Synced events of a burst trail behind the Nodes (upstream's client
@@ -69,7 +86,9 @@ export async function runNodeInit(ctx: BenchContext, c: NodeInitCase, manager: M
       await session.settle(2000, 300_000);
       const usage = await session.usage();
       const timeline = tracker.timeline;
-      ctx.log(`${name}: ${seconds.toFixed(1)} s, ${usage.requests.total} requests, ${usage.cloudCallsTotal} cloud calls, ${usage.cpuSeconds.toFixed(1)} CPU s, peak RSS ${usage.peakRssMiB.toFixed(0)} MiB`);
+      ctx.log(
+        `${name}: ${seconds.toFixed(1)} s, ${usage.requests.total} requests, ${usage.cloudCallsTotal} cloud calls, ${usage.cpuSeconds.toFixed(1)} CPU s, peak RSS ${usage.peakRssMiB.toFixed(0)} MiB`,
+      );
       return {
         manager,
         threads,

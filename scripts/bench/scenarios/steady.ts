@@ -86,7 +86,12 @@ interface Started {
 }
 
 /** Starts the manager and waits until every Service has ingress (and every route exists) and it is quiet. */
-async function startUp(ctx: BenchContext, session: Session, c: SteadyCase, run: { m: ManagerKind; tracker: Tracker }): Promise<Started> {
+async function startUp(
+  ctx: BenchContext,
+  session: Session,
+  c: SteadyCase,
+  run: { m: ManagerKind; tracker: Tracker },
+): Promise<Started> {
   const { m, tracker } = run;
   await session.cloud({ latencyMs: c.latencyMs, instances: c.nodes + (c.burst ?? 0) });
   const started = Date.now();
@@ -112,10 +117,22 @@ export async function runSteady(ctx: BenchContext, c: SteadyCase, manager: Manag
       const window = difference(await session.usage(), startup);
       const kwokCpu = (kwok?.sampler.sample()?.cpuSeconds ?? 0) - kwokBefore;
       const result = figures(c, window, minutes);
-      ctx.log(`${name}: ${result.cpuSecondsPerMinute.toFixed(2)} CPU s per minute, RSS ${result.rssMiB.toFixed(0)} MiB`);
+      ctx.log(
+        `${name}: ${result.cpuSecondsPerMinute.toFixed(2)} CPU s per minute, RSS ${result.rssMiB.toFixed(0)} MiB`,
+      );
       const burst = c.burst ? await burstAfter(ctx, session, c, name) : undefined;
       const kwokCpuSecondsPerMinute = kwok && c.windowSeconds > 0 ? (kwokCpu * 60) / c.windowSeconds : undefined;
-      return { manager, createSeconds, startupSeconds, startup, minutes, window, ...result, kwokCpuSecondsPerMinute, burst };
+      return {
+        manager,
+        createSeconds,
+        startupSeconds,
+        startup,
+        minutes,
+        window,
+        ...result,
+        kwokCpuSecondsPerMinute,
+        burst,
+      };
     } finally {
       tracker.stop();
     }
@@ -153,7 +170,12 @@ async function measureWindow(running: RunningManager, windowSeconds: number): Pr
   return minutes;
 }
 
-function perMinute(minute: number, before: ProcSample | undefined, after: ProcSample | undefined, intervalMs: number): MinuteFigures {
+function perMinute(
+  minute: number,
+  before: ProcSample | undefined,
+  after: ProcSample | undefined,
+  intervalMs: number,
+): MinuteFigures {
   const cpu = (after?.cpuSeconds ?? 0) - (before?.cpuSeconds ?? 0);
   return { minute, cpuSecondsPerMinute: (cpu * 60_000) / intervalMs, rssMiB: after?.rssMiB ?? 0 };
 }

@@ -1,19 +1,18 @@
 /**
  * `--controller-threads=N`: the leader runs its controllers in N worker threads instead of its own event
  * loop. Each thread reports its health every second and its metrics on request; `/healthz` and `/metrics`
- * of the main thread cover them. A thread that ends on its own (a crashed controller, an uncaught error)
+ * of the main thread cover them. Threads start from the main thread's frozen configuration (a structured
+ * clone), never from the flags. A thread that ends on its own (a crashed controller, an uncaught error)
  * stops every other thread and the manager exits non-zero: never a silently half-running manager.
  */
 import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsHub, MetricsSnapshot } from "../../metrics/hub.ts";
-import { ControllerConfigError } from "../context.ts";
+import { ControllerConfigError } from "../../controllers/context.ts";
 import { ControllerCrashedError, type LeaderDeps } from "../run-controllers.ts";
 import { planThreads, type ThreadPlan } from "./plan.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
 
 export interface ThreadDeps extends LeaderDeps {
-  /** The manager's own flags, re-read by each thread. */
-  readonly argv: readonly string[];
   /** URL of the worker entry point (`src/worker.ts`, also compiled into the executable). */
   readonly workerUrl: string;
   readonly bucket: SharedBucket;
@@ -60,7 +59,9 @@ function spawn(deps: ThreadDeps, plan: ThreadPlan): Thread {
     else resolveExit(m);
   };
   worker.onerror = (event: ErrorEvent): void => resolveExit({ type: "exited", code: 1, error: event.message });
-  worker.addEventListener("close", () => resolveExit({ type: "exited", code: 1, error: "the thread ended without reporting" }));
+  worker.addEventListener("close", () =>
+    resolveExit({ type: "exited", code: 1, error: "the thread ended without reporting" }),
+  );
   return thread;
 }
 
@@ -69,13 +70,17 @@ function spawn(deps: ThreadDeps, plan: ThreadPlan): Thread {
  * reports them (a controller that skipped itself has none, as in a single thread).
  */
 function register(deps: ThreadDeps, thread: Thread): () => void {
-  deps.health.add(`informer-sync-thread-${thread.plan.thread}`, () => thread.checks["informer-sync"] ?? ("informer-sync" in thread.checks ? undefined : "not started"));
+  deps.health.add(
+    `informer-sync-thread-${thread.plan.thread}`,
+    () => thread.checks["informer-sync"] ?? ("informer-sync" in thread.checks ? undefined : "not started"),
+  );
   return deps.hub.addSource(() => thread.metrics());
 }
 
 function mirror(deps: ThreadDeps, thread: Thread, checks: Readonly<Record<string, string | null>>): void {
   for (const name of Object.keys(checks)) {
-    if (name !== "informer-sync" && !(name in thread.checks)) deps.health.add(name, () => thread.checks[name] ?? undefined);
+    if (name !== "informer-sync" && !(name in thread.checks))
+      deps.health.add(name, () => thread.checks[name] ?? undefined);
   }
   thread.checks = checks;
 }
@@ -84,13 +89,24 @@ export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal
   const plans = planThreads(deps.config.controllers, deps.config.controllerThreads);
   const threads = plans.map((plan) => spawn(deps, plan));
   const unregister = threads.map((t) => register(deps, t));
-  for (const t of threads) t.send({ type: "start", argv: deps.argv, thread: t.plan.thread, controllers: t.plan.controllers, bucket: deps.bucket });
-  deps.logger.info(`running ${plans.length} controller thread(s): ${plans.map((p) => `[${p.controllers.join(", ")}]`).join(" ")}`);
+  const { config, providerConfig, bucket } = deps;
+  for (const t of threads) {
+    const { thread, controllers } = t.plan;
+    t.send({ type: "start", config, providerConfig, thread, controllers, bucket });
+  }
+  deps.logger.info(
+    `running ${plans.length} controller thread(s): ${plans.map((p) => `[${p.controllers.join(", ")}]`).join(" ")}`,
+  );
   const early = Promise.race(threads.map((t) => t.exited.then((exit) => ({ thread: t, exit }))));
-  const stopped = new Promise<undefined>((resolve) => (signal.aborted ? resolve(undefined) : signal.addEventListener("abort", () => resolve(undefined), { once: true })));
+  const stopped = new Promise<undefined>((resolve) =>
+    signal.aborted ? resolve(undefined) : signal.addEventListener("abort", () => resolve(undefined), { once: true }),
+  );
   const first = await Promise.race([early, stopped]);
   for (const t of threads) t.send({ type: "stop" });
-  const graceful = await Promise.race([Promise.all(threads.map((t) => t.exited)), deps.clock.sleep(deps.config.shutdownGracePeriodMs + 2000).then(() => undefined)]);
+  const graceful = await Promise.race([
+    Promise.all(threads.map((t) => t.exited)),
+    deps.clock.sleep(deps.config.shutdownGracePeriodMs + 2000).then(() => undefined),
+  ]);
   for (const t of threads) t.worker.terminate();
   unregister.forEach((remove) => remove());
   if (first) throw threadFailure(first.thread, first.exit);
@@ -102,4 +118,3 @@ function threadFailure(thread: Thread, exit: Exit): Error {
   if (exit.code === 2) return new ControllerConfigError(exit.error ?? `${what} rejected its flags`);
   return new ControllerCrashedError(`${what} ended unexpectedly: ${exit.error ?? `status ${exit.code}`}`);
 }
-

@@ -1,11 +1,23 @@
 /** Messages between the manager (main thread) and its controller threads. */
-import type { ControllerName } from "../../controllers/names.ts";
+import type { ProviderConfig } from "../../cloud/registry.ts";
+import type { Config } from "../../config/config.ts";
 import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsSnapshot } from "../../metrics/hub.ts";
+import type { ControllerName } from "../../names/controllers.ts";
+
+/** What a thread is started with: the main thread's frozen configuration (structured clone) and its share. */
+export interface ThreadStart {
+  readonly type: "start";
+  readonly config: Config;
+  readonly providerConfig: ProviderConfig;
+  readonly thread: number;
+  readonly controllers: readonly ControllerName[];
+  readonly bucket: SharedBucket;
+}
 
 export type ToWorker =
-  /** Run these controllers with the manager's own flags, drawing from the manager's token bucket. */
-  | { readonly type: "start"; readonly argv: readonly string[]; readonly thread: number; readonly controllers: readonly ControllerName[]; readonly bucket: SharedBucket }
+  /** Run these controllers with the manager's configuration, drawing from the manager's token bucket. */
+  | ThreadStart
   /** Stop taking work, finish in-flight syncs, then report `exited`. */
   | { readonly type: "stop" }
   | { readonly type: "metrics"; readonly id: number };

@@ -1,24 +1,20 @@
 /**
- * A controller thread: it rebuilds the manager's configuration from the same flags, builds its own API
- * clients (drawing from the main thread's token bucket through shared memory), caches, event sink and
- * provider instance, and runs the controllers it was given exactly as the single-thread manager would.
- * Leader election and serving stay in the main thread.
+ * A controller thread: it receives the manager's frozen configuration (never re-reading flags or files),
+ * builds its own process dependencies with the same `buildProcess` as the main thread (drawing from the
+ * main thread's token bucket through shared memory), and runs the controllers it was given exactly as the
+ * single-thread manager would. Leader election and serving stay in the main thread.
  */
-import type { Builtins } from "../../cli/run.ts";
-import { prepare } from "../../cli/run.ts";
+import { ControllerConfigError } from "../../controllers/context.ts";
 import { resolveConnection } from "../../kube/connection.ts";
-import { createEventSink } from "../../kube/events.ts";
-import { TokenBucket } from "../../kube/token-bucket.ts";
 import { errorMessage } from "../../kube/worker.ts";
 import { createLogger } from "../../log/logger.ts";
-import { createMetrics } from "../../metrics/metrics.ts";
+import { createLogSink } from "../../log/sink.ts";
 import { createHealthRegistry } from "../../serving/health.ts";
+import { deepFreeze } from "../../util/freeze.ts";
 import { realClock } from "../../util/clock.ts";
-import { clientFactory, controllerClients } from "../clients.ts";
-import { ControllerConfigError } from "../context.ts";
-import { providerContext } from "../provider-context.ts";
+import { buildProcess, type Builtins } from "../process.ts";
 import { runControllers, type LeaderDeps } from "../run-controllers.ts";
-import type { FromWorker, ToWorker } from "./protocol.ts";
+import type { FromWorker, ThreadStart, ToWorker } from "./protocol.ts";
 
 export interface WorkerScope {
   postMessage(message: FromWorker): void;
@@ -27,36 +23,40 @@ export interface WorkerScope {
 
 const STATUS_EVERY_MS = 1000;
 
-/** Everything a thread builds for itself from the manager's flags. */
-async function threadDeps(start: Extract<ToWorker, { type: "start" }>, builtins: Builtins, scope: WorkerScope): Promise<LeaderDeps> {
-  const prepared = prepare(start.argv, builtins);
-  if (!prepared.ok) throw new ControllerConfigError(prepared.errors.join("; "));
-  const { config } = prepared;
-  const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat }).withTag(`thread-${start.thread}`);
-  const metrics = createMetrics();
-  scope.onMessage((m) => {
-    if (m.type === "metrics") void metrics.registry.getMetricsAsJSON().then((snapshot) => scope.postMessage({ type: "metrics", id: m.id, metrics: snapshot }));
+/** Everything a thread builds for itself from the configuration it was sent. */
+async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerScope): Promise<LeaderDeps> {
+  const config = deepFreeze(start.config);
+  const host = `thread-${start.thread}`;
+  const sink = createLogSink({
+    ...config.logOutput,
+    stdout: (t) => void process.stdout.write(t),
+    stderr: (t) => void process.stderr.write(t),
   });
-  const connection = await resolveConnection({ kubeconfig: config.kubeconfig, master: config.master });
-  const limiter = TokenBucket.attach(start.bucket);
-  const factory = clientFactory(metrics);
-  const root = factory.api(connection, limiter);
-  return {
+  const write = (line: string, error: boolean): void => sink.write(line, error);
+  const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write }).withTag(host);
+  const built = await buildProcess({
     config,
+    providerConfig: deepFreeze(start.providerConfig),
+    builtins,
     logger,
-    metrics,
     clock: realClock,
-    factories: builtins.controllers,
-    health: createHealthRegistry({}),
-    root,
-    events: createEventSink({ api: root, logger: logger.withTag("events"), host: `thread-${start.thread}`, onDrop: (reason) => metrics.eventsDropped.inc({ reason }) }),
-    provider: prepared.createProvider(providerContext({ config, logger, metrics })),
-    clients: () => controllerClients({ enabled: config.useServiceAccountCredentials, root, connection, limiter, factory, namespace: config.leaderElection.resourceNamespace, clock: realClock, logger }),
-    only: new Set(start.controllers),
-  };
+    connect: () => resolveConnection({ kubeconfig: config.kubeconfig, master: config.master }),
+    bucket: start.bucket,
+    host,
+    defaultMetrics: false,
+  });
+  if (!built.ok) throw new ControllerConfigError(built.errors.join("; "));
+  const { metrics } = built.deps;
+  scope.onMessage((m) => {
+    if (m.type !== "metrics") return;
+    void metrics.registry
+      .getMetricsAsJSON()
+      .then((snapshot) => scope.postMessage({ type: "metrics", id: m.id, metrics: snapshot }));
+  });
+  return { ...built.deps, health: createHealthRegistry({}), only: new Set(start.controllers) };
 }
 
-async function runThread(start: Extract<ToWorker, { type: "start" }>, builtins: Builtins, scope: WorkerScope, stop: AbortSignal): Promise<void> {
+async function runThread(start: ThreadStart, builtins: Builtins, scope: WorkerScope, stop: AbortSignal): Promise<void> {
   const deps = await threadDeps(start, builtins, scope);
   const report = (): void => scope.postMessage({ type: "status", checks: nullable(deps.health.snapshot()) });
   const status = setInterval(report, STATUS_EVERY_MS);
@@ -85,7 +85,10 @@ export function workerMain(scope: WorkerScope, builtins: Builtins): void {
     if (message.type !== "start") return;
     runThread(message, builtins, scope, stop.signal).then(
       () => scope.postMessage({ type: "exited", code: 0 }),
-      (error: unknown) => scope.postMessage({ type: "exited", code: error instanceof ControllerConfigError ? 2 : 1, error: errorMessage(error) }),
+      (error: unknown) => {
+        const code = error instanceof ControllerConfigError ? 2 : 1;
+        scope.postMessage({ type: "exited", code, error: errorMessage(error) });
+      },
     );
   });
 }

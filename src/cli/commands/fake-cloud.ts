@@ -10,7 +10,10 @@ import { serveFakeCloud } from "../../../providers/fake/server.ts";
 import type { CommandData } from "../cli.ts";
 
 export const fakeCloudCommand = defineCommand({
-  meta: { name: "fake-cloud", description: "Serve the in-memory fake cloud over HTTP on loopback (admin API under /admin/)." },
+  meta: {
+    name: "fake-cloud",
+    description: "Serve the in-memory fake cloud over HTTP on loopback (admin API under /admin/).",
+  },
   args: {
     config: { type: "string", description: "Fake cloud-config (YAML or JSON) declaring instances, pools and faults." },
     listen: { type: "string", description: "host:port to listen on", default: "127.0.0.1:0" },

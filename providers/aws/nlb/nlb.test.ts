@@ -1,0 +1,245 @@
+/** Network load balancers (`aws-load-balancer-type: nlb`) against moto. */
+import { beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import * as ec2 from "@aws-sdk/client-ec2";
+import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
+import type { LoadBalancer } from "../../../src/cloud/provider.ts";
+import type { Node, Service } from "../../../src/kube/objects.ts";
+import { loadBalancerBed, type AwsTestCloud, type TestInstance } from "../../../test/harness/aws-cloud.ts";
+import { rejection } from "../../../test/harness/rejection.ts";
+
+// The first test of a run may install moto into the cache and start it; hooks default to 5 s.
+setDefaultTimeout(180_000);
+
+const P = "service.beta.kubernetes.io/aws-load-balancer-";
+const UID = "7a1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9";
+const NAME = "a7a1e2d3c4b5a69788695a4b3c2d1e0f";
+
+let cloud: AwsTestCloud;
+let lb: LoadBalancer;
+let nodes: Node[];
+let launched: TestInstance[];
+
+beforeEach(async () => {
+  ({ cloud, lb, launched, nodes } = await loadBalancerBed());
+});
+
+function service(annotations: Record<string, string> = {}, spec: Partial<NonNullable<Service["spec"]>> = {}): Service {
+  return {
+    metadata: { name: "dns", namespace: "infra", uid: UID, annotations: { [`${P}type`]: "nlb", ...annotations } },
+    spec: {
+      type: "LoadBalancer",
+      ports: [
+        { name: "a", port: 53, nodePort: 30053 },
+        { name: "b", port: 853, nodePort: 30853 },
+      ],
+      ...spec,
+    },
+  };
+}
+
+async function nlb(): Promise<elbv2.LoadBalancer> {
+  return (await cloud.elbv2.send(new elbv2.DescribeLoadBalancersCommand({ Names: [NAME] }))).LoadBalancers![0]!;
+}
+
+async function listeners(arn: string): Promise<string[]> {
+  const groups = new Map(
+    ((await cloud.elbv2.send(new elbv2.DescribeTargetGroupsCommand({}))).TargetGroups ?? []).map((g) => [
+      g.TargetGroupArn,
+      g,
+    ]),
+  );
+  const list = (await cloud.elbv2.send(new elbv2.DescribeListenersCommand({ LoadBalancerArn: arn }))).Listeners ?? [];
+  return list.map((l) => `${l.Protocol}:${l.Port}->${groups.get(l.DefaultActions?.[0]?.TargetGroupArn)?.Port}`).sort();
+}
+
+async function targetGroups(): Promise<elbv2.TargetGroup[]> {
+  return (await cloud.elbv2.send(new elbv2.DescribeTargetGroupsCommand({}))).TargetGroups ?? [];
+}
+
+async function targets(arn: string): Promise<string[]> {
+  const health = await cloud.elbv2.send(new elbv2.DescribeTargetHealthCommand({ TargetGroupArn: arn }));
+  return (health.TargetHealthDescriptions ?? [])
+    .filter((d) => d.TargetHealth?.State !== "unused")
+    .map((d) => `${d.Target!.Id}:${d.Target!.Port}`)
+    .sort();
+}
+
+async function nodeRules(): Promise<string[]> {
+  const group = (await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ GroupIds: [cloud.nodeSecurityGroup] })))
+    .SecurityGroups![0]!;
+  return (group.IpPermissions ?? [])
+    .flatMap((p) => (p.IpRanges ?? []).map((r) => `${p.IpProtocol}:${p.FromPort}:${r.CidrIp}:${r.Description}`))
+    .sort();
+}
+
+describe("aws network load balancer (moto)", () => {
+  test("ensure builds the NLB: target group and listener per port, targets, tags, node rules, hostname", async () => {
+    const ensured = await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    const d = await nlb();
+    expect(ensured.status).toEqual({ ingress: [{ hostname: d.DNSName! }] });
+    expect(d.Type).toBe("network");
+    expect(d.Scheme).toBe("internet-facing");
+    expect(d.AvailabilityZones!.map((z) => z.SubnetId).sort()).toEqual([...cloud.subnetIds].sort());
+    expect(await listeners(d.LoadBalancerArn!)).toEqual(["TCP:53->30053", "TCP:853->30853"]);
+    const groups = await targetGroups();
+    expect(groups).toHaveLength(2);
+    for (const g of groups) {
+      expect(g).toMatchObject({
+        Protocol: "TCP",
+        TargetType: "instance",
+        VpcId: cloud.vpcId,
+        HealthCheckProtocol: "TCP",
+        HealthCheckPort: "traffic-port",
+        HealthCheckIntervalSeconds: 30,
+        HealthyThresholdCount: 3,
+        UnhealthyThresholdCount: 3,
+      });
+      expect(g.TargetGroupName).toMatch(/^k8s-infra-dns-[0-9a-f]{10}$/);
+      expect(await targets(g.TargetGroupArn!)).toEqual(launched.map((i) => `${i.id}:${g.Port}`).sort());
+    }
+    const tags = (await cloud.elbv2.send(new elbv2.DescribeTagsCommand({ ResourceArns: [d.LoadBalancerArn!] })))
+      .TagDescriptions![0]!.Tags;
+    expect(tags).toContainEqual({ Key: "kubernetes.io/cluster/test-cluster", Value: "owned" });
+    expect(tags).toContainEqual({ Key: "kubernetes.io/service-name", Value: "infra/dns" });
+    expect(await nodeRules()).toEqual(
+      [
+        `tcp:30053:0.0.0.0/0:kubernetes.io/rule/nlb/client=${NAME}`,
+        `tcp:30853:0.0.0.0/0:kubernetes.io/rule/nlb/client=${NAME}`,
+        `icmp:3:0.0.0.0/0:kubernetes.io/rule/nlb/mtu=${NAME}`,
+        `tcp:30053:10.0.1.0/24:kubernetes.io/rule/nlb/health=${NAME}`,
+        `tcp:30853:10.0.1.0/24:kubernetes.io/rule/nlb/health=${NAME}`,
+        `tcp:30053:10.0.2.0/24:kubernetes.io/rule/nlb/health=${NAME}`,
+        `tcp:30853:10.0.2.0/24:kubernetes.io/rule/nlb/health=${NAME}`,
+      ].sort(),
+    );
+    expect(await lb.getLoadBalancer("kubernetes", service())).toEqual({ exists: true, status: ensured.status });
+  });
+
+  test("ensuring again changes nothing; node changes move targets; a NodePort change gets a new target group", async () => {
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    expect(await targetGroups()).toHaveLength(2);
+    await lb.updateLoadBalancer("kubernetes", service(), nodes.slice(1));
+    for (const g of await targetGroups())
+      expect(await targets(g.TargetGroupArn!)).toEqual([`${launched[1]!.id}:${g.Port}`]);
+    await lb.updateLoadBalancer("kubernetes", service(), nodes);
+    for (const g of await targetGroups())
+      expect(await targets(g.TargetGroupArn!)).toEqual(launched.map((i) => `${i.id}:${g.Port}`).sort());
+    await lb.ensureLoadBalancer("kubernetes", service({}, { ports: [{ port: 53, nodePort: 31053 }] }), nodes);
+    const d = await nlb();
+    expect(await listeners(d.LoadBalancerArn!)).toEqual(["TCP:53->31053"]);
+    expect((await targetGroups()).map((g) => g.Port)).toEqual([31053]);
+    expect((await nodeRules()).filter((r) => r.includes("client="))).toEqual([
+      `tcp:31053:0.0.0.0/0:kubernetes.io/rule/nlb/client=${NAME}`,
+    ]);
+  });
+
+  test("annotations: internal, cross-zone, health-check tuning, source ranges; ELB-only ones are warnings", async () => {
+    const ensured = await lb.ensureLoadBalancer(
+      "kubernetes",
+      service(
+        {
+          [`${P}internal`]: "true",
+          [`${P}cross-zone-load-balancing-enabled`]: "true",
+          [`${P}healthcheck-protocol`]: "HTTP",
+          [`${P}healthcheck-path`]: "/ready",
+          [`${P}healthcheck-interval`]: "10",
+          [`${P}connection-idle-timeout`]: "120",
+        },
+        { loadBalancerSourceRanges: ["192.0.2.0/24"], ports: [{ port: 53, nodePort: 30053 }] },
+      ),
+      nodes,
+    );
+    const d = await nlb();
+    expect(d.Scheme).toBe("internal");
+    const attributes =
+      (await cloud.elbv2.send(new elbv2.DescribeLoadBalancerAttributesCommand({ LoadBalancerArn: d.LoadBalancerArn })))
+        .Attributes ?? [];
+    expect(attributes).toContainEqual({ Key: "load_balancing.cross_zone.enabled", Value: "true" });
+    expect((await targetGroups())[0]).toMatchObject({
+      HealthCheckProtocol: "HTTP",
+      HealthCheckPath: "/ready",
+      HealthCheckIntervalSeconds: 10,
+    });
+    expect((await nodeRules()).filter((r) => r.includes("client="))).toEqual([
+      `tcp:30053:192.0.2.0/24:kubernetes.io/rule/nlb/client=${NAME}`,
+    ]);
+    expect(ensured.warnings).toEqual([
+      {
+        reason: "UnsupportedAnnotation",
+        message: `annotation ${P}connection-idle-timeout only applies to classic ELBs; ignored for this network load balancer`,
+      },
+    ]);
+  });
+
+  test("the type cannot change on a live Service; fixed addresses that do not fit the subnets are refused", async () => {
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    const classic = { ...service(), metadata: { ...service().metadata, annotations: {} } };
+    expect((await rejection(lb.ensureLoadBalancer("kubernetes", classic, nodes))).message).toMatch(
+      /aws-load-balancer-type: load balancer .* is a network load balancer; it cannot become a classic ELB/,
+    );
+    expect(
+      (await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}eip-allocations`]: "eipalloc-1" }), nodes)))
+        .message,
+    ).toContain(`annotation ${P}eip-allocations: invalid value "eipalloc-1": 1 allocations for 2 subnets`);
+    expect(
+      (
+        await rejection(
+          lb.ensureLoadBalancer(
+            "kubernetes",
+            service(
+              {},
+              {
+                ports: [
+                  { port: 53, nodePort: 30053 },
+                  { port: 54, protocol: "UDP", nodePort: 30054 },
+                ],
+              },
+            ),
+            nodes,
+          ),
+        )
+      ).message,
+    ).toMatch(/mixed protocols/);
+  });
+
+  test("manage-backend-security-group-rules: false takes this NLB's rules off the backends' groups; true puts them back", async () => {
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    const managed = await nodeRules();
+    expect(managed.length).toBeGreaterThan(0);
+    await lb.ensureLoadBalancer("kubernetes", service({ [`${P}manage-backend-security-group-rules`]: "false" }), nodes);
+    expect(await nodeRules()).toEqual([]);
+    await lb.ensureLoadBalancer("kubernetes", service({ [`${P}manage-backend-security-group-rules`]: "true" }), nodes);
+    expect(await nodeRules()).toEqual(managed);
+    expect(
+      (await rejection(lb.ensureLoadBalancer("kubernetes", service({ [`${P}healthcheck-protocol`]: "SSL" }), nodes)))
+        .message,
+    ).toMatch(
+      /healthcheck-protocol: invalid value "SSL": network load balancer target groups check TCP, HTTP or HTTPS/,
+    );
+  });
+
+  test("UDP ports get UDP target groups and listeners", async () => {
+    await lb.ensureLoadBalancer(
+      "kubernetes",
+      service({}, { ports: [{ port: 53, protocol: "UDP", nodePort: 30053 }] }),
+      nodes,
+    );
+    expect(await listeners((await nlb()).LoadBalancerArn!)).toEqual(["UDP:53->30053"]);
+    expect((await targetGroups())[0]!.Protocol).toBe("UDP");
+  });
+
+  // moto answers DescribeTargetGroups(LoadBalancerArn) of an NLB without target groups with TargetGroupNotFound
+  // (AWS: an empty list); deleting twice goes through that answer.
+  test("delete removes the NLB, its target groups and its node rules; deleting again is fine", async () => {
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    await lb.ensureLoadBalancerDeleted("kubernetes", service());
+    expect((await rejection(cloud.elbv2.send(new elbv2.DescribeLoadBalancersCommand({ Names: [NAME] })))).name).toBe(
+      "LoadBalancerNotFoundException",
+    );
+    expect(await targetGroups()).toEqual([]);
+    expect(await nodeRules()).toEqual([]);
+    await lb.ensureLoadBalancerDeleted("kubernetes", service());
+    expect(await lb.getLoadBalancer("kubernetes", service())).toEqual({ exists: false, status: {} });
+  });
+});

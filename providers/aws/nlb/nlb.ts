@@ -1,0 +1,365 @@
+/**
+ * Network load balancers (`aws-load-balancer-type: nlb`), upstream's NLB flow without security groups on
+ * the NLB itself: the NLB in the chosen subnets, an instance target group per port, a listener per port
+ * forwarding to it, running backends registered on their NodePorts, cross-zone as an attribute, and the
+ * client / health / MTU rules on the backends' security groups. Target groups that no listener uses any
+ * more are deleted after the listeners move.
+ */
+import type {
+  LoadBalancer as V2LoadBalancer,
+  SubnetMapping,
+  TargetGroup,
+} from "@aws-sdk/client-elastic-load-balancing-v2";
+import { errorCode, type AwsApi } from "../api.ts";
+import type { Ec2Instance } from "../ec2-instance.ts";
+import { PREFIX, type LbOptions } from "../lb-annotations.ts";
+import { syncMarkedRules } from "../lb-node-rules.ts";
+import { serviceName } from "../lb-names.ts";
+import { ensureOwnGroup, ownGroupName, type SecurityGroupDeps } from "../lb-security-groups.ts";
+import { fixedAddressConflict, subnetMappings, type SubnetInfo } from "./addresses.ts";
+import { syncListeners, type WantedListener } from "./listeners.ts";
+import { nlbFrontendRules, nlbNodeRules, type NlbHealthCheck, type TargetGroupSpec } from "./plan.ts";
+import { targetGroupAttributeChanges } from "./target-group-attributes.ts";
+import type { Service } from "../../../src/kube/objects.ts";
+import { ownedTags, type ClusterTags } from "../tags.ts";
+
+export interface NlbDeps {
+  readonly api: AwsApi;
+  readonly cluster: ClusterTags;
+  readonly sg: SecurityGroupDeps;
+  readonly manageNodeRules: boolean;
+  /** `NLBSecurityGroupMode = Managed`: new NLBs without annotated groups get their own (`k8s-elb-<name>`). */
+  readonly managedGroup: boolean;
+}
+
+export interface NlbTarget {
+  readonly name: string;
+  readonly service: Service;
+  readonly options: LbOptions;
+  readonly vpc: string;
+  readonly subnets: readonly string[];
+  readonly groups: readonly TargetGroupSpec[];
+}
+
+export async function describeNlb(
+  api: AwsApi,
+  name: string,
+  signal?: AbortSignal,
+): Promise<V2LoadBalancer | undefined> {
+  try {
+    const lb = (await api.elbv2.describeLoadBalancers({ Names: [name] }, signal)).LoadBalancers?.[0];
+    return lb?.Type === "network" ? lb : undefined;
+  } catch (error) {
+    if (errorCode(error) === "LoadBalancerNotFoundException") return undefined;
+    throw error;
+  }
+}
+
+/** Target groups attached to the NLB; a TargetGroupNotFound answer means there are none. */
+async function attachedGroups(api: AwsApi, lbArn: string, signal?: AbortSignal): Promise<string[]> {
+  try {
+    return ((await api.elbv2.describeTargetGroups({ LoadBalancerArn: lbArn }, signal)).TargetGroups ?? []).map(
+      (g) => g.TargetGroupArn!,
+    );
+  } catch (error) {
+    if (errorCode(error) === "TargetGroupNotFoundException") return [];
+    throw error;
+  }
+}
+
+async function ensureTargetGroup(
+  deps: NlbDeps,
+  t: NlbTarget,
+  spec: TargetGroupSpec,
+  signal?: AbortSignal,
+): Promise<{ arn: string; created: boolean }> {
+  const found = await deps.api.elbv2.describeTargetGroups({ Names: [spec.name] }, signal).catch((error: unknown) => {
+    if (errorCode(error) === "TargetGroupNotFoundException") return { TargetGroups: [] };
+    throw error;
+  });
+  const existing = found.TargetGroups?.[0];
+  const settings = healthCheckSettings(spec.healthCheck);
+  if (existing?.TargetGroupArn) {
+    if (healthCheckChanged(existing, settings))
+      await deps.api.elbv2.modifyTargetGroup({ TargetGroupArn: existing.TargetGroupArn, ...settings }, signal);
+    return { arn: existing.TargetGroupArn, created: false };
+  }
+  const created = await deps.api.elbv2.createTargetGroup(
+    {
+      Name: spec.name,
+      Protocol: spec.protocol,
+      Port: spec.nodePort,
+      VpcId: t.vpc,
+      TargetType: "instance",
+      ...settings,
+      Tags: ownedTags(deps.cluster, serviceName(t.service), t.options.extraTags),
+    },
+    signal,
+  );
+  return { arn: created.TargetGroups![0]!.TargetGroupArn!, created: true };
+}
+
+async function syncAttributes(
+  api: AwsApi,
+  arn: string,
+  wanted: Readonly<Record<string, string>>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const current = (await api.elbv2.describeTargetGroupAttributes({ TargetGroupArn: arn }, signal)).Attributes ?? [];
+  const changes = targetGroupAttributeChanges(current, wanted);
+  if (changes.length > 0)
+    await api.elbv2.modifyTargetGroupAttributes({ TargetGroupArn: arn, Attributes: changes }, signal);
+}
+
+type HealthCheckSettings = Pick<
+  TargetGroup,
+  | "HealthCheckProtocol"
+  | "HealthCheckPort"
+  | "HealthCheckPath"
+  | "HealthCheckIntervalSeconds"
+  | "HealthyThresholdCount"
+  | "UnhealthyThresholdCount"
+  | "HealthCheckTimeoutSeconds"
+>;
+
+function healthCheckSettings(hc: NlbHealthCheck): HealthCheckSettings {
+  return {
+    HealthCheckProtocol: hc.protocol as "TCP",
+    HealthCheckPort: hc.port,
+    ...(hc.path ? { HealthCheckPath: hc.path } : {}),
+    HealthCheckIntervalSeconds: hc.interval,
+    HealthyThresholdCount: hc.healthy,
+    UnhealthyThresholdCount: hc.unhealthy,
+    ...(hc.timeout ? { HealthCheckTimeoutSeconds: hc.timeout } : {}),
+  };
+}
+
+function healthCheckChanged(actual: TargetGroup, wanted: HealthCheckSettings): boolean {
+  return (Object.keys(wanted) as (keyof HealthCheckSettings)[]).some((k) => actual[k] !== wanted[k]);
+}
+
+async function syncTargets(
+  api: AwsApi,
+  group: { arn: string; spec: TargetGroupSpec },
+  instances: readonly Ec2Instance[],
+  signal?: AbortSignal,
+): Promise<void> {
+  const { arn: groupArn, spec } = group;
+  const health = await api.elbv2.describeTargetHealth({ TargetGroupArn: groupArn }, signal);
+  // Draining and not-registered entries are on their way out: not targets any more.
+  const current = (health.TargetHealthDescriptions ?? []).filter(
+    (d) => d.TargetHealth?.State !== "draining" && d.TargetHealth?.Reason !== "Target.NotRegistered",
+  );
+  const have = new Set(current.map((d) => d.Target?.Id ?? ""));
+  const want = new Set(instances.map((i) => i.id));
+  const add = [...want].filter((id) => !have.has(id)).map((Id) => ({ Id, Port: spec.nodePort }));
+  const remove = [...have].filter((id) => id !== "" && !want.has(id)).map((Id) => ({ Id, Port: spec.nodePort }));
+  if (add.length > 0) await api.elbv2.registerTargets({ TargetGroupArn: groupArn, Targets: add }, signal);
+  if (remove.length > 0) await api.elbv2.deregisterTargets({ TargetGroupArn: groupArn, Targets: remove }, signal);
+}
+
+async function syncCrossZone(api: AwsApi, lbArn: string, enabled: boolean, signal?: AbortSignal): Promise<void> {
+  const key = "load_balancing.cross_zone.enabled";
+  const attributes =
+    (await api.elbv2.describeLoadBalancerAttributes({ LoadBalancerArn: lbArn }, signal)).Attributes ?? [];
+  const current = attributes.find((a) => a.Key === key)?.Value ?? "false";
+  if (current !== String(enabled))
+    await api.elbv2.modifyLoadBalancerAttributes(
+      { LoadBalancerArn: lbArn, Attributes: [{ Key: key, Value: String(enabled) }] },
+      signal,
+    );
+}
+
+async function createNlb(
+  deps: NlbDeps,
+  t: NlbTarget,
+  mappings: SubnetMapping[] | undefined,
+  signal?: AbortSignal,
+): Promise<V2LoadBalancer> {
+  const groups =
+    t.options.securityGroups.length > 0
+      ? [...t.options.securityGroups]
+      : deps.managedGroup
+        ? [await ensureManagedGroup(deps, t, signal)]
+        : [];
+  const created = await deps.api.elbv2.createLoadBalancer(
+    {
+      Name: t.name,
+      Type: "network",
+      Scheme: t.options.internal ? "internal" : "internet-facing",
+      ...(mappings ? { SubnetMappings: mappings } : { Subnets: [...t.subnets] }),
+      ...(groups.length > 0 ? { SecurityGroups: groups } : {}),
+      Tags: ownedTags(deps.cluster, serviceName(t.service), t.options.extraTags),
+    },
+    signal,
+  );
+  return created.LoadBalancers![0]!;
+}
+
+/**
+ * Target groups, their targets and attributes, then the listeners. A target group created here that no
+ * listener uses yet is deleted again when a later step fails, so a failed or throttled call leaves none
+ * behind for deletion to miss (deletion finds target groups through the NLB's listeners).
+ */
+async function syncGroupsAndListeners(
+  deps: NlbDeps,
+  t: NlbTarget,
+  on: { lbArn: string; instances: readonly Ec2Instance[] },
+  signal?: AbortSignal,
+): Promise<Set<string>> {
+  const { lbArn, instances } = on;
+  const wanted = new Map<number, WantedListener>();
+  const created: string[] = [];
+  try {
+    for (const spec of t.groups) {
+      const { arn, created: isNew } = await ensureTargetGroup(deps, t, spec, signal);
+      if (isNew) created.push(arn);
+      wanted.set(spec.servicePort, { arn, spec: spec.listener });
+      await syncAttributes(deps.api, arn, spec.attributes, signal);
+      await syncTargets(deps.api, { arn, spec }, instances, signal);
+    }
+    await syncListeners(deps.api, lbArn, wanted, signal);
+  } catch (error) {
+    await dropUnused(deps.api, lbArn, created);
+    throw error;
+  }
+  return new Set([...wanted.values()].map((w) => w.arn));
+}
+
+/** Best effort: the target groups in `arns` that no listener of the NLB forwards to. */
+async function dropUnused(api: AwsApi, lbArn: string, arns: readonly string[]): Promise<void> {
+  if (arns.length === 0) return;
+  const listeners = await api.elbv2.describeListeners({ LoadBalancerArn: lbArn }).catch(() => undefined);
+  if (!listeners) return;
+  const used = new Set((listeners.Listeners ?? []).map((l) => l.DefaultActions?.[0]?.TargetGroupArn));
+  for (const arn of arns)
+    if (!used.has(arn)) await api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }).catch(() => undefined);
+}
+
+/**
+ * Upstream's bring-your-own groups: an NLB created with groups takes the annotated ones in place; AWS
+ * cannot give groups to an NLB created without any, so asking for that is refused (recreate the Service).
+ * Dropping the annotation leaves the groups as they are.
+ */
+async function syncSecurityGroups(
+  api: AwsApi,
+  lb: V2LoadBalancer,
+  wanted: readonly string[],
+  signal?: AbortSignal,
+): Promise<void> {
+  const have = lb.SecurityGroups ?? [];
+  if (wanted.length === 0 || (have.length === wanted.length && wanted.every((g) => have.includes(g)))) return;
+  if (have.length === 0) {
+    throw new Error(
+      `annotation ${PREFIX}security-groups: NLB ${lb.LoadBalancerName} was created without security groups and AWS cannot add them; recreate the Service`,
+    );
+  }
+  await api.elbv2.setSecurityGroups({ LoadBalancerArn: lb.LoadBalancerArn, SecurityGroups: [...wanted] }, signal);
+}
+
+/**
+ * The NLB's managed group with the listener ports open from the source ranges (deleted with the NLB as the ELB's is).
+ */
+async function ensureManagedGroup(deps: NlbDeps, t: NlbTarget, signal?: AbortSignal): Promise<string> {
+  const rules = nlbFrontendRules(t.name, t.groups, t.options.sourceRanges).map(({ description: _, ...r }) => r);
+  return ensureOwnGroup(deps.sg, { name: t.name, service: serviceName(t.service), vpc: t.vpc }, rules, signal);
+}
+
+/** Keeps the managed group's rules on the listener ports, when the NLB carries it. */
+async function syncManagedGroup(deps: NlbDeps, t: NlbTarget, lb: V2LoadBalancer, signal?: AbortSignal): Promise<void> {
+  const found = await deps.api.ec2.describeSecurityGroups(
+    {
+      Filters: [
+        { Name: "group-name", Values: [ownGroupName(t.name)] },
+        { Name: "vpc-id", Values: [t.vpc] },
+      ],
+    },
+    signal,
+  );
+  const own = found.SecurityGroups?.[0]?.GroupId;
+  if (own && (lb.SecurityGroups ?? []).includes(own)) await ensureManagedGroup(deps, t, signal);
+}
+
+async function subnetCidrs(api: AwsApi, subnets: readonly string[], signal?: AbortSignal): Promise<SubnetInfo[]> {
+  const found = (await api.ec2.describeSubnets({ SubnetIds: [...subnets] }, signal)).Subnets ?? [];
+  return found
+    .map((s) => ({ id: s.SubnetId ?? "", cidr: s.CidrBlock ?? "" }))
+    .filter((s) => s.id !== "" && s.cidr !== "");
+}
+
+/** The subnet mappings the annotations ask for, checked against the chosen subnets; undefined when none. */
+async function fixedMappings(api: AwsApi, t: NlbTarget, signal?: AbortSignal): Promise<SubnetMapping[] | undefined> {
+  const fixed = t.options.fixedAddresses;
+  if (fixed.eipAllocations.length === 0 && fixed.privateIpv4Addresses.length === 0) return undefined;
+  const known = await subnetCidrs(api, t.subnets, signal);
+  return subnetMappings(
+    [...t.subnets].sort().map((id) => known.find((s) => s.id === id) ?? { id, cidr: "" }),
+    fixed,
+  );
+}
+
+/** What cannot change on a live NLB is checked before anything is written; then its groups follow the Service. */
+async function updateExisting(
+  deps: NlbDeps,
+  t: NlbTarget,
+  live: { lb: V2LoadBalancer; mappings: SubnetMapping[] | undefined },
+  signal?: AbortSignal,
+): Promise<void> {
+  const { lb } = live;
+  if ((lb.Scheme === "internal") !== t.options.internal)
+    throw new Error(
+      `annotation ${PREFIX}internal: cannot change NLB ${t.name} from ${lb.Scheme}; recreate the Service`,
+    );
+  const conflict = fixedAddressConflict(lb, live.mappings);
+  if (conflict) throw new Error(conflict);
+  await syncSecurityGroups(deps.api, lb, t.options.securityGroups, signal);
+  if (t.options.securityGroups.length === 0 && (lb.SecurityGroups ?? []).length > 0)
+    await syncManagedGroup(deps, t, lb, signal);
+}
+
+/** Creates or updates the NLB for `t` with `instances` as targets; resolves the NLB. */
+export async function ensureNlb(
+  deps: NlbDeps,
+  t: NlbTarget,
+  instances: readonly Ec2Instance[],
+  signal?: AbortSignal,
+): Promise<V2LoadBalancer> {
+  const existing = await describeNlb(deps.api, t.name, signal);
+  const mappings = await fixedMappings(deps.api, t, signal);
+  if (existing) await updateExisting(deps, t, { lb: existing, mappings }, signal);
+  const lb = existing ?? (await createNlb(deps, t, mappings, signal));
+  const before = await attachedGroups(deps.api, lb.LoadBalancerArn!, signal);
+  const keep = await syncGroupsAndListeners(deps, t, { lbArn: lb.LoadBalancerArn!, instances }, signal);
+  for (const arn of before) if (!keep.has(arn)) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
+  await syncCrossZone(deps.api, lb.LoadBalancerArn!, t.options.crossZone ?? false, signal);
+  if (deps.manageNodeRules) await syncRules(deps, t, instances, signal);
+  return lb;
+}
+
+/**
+ * Backend rules on the nodes' groups (none, and ours removed, with `manage-backend-security-group-rules:
+ * "false"`), and the listener ports on the NLB's first annotated group.
+ */
+async function syncRules(
+  deps: NlbDeps,
+  t: NlbTarget,
+  instances: readonly Ec2Instance[],
+  signal?: AbortSignal,
+): Promise<void> {
+  const cidrs = (await subnetCidrs(deps.api, t.subnets, signal)).map((s) => s.cidr);
+  const frontend = t.options.securityGroups[0];
+  const extra = new Map(frontend ? [[frontend, nlbFrontendRules(t.name, t.groups, t.options.sourceRanges)]] : []);
+  const rules = t.options.manageBackendRules ? nlbNodeRules(t.name, t.groups, t.options.sourceRanges, cidrs) : [];
+  await syncMarkedRules(deps.sg, { name: t.name, vpc: t.vpc, instances, rules, extra }, signal);
+}
+
+/** Deletes the NLB, its target groups and its node rules; resolves when none is left. */
+export async function deleteNlb(deps: NlbDeps, name: string, signal?: AbortSignal): Promise<void> {
+  const lb = await describeNlb(deps.api, name, signal);
+  if (!lb) return;
+  const groups = await attachedGroups(deps.api, lb.LoadBalancerArn!, signal);
+  if (deps.manageNodeRules && lb.VpcId)
+    await syncMarkedRules(deps.sg, { name, vpc: lb.VpcId, instances: [], rules: [] }, signal);
+  await deps.api.elbv2.deleteLoadBalancer({ LoadBalancerArn: lb.LoadBalancerArn }, signal);
+  for (const arn of groups) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
+}

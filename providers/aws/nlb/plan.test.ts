@@ -1,0 +1,99 @@
+import { describe, expect, test } from "bun:test";
+import type { Service } from "../../../src/kube/objects.ts";
+import { parseLbOptions } from "../lb-annotations.ts";
+import { ruleKey } from "../lb-security-groups.ts";
+import { desiredTargetGroups, nlbHealthCheck, nlbNodeRules, targetGroupName, validateNlbService } from "./plan.ts";
+
+const P = "service.beta.kubernetes.io/aws-load-balancer-";
+
+function service(spec: Partial<NonNullable<Service["spec"]>> = {}, annotations: Record<string, string> = {}): Service {
+  return {
+    metadata: {
+      name: "resolver-frontend",
+      namespace: "networking",
+      uid: "u",
+      annotations: { [`${P}type`]: "nlb", ...annotations },
+    },
+    spec: { type: "LoadBalancer", ports: [{ port: 53, nodePort: 30053 }], ...spec },
+  };
+}
+
+describe("NLB plan", () => {
+  test("annotations select the NLB kind and keep ELB-only ones as warnings", () => {
+    const options = parseLbOptions(service({}, { [`${P}connection-draining-enabled`]: "true" }));
+    expect(options.kind).toBe("nlb");
+    expect(options.warnings.map((w) => w.message)).toEqual([
+      `annotation ${P}connection-draining-enabled only applies to classic ELBs; ignored for this network load balancer`,
+    ]);
+    expect(() => parseLbOptions(service({}, { [`${P}extra-security-groups`]: "sg-1" }))).toThrow(
+      /extra-security-groups: invalid value "sg-1": network load balancers take their groups from security-groups only/,
+    );
+  });
+
+  test("target group names: k8s-<ns[:8]>-<name[:8]>-<10 hex>, stable, changed by the NodePort", () => {
+    const hc = nlbHealthCheck(service(), parseLbOptions(service()));
+    const name = targetGroupName("c1", service(), { nodePort: 30053, protocol: "TCP" }, hc);
+    expect(name).toMatch(/^k8s-networki-resolver-[0-9a-f]{10}$/);
+    expect(name.length).toBeLessThanOrEqual(32);
+    expect(targetGroupName("c1", service(), { nodePort: 30053, protocol: "TCP" }, hc)).toBe(name);
+    expect(targetGroupName("c1", service(), { nodePort: 30054, protocol: "TCP" }, hc)).not.toBe(name);
+    expect(targetGroupName("c2", service(), { nodePort: 30053, protocol: "TCP" }, hc)).not.toBe(name);
+  });
+
+  test.each([
+    [{}, {}, { protocol: "TCP", port: "traffic-port", interval: 30, healthy: 3, unhealthy: 3 }],
+    [
+      { externalTrafficPolicy: "Local" as const, healthCheckNodePort: 32000 },
+      {},
+      { protocol: "HTTP", port: "32000", path: "/healthz", interval: 10, healthy: 2, unhealthy: 2 },
+    ],
+    [
+      {},
+      {
+        [`${P}healthcheck-protocol`]: "HTTP",
+        [`${P}healthcheck-port`]: "8080",
+        [`${P}healthcheck-healthy-threshold`]: "5",
+      },
+      { protocol: "HTTP", port: "8080", path: "/", interval: 30, healthy: 5, unhealthy: 3 },
+    ],
+  ])("health check for %p %p", (spec, annotations, expected) => {
+    const svc = service(spec, annotations);
+    expect(nlbHealthCheck(svc, parseLbOptions(svc))).toMatchObject(expected);
+  });
+
+  test.each([
+    [{ loadBalancerIP: "1.2.3.4" }, /loadBalancerIP/],
+    [
+      { ports: [{ port: 1, protocol: "SCTP" as const, nodePort: 30001 }] },
+      /SCTP: network load balancers support TCP and UDP/,
+    ],
+    [
+      {
+        ports: [
+          { port: 1, nodePort: 30001 },
+          { port: 2, protocol: "UDP" as const, nodePort: 30002 },
+        ],
+      },
+      /mixed protocols/,
+    ],
+  ])("refuses %p", (spec, message) => {
+    expect(() => validateNlbService(service(spec))).toThrow(message);
+  });
+
+  test("node rules: client NodePorts from the source ranges, health from the subnets, ICMP MTU, each marked", () => {
+    const svc = service({
+      ports: [
+        { port: 53, nodePort: 30053 },
+        { port: 54, nodePort: 30054 },
+      ],
+    });
+    const groups = desiredTargetGroups("c1", svc, parseLbOptions(svc));
+    expect(nlbNodeRules("lb1", groups, ["10.0.0.0/8"], ["10.1.0.0/24"]).map(ruleKey)).toEqual([
+      "tcp|30053|30053|10.0.0.0/8|kubernetes.io/rule/nlb/client=lb1",
+      "tcp|30054|30054|10.0.0.0/8|kubernetes.io/rule/nlb/client=lb1",
+      "icmp|3|4|10.0.0.0/8|kubernetes.io/rule/nlb/mtu=lb1",
+      "tcp|30053|30053|10.1.0.0/24|kubernetes.io/rule/nlb/health=lb1",
+      "tcp|30054|30054|10.1.0.0/24|kubernetes.io/rule/nlb/health=lb1",
+    ]);
+  });
+});

@@ -1,0 +1,121 @@
+/** Bring-your-own security groups on NLBs (upstream's `security-groups` on an NLB) against moto. */
+import { beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import * as ec2 from "@aws-sdk/client-ec2";
+import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
+import type { LoadBalancer } from "../../../src/cloud/provider.ts";
+import type { Node, Service } from "../../../src/kube/objects.ts";
+import { awsTestProvider, loadBalancerBed, type AwsTestCloud } from "../../../test/harness/aws-cloud.ts";
+import { rejection } from "../../../test/harness/rejection.ts";
+
+setDefaultTimeout(180_000);
+
+const P = "service.beta.kubernetes.io/aws-load-balancer-";
+const NAME = "ad11e2d3c4b5a69788695a4b3c2d1e0f";
+
+let cloud: AwsTestCloud;
+let lb: LoadBalancer;
+let nodes: Node[];
+
+beforeEach(async () => {
+  ({ cloud, lb, nodes } = await loadBalancerBed());
+});
+
+function service(annotations: Record<string, string> = {}): Service {
+  return {
+    metadata: {
+      name: "gw",
+      namespace: "edge",
+      uid: "d11e2d3c-4b5a-6978-8695-a4b3c2d1e0f9",
+      annotations: { [`${P}type`]: "nlb", ...annotations },
+    },
+    spec: {
+      type: "LoadBalancer",
+      loadBalancerSourceRanges: ["203.0.113.0/24"],
+      ports: [{ name: "https", port: 443, nodePort: 30443 }],
+    },
+  };
+}
+
+async function group(name: string): Promise<string> {
+  return (
+    await cloud.ec2.send(new ec2.CreateSecurityGroupCommand({ GroupName: name, Description: name, VpcId: cloud.vpcId }))
+  ).GroupId!;
+}
+
+async function frontendRules(id: string): Promise<string[]> {
+  const g = (await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ GroupIds: [id] }))).SecurityGroups![0]!;
+  return (g.IpPermissions ?? []).flatMap((p) =>
+    (p.IpRanges ?? []).map((r) => `${p.IpProtocol}:${p.FromPort}:${r.CidrIp}:${r.Description}`),
+  );
+}
+
+async function nlbGroups(): Promise<string[]> {
+  return (
+    (await cloud.elbv2.send(new elbv2.DescribeLoadBalancersCommand({ Names: [NAME] }))).LoadBalancers![0]!
+      .SecurityGroups ?? []
+  );
+}
+
+describe("NLB security groups (moto)", () => {
+  test("annotated groups go on the NLB, the listener ports on the first; a change moves them; deletion removes the rules, not the groups", async () => {
+    const [one, two] = [await group("byo-one"), await group("byo-two")];
+    await lb.ensureLoadBalancer("kubernetes", service({ [`${P}security-groups`]: one }), nodes);
+    expect(await nlbGroups()).toEqual([one]);
+    expect(await frontendRules(one)).toEqual([`tcp:443:203.0.113.0/24:kubernetes.io/rule/nlb/frontend=${NAME}`]);
+    await lb.ensureLoadBalancer("kubernetes", service({ [`${P}security-groups`]: two }), nodes);
+    expect(await nlbGroups()).toEqual([two]);
+    expect(await frontendRules(one)).toEqual([]);
+    expect(await frontendRules(two)).toEqual([`tcp:443:203.0.113.0/24:kubernetes.io/rule/nlb/frontend=${NAME}`]);
+    await lb.ensureLoadBalancerDeleted("kubernetes", service());
+    expect(await frontendRules(two)).toEqual([]);
+    expect(
+      (await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ GroupIds: [one, two] }))).SecurityGroups,
+    ).toHaveLength(2);
+  });
+
+  test("groups asked for on an NLB created without any are refused; nothing changes", async () => {
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    const sg = await group("late");
+    const failure = await rejection(
+      lb.ensureLoadBalancer("kubernetes", service({ [`${P}security-groups`]: sg }), nodes),
+    );
+    expect(failure.message).toMatch(
+      /security-groups: NLB .* was created without security groups and AWS cannot add them; recreate the Service/,
+    );
+    expect(await nlbGroups()).toEqual([]);
+    expect(await frontendRules(sg)).toEqual([]);
+  });
+});
+
+describe("NLB managed security group (NLBSecurityGroupMode = Managed, moto)", () => {
+  test("a new NLB gets its own group with the listener ports open; a port change follows; deletion removes the group", async () => {
+    const managed = awsTestProvider(cloud, {
+      extra: "NLBSecurityGroupMode = Managed",
+      options: { cacheMaxAgeMs: 0 },
+    }).loadBalancer!;
+    await managed.ensureLoadBalancer("kubernetes", service(), nodes);
+    const [own] = (
+      await cloud.ec2.send(
+        new ec2.DescribeSecurityGroupsCommand({ Filters: [{ Name: "group-name", Values: [`k8s-elb-${NAME}`] }] }),
+      )
+    ).SecurityGroups!;
+    expect(await nlbGroups()).toEqual([own!.GroupId!]);
+    expect(own!.Tags).toContainEqual({ Key: "kubernetes.io/cluster/test-cluster", Value: "owned" });
+    expect(await frontendRules(own!.GroupId!)).toEqual(["tcp:443:203.0.113.0/24:undefined"]);
+    const more = service();
+    more.spec!.ports = [...more.spec!.ports!, { name: "quic", port: 8443, nodePort: 30843 }];
+    await managed.ensureLoadBalancer("kubernetes", more, nodes);
+    expect((await frontendRules(own!.GroupId!)).sort()).toEqual([
+      "tcp:443:203.0.113.0/24:undefined",
+      "tcp:8443:203.0.113.0/24:undefined",
+    ]);
+    await managed.ensureLoadBalancerDeleted("kubernetes", more);
+    expect(
+      (
+        await cloud.ec2.send(
+          new ec2.DescribeSecurityGroupsCommand({ Filters: [{ Name: "group-name", Values: [`k8s-elb-${NAME}`] }] }),
+        )
+      ).SecurityGroups,
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * What a Service asks of the allocator, read from its spec and annotations: address families (one address
+ * per family; with PreferDualStack the second is best effort), explicitly requested addresses, a pool, and
+ * the traits that decide whether it may share an address. Also what a Service shows it holds (its status
+ * and the announce annotations), read after a restart.
+ */
+import type { LoadBalancerStatus, Service } from "../../../src/kube/objects.ts";
+import { formatIP, parseIP, type IP, type IPFamily } from "../../../src/net/ip.ts";
+import type { ServiceKeys } from "./annotations.ts";
+import { addressKey, familyName, type Pool, type Target } from "./pools.ts";
+import type { LoadBalancerSettings } from "./pools-config.ts";
+import type { ShareTraits } from "./sharing.ts";
+
+export interface Claim extends ShareTraits {
+  /** The Service UID (namespace/name when it has none): a re-created Service is a new claim. */
+  readonly id: string;
+  readonly target: Target;
+  /** One address per family, in the Service's family order. */
+  readonly families: readonly IPFamily[];
+  /** How many leading families must get an address; the rest are best effort. */
+  readonly required: number;
+  readonly requested: readonly IP[];
+  readonly pool?: string;
+  /** The Service lets the provider move it when its pools no longer offer it its address. */
+  readonly allowMove: boolean;
+  /** Which pool each address it shows came from (address key → pool name), as recorded when allocated. */
+  readonly allocatedFrom: ReadonlyMap<string, string>;
+}
+
+/** What a claim is read against besides the Service: the pools in force and namespace labels. */
+export interface ClaimContext {
+  readonly pools: readonly Pool[];
+  readonly namespaceLabels: (namespace: string) => Readonly<Record<string, string>>;
+}
+
+export type ClaimResult =
+  | { readonly ok: true; readonly claim: Claim; readonly remarks: readonly string[] }
+  | { readonly ok: false; readonly problem: string };
+
+export const serviceKey = (service: Service): string => `${service.metadata.namespace ?? ""}/${service.metadata.name}`;
+export const claimId = (service: Service): string => service.metadata.uid || serviceKey(service);
+
+function backendOf(service: Service): string {
+  if (service.spec?.externalTrafficPolicy !== "Local") return "";
+  const selector = Object.entries(service.spec.selector ?? {}).map(([k, v]) => `${k}=${v}`);
+  return `Local:${selector.sort().join(",")}`;
+}
+
+/** Never fails: a Service with unreadable annotations still has traits, so a restart can restore it. */
+export function shareTraitsOf(service: Service, settings: LoadBalancerSettings): ShareTraits {
+  const key = service.metadata.annotations?.[settings.sharingAnnotation];
+  return {
+    service: serviceKey(service),
+    key: key === undefined || key === "" ? undefined : key,
+    backend: backendOf(service),
+    ports: (service.spec?.ports ?? []).map((p) => `${p.protocol ?? "TCP"}/${p.port}`),
+  };
+}
+
+function parseRequested(texts: readonly string[], source: string): { ips: IP[]; problem?: string } {
+  const ips: IP[] = [];
+  for (const text of texts) {
+    const ip = parseIP(text);
+    if (!ip) return { ips, problem: `${source}: ${JSON.stringify(text)} is not an IP address` };
+    if (ips.some((other) => other.family === ip.family))
+      return { ips, problem: `${source}: at most one address per IP family` };
+    ips.push(ip);
+  }
+  return { ips };
+}
+
+/** Addresses from the annotation (comma-separated), else `spec.loadBalancerIP`. */
+function readRequested(service: Service, keys: ServiceKeys): { ips: IP[]; problem?: string; remark?: string } {
+  const annotation = service.metadata.annotations?.[keys.requestedIPs];
+  const legacy = service.spec?.loadBalancerIP ?? "";
+  const texts = (annotation ?? legacy)
+    .split(",")
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
+  const parsed = parseRequested(
+    texts,
+    annotation === undefined ? "spec.loadBalancerIP" : `annotation ${keys.requestedIPs}`,
+  );
+  const ignored = annotation !== undefined && legacy !== "";
+  return ignored
+    ? { ...parsed, remark: `spec.loadBalancerIP is ignored because annotation ${keys.requestedIPs} is set` }
+    : parsed;
+}
+
+function familiesOf(service: Service, requested: readonly IP[]): { families: IPFamily[]; required: number } {
+  const spec = service.spec ?? {};
+  const declared = (spec.ipFamilies ?? []).map((f): IPFamily => (f === "IPv6" ? 6 : 4));
+  const all = declared.length > 0 ? declared : [requested[0]?.family ?? 4];
+  const policy = spec.ipFamilyPolicy ?? "SingleStack";
+  const families = policy === "SingleStack" ? all.slice(0, 1) : all;
+  return { families, required: policy === "PreferDualStack" ? 1 : families.length };
+}
+
+function poolProblem(pool: string | undefined, pools: readonly Pool[], keys: ServiceKeys): string | undefined {
+  if (pool === undefined || pools.some((p) => p.name === pool)) return undefined;
+  const known = pools.map((p) => p.name).join(", ") || "none";
+  return `annotation ${keys.addressPool} names address pool ${JSON.stringify(pool)}, which does not exist (pools: ${known})`;
+}
+
+function targetOf(service: Service, context: ClaimContext): Target {
+  const namespace = service.metadata.namespace ?? "";
+  return {
+    namespace,
+    namespaceLabels: context.namespaceLabels(namespace),
+    serviceLabels: service.metadata.labels ?? {},
+  };
+}
+
+function familyProblem(requested: readonly IP[], families: readonly IPFamily[]): string | undefined {
+  const stray = requested.find((ip) => !families.includes(ip.family));
+  if (!stray) return undefined;
+  const declared = families.map(familyName).join(",");
+  return `requested address ${formatIP(stray)} is ${familyName(stray.family)}, but the Service has ipFamilies ${declared}`;
+}
+
+export function claimFor(service: Service, settings: LoadBalancerSettings, context: ClaimContext): ClaimResult {
+  const keys = settings.keys;
+  const requested = readRequested(service, keys);
+  if (requested.problem) return { ok: false, problem: requested.problem };
+  const { families, required } = familiesOf(service, requested.ips);
+  const pool = service.metadata.annotations?.[keys.addressPool] || undefined;
+  const problem = familyProblem(requested.ips, families) ?? poolProblem(pool, context.pools, keys);
+  if (problem) return { ok: false, problem };
+  const claim: Claim = {
+    ...shareTraitsOf(service, settings),
+    id: claimId(service),
+    target: targetOf(service, context),
+    families,
+    required,
+    requested: requested.ips,
+    pool,
+    allowMove: service.metadata.annotations?.[keys.allowAddressMove] === "true",
+    allocatedFrom: allocatedFrom(service, settings),
+  };
+  return { ok: true, claim, remarks: requested.remark ? [requested.remark] : [] };
+}
+
+/** The recorded origin pool of each address the Service holds. */
+export function allocatedFrom(service: Service, settings: LoadBalancerSettings): Map<string, string> {
+  const names = (service.metadata.annotations?.[settings.keys.allocatedFrom] ?? "").split(",").map((n) => n.trim());
+  const { active } = evidenceOf(service, settings);
+  return new Map(active.flatMap((ip, i) => (names[i] ? [[addressKey(ip), names[i]] as [string, string]] : [])));
+}
+
+const parseList = (texts: readonly string[]): IP[] => texts.flatMap((text) => parseIP(text.trim()) ?? []);
+const statusIPs = (service: Service): IP[] =>
+  parseList((service.status?.loadBalancer?.ingress ?? []).map((i) => i.ip ?? ""));
+const announcedIPs = (service: Service, settings: LoadBalancerSettings): IP[] =>
+  parseList(settings.announceAnnotations.flatMap((key) => (service.metadata.annotations?.[key] ?? "").split(",")));
+
+/** Canonical texts of the addresses in the Service's status. */
+export function statusAddresses(service: Service): Set<string> {
+  return new Set(statusIPs(service).map(addressKey));
+}
+
+/** Canonical texts of every address the Service shows (status and announce annotations). */
+export function shownAddresses(service: Service, settings: LoadBalancerSettings): Set<string> {
+  return new Set([...statusIPs(service), ...announcedIPs(service, settings)].map(addressKey));
+}
+
+/** A Service that should hold load-balancer addresses; others only show addresses they are giving up. */
+export function wantsAddresses(service: Service): boolean {
+  return service.spec?.type === "LoadBalancer" && !service.metadata.deletionTimestamp;
+}
+
+/**
+ * What a Service holds, read after a restart. The announce annotation is written before the status, so
+ * when both exist the annotation is the newer word and a status address it lacks is one being given up.
+ * A Service being deleted or no longer of type LoadBalancer holds nothing, but what it shows stays taken.
+ */
+export function evidenceOf(service: Service, settings: LoadBalancerSettings): { active: IP[]; retiring: IP[] } {
+  const announced = announcedIPs(service, settings);
+  const status = statusIPs(service);
+  if (!wantsAddresses(service)) return { active: [], retiring: [...announced, ...status] };
+  if (announced.length === 0) return { active: status, retiring: [] };
+  const keys = new Set(announced.map(addressKey));
+  return { active: announced, retiring: status.filter((ip) => !keys.has(addressKey(ip))) };
+}
+
+export function ingressOf(addresses: readonly string[]): LoadBalancerStatus {
+  return { ingress: addresses.map((ip) => ({ ip, ipMode: "VIP" as const })) };
+}

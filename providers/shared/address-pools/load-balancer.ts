@@ -1,0 +1,226 @@
+/**
+ * LoadBalancer over address pools: there is no load balancer to build, only an address to choose (the
+ * allocator), to write where announcers read it (the announce annotations) and to report as the Service's
+ * ingress. Announcers (kube-vip, MetalLB-style speakers) pick the nodes, so `updateLoadBalancer` has
+ * nothing to do. See allocator.ts for the invariants that keep addresses unique and never move one
+ * silently; every move and every refusal to move reaches the Service as a Warning event, a refusal also
+ * as the condition `<prefix>/AddressesInPools=False`.
+ */
+import type { CallOutcome, EnsuredLoadBalancer, LoadBalancer, ProviderInit } from "../../../src/cloud/provider.ts";
+import type { KubeApi } from "../../../src/kube/api.ts";
+import type { LoadBalancerStatus, Service } from "../../../src/kube/objects.ts";
+import { isNotFound } from "../../../src/kube/transport.ts";
+import type { Logger } from "../../../src/log/logger.ts";
+import { AllocationTable, assign, type AllocatorView, type Decision, type Note } from "./allocator.ts";
+import { patchServiceAnnotations, patchServiceCondition, ServiceReplacedError } from "./api.ts";
+import {
+  allocatedFrom,
+  claimFor,
+  claimId,
+  evidenceOf,
+  ingressOf,
+  serviceKey,
+  shareTraitsOf,
+  shownAddresses,
+  statusAddresses,
+  type Claim,
+} from "./claim.ts";
+import { conditionWrite, movesNotAnnounced, warningsOf } from "./notes.ts";
+import { poolNameOf, type Pool } from "./pools.ts";
+import type { LoadBalancerSettings } from "./pools-config.ts";
+import { reconcile, restore, retire, settle, type Evidence } from "./restore.ts";
+
+export interface LoadBalancerDeps {
+  /** The current settings; a live edit of the cloud-config swaps them. */
+  readonly settings: () => LoadBalancerSettings;
+  /** The pools in force now: the file's, or the AddressPool objects'. */
+  readonly pools: () => readonly Pool[];
+  /** Set while configuration-driven moves are refused (replicas disagree): the reason. */
+  readonly moveGuard?: () => string | undefined;
+  /** Namespace labels, for pools with namespace selectors; none known: no labels. */
+  readonly namespaceLabels?: (namespace: string) => Readonly<Record<string, string>>;
+  readonly logger: Logger;
+  readonly observeCall: (operation: string, seconds: number, outcome: CallOutcome) => void;
+  readonly now?: () => Date;
+}
+
+export interface PoolLoadBalancer {
+  readonly loadBalancer: LoadBalancer;
+  /** Rebuilds the allocation table once the Service cache has synced; every call waits for that. */
+  initialize(init: ProviderInit): void;
+  /** Resolves once the table is rebuilt (rejects if the manager stopped first). */
+  ready(): Promise<ProviderInit>;
+  readonly table: AllocationTable;
+  /** The allocator's view now: the table, the pools in force, the move guard. */
+  view(): AllocatorView;
+}
+
+/** Upstream `DefaultLoadBalancerName`: "a" + the UID without dashes, at most 32 characters. */
+const loadBalancerName = (service: Service): string =>
+  `a${(service.metadata.uid ?? "").replaceAll("-", "")}`.slice(0, 32);
+
+const oldestFirst = (a: Service, b: Service): number =>
+  (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "") ||
+  serviceKey(a).localeCompare(serviceKey(b));
+
+export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer {
+  const table = new AllocationTable();
+  let session: { ready: Promise<void>; init: ProviderInit } | undefined;
+  const view = (): AllocatorView => {
+    const s = deps.settings();
+    return { table, pools: deps.pools(), sharingAnnotation: s.sharingAnnotation, moveGuard: deps.moveGuard?.() };
+  };
+  const claimContext = (): {
+    pools: readonly Pool[];
+    namespaceLabels: (ns: string) => Readonly<Record<string, string>>;
+  } => ({
+    pools: deps.pools(),
+    namespaceLabels: deps.namespaceLabels ?? (() => ({})),
+  });
+
+  async function ready(): Promise<ProviderInit> {
+    if (!session)
+      throw new Error("the address-pool load balancer is not initialised: it runs on the leader, after initialize");
+    await session.ready;
+    return session.init;
+  }
+
+  function rebuild(services: readonly Service[]): void {
+    const settings = deps.settings();
+    const evidence: Evidence[] = [...services]
+      .sort(oldestFirst)
+      .map((s) => ({ traits: { ...shareTraitsOf(s, settings), id: claimId(s) }, ...evidenceOf(s, settings) }));
+    for (const line of restore(view(), evidence)) deps.logger.warn(line);
+    const outside = table.holdings().filter((h) => h.addresses.some((a) => poolNameOf(deps.pools(), a) === undefined));
+    const kept = outside.length > 0 ? `; ${outside.length} of them hold addresses outside every pool, kept` : "";
+    deps.logger.info(`restored the load-balancer addresses of ${table.size} Service(s) from the cluster${kept}`);
+  }
+
+  /** Frees what the cache shows nobody holding any more; run when a pool looks full. */
+  function reconcileWithCache(init: ProviderInit): number {
+    const settings = deps.settings();
+    return reconcile(table, (holding) => {
+      const service = init.services.get(holding.service);
+      return service && claimId(service) === holding.id ? shownAddresses(service, settings) : undefined;
+    });
+  }
+
+  /** Synchronous from decision to record: no other sync can slip in between (invariant 1). */
+  function allocate(init: ProviderInit, claim: Claim): Decision & { ok: true } {
+    let decision = assign(view(), claim);
+    if (!decision.ok && reconcileWithCache(init) > 0) decision = assign(view(), claim);
+    if (!decision.ok) throw new Error(decision.problem);
+    return decision;
+  }
+
+  async function timed(operation: string, call: () => Promise<void>): Promise<void> {
+    const started = performance.now();
+    const seconds = (): number => (performance.now() - started) / 1000;
+    try {
+      await call();
+      deps.observeCall(operation, seconds(), "success");
+    } catch (error) {
+      deps.observeCall(operation, seconds(), "error");
+      throw error;
+    }
+  }
+
+  /** The announce annotations and the origin pools, written in one patch when any differs. */
+  async function announce(
+    kube: KubeApi,
+    service: Service,
+    addresses: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const settings = deps.settings();
+    const value = addresses.join(",");
+    const recorded = allocatedFrom(service, settings);
+    const origins = addresses.map((a) => poolNameOf(deps.pools(), a) ?? recorded.get(a) ?? "").join(",");
+    const wanted: Record<string, string> = Object.fromEntries(settings.announceAnnotations.map((key) => [key, value]));
+    if (origins.replaceAll(",", "") !== "") wanted[settings.keys.allocatedFrom] = origins;
+    const stale = Object.entries(wanted).filter(([key, v]) => service.metadata.annotations?.[key] !== v);
+    if (stale.length === 0) return;
+    await timed("AnnounceAddresses", () => patchServiceAnnotations(kube, service, Object.fromEntries(stale), signal));
+  }
+
+  /** Removes the announce annotations; a Service already gone or re-created under a new UID is left alone. */
+  async function withdraw(kube: KubeApi, service: Service, signal?: AbortSignal): Promise<void> {
+    const settings = deps.settings();
+    const keys = [...settings.announceAnnotations, settings.keys.allocatedFrom];
+    const shown = keys.some((key) => service.metadata.annotations?.[key] !== undefined);
+    // The cached copy may predate our own annotation write, so a holding counts as "shown" too.
+    if (!shown && !table.holding(claimId(service))) return;
+    const removal = Object.fromEntries(keys.map((key) => [key, null]));
+    await timed("WithdrawAddresses", () => patchServiceAnnotations(kube, service, removal, signal)).catch(
+      (error: unknown) => {
+        if (!isNotFound(error) && !(error instanceof ServiceReplacedError)) throw error;
+      },
+    );
+  }
+
+  async function flag(kube: KubeApi, service: Service, notes: readonly Note[], signal?: AbortSignal): Promise<void> {
+    const flagging = {
+      type: deps.settings().keys.conditionType,
+      notes,
+      guarded: view().moveGuard !== undefined,
+      now: deps.now?.() ?? new Date(),
+    };
+    const write = conditionWrite(service, flagging);
+    if (write) await timed("FlagAddresses", () => patchServiceCondition(kube, service, write, signal));
+  }
+
+  function statusOf(service: Service): LoadBalancerStatus {
+    const holding = table.holding(claimId(service));
+    return holding && holding.addresses.length > 0 ? ingressOf(holding.addresses) : {};
+  }
+
+  const loadBalancer: LoadBalancer = {
+    getLoadBalancerName: (_clusterName, service) => loadBalancerName(service),
+    async getLoadBalancer(_clusterName, service) {
+      await ready();
+      const status = statusOf(service);
+      const announced = deps
+        .settings()
+        .announceAnnotations.some((key) => service.metadata.annotations?.[key] !== undefined);
+      return { exists: (status.ingress?.length ?? 0) > 0 || announced, status };
+    },
+    async ensureLoadBalancer(_clusterName, service, _nodes, signal): Promise<EnsuredLoadBalancer> {
+      const init = await ready();
+      const settings = deps.settings();
+      const claimed = claimFor(service, settings, claimContext());
+      if (!claimed.ok) throw new Error(claimed.problem);
+      const decision = allocate(init, claimed.claim);
+      const addresses = table.holding(claimed.claim.id)?.addresses ?? [];
+      const notes = [...decision.notes, ...movesNotAnnounced(evidenceOf(service, settings).active, decision)];
+      await announce(init.kube, service, addresses, signal);
+      await flag(init.kube, service, notes, signal);
+      const shownInStatus = statusAddresses(service);
+      settle(table, claimed.claim.id, (address) => shownInStatus.has(address));
+      return { status: ingressOf(addresses), warnings: warningsOf(claimed.remarks, notes) };
+    },
+    async updateLoadBalancer() {
+      await ready();
+    },
+    async ensureLoadBalancerDeleted(_clusterName, service, signal) {
+      const init = await ready();
+      await withdraw(init.kube, service, signal);
+      const shownInStatus = statusAddresses(service);
+      retire(table, claimId(service), (address) => shownInStatus.has(address));
+    },
+  };
+
+  return {
+    loadBalancer,
+    table,
+    ready,
+    view,
+    initialize(init) {
+      const rebuilt = init.waitForSync(init.signal).then((synced) => {
+        if (!synced) throw new Error("stopped before the Service cache synced");
+        rebuild(init.services.list());
+      });
+      void rebuilt.catch(() => undefined);
+      session = { ready: rebuilt, init };
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import { describe, expect, test } from "bun:test";
+import { parseVSphereConfig, type VSphereConfig } from "./config.ts";
+
+const ok = (text: string): VSphereConfig => {
+  const parsed = parseVSphereConfig(text);
+  if (!parsed.ok) throw new Error(parsed.errors.join("\n"));
+  return parsed.config;
+};
+const errors = (text: string | undefined): string[] => {
+  const parsed = parseVSphereConfig(text);
+  return parsed.ok ? [] : parsed.errors;
+};
+
+const YAML = `
+global:
+  port: 8443
+  insecureFlag: true
+  secretName: vsphere-creds
+  secretNamespace: kube-system
+vcenter:
+  prod:
+    server: vc.example.com
+    datacenters: [dc1, dc2]
+labels:
+  zone: k8s-zone
+  region: k8s-region
+nodes:
+  internalNetworkSubnetCidr: 10.0.0.0/16
+  externalVmNetworkName: "External Network"
+`;
+
+const INI = `
+; upstream's INI form
+[Global]
+port = "8443"
+insecure-flag = "1"
+secret-name = "vsphere-creds"
+secret-namespace = "kube-system"
+
+[VirtualCenter "vc.example.com"]
+datacenters = "dc1,dc2"
+
+[Labels]
+zone = k8s-zone
+region = k8s-region
+
+[Nodes]
+internal-network-subnet-cidr = 10.0.0.0/16
+external-vm-network-name = "External Network"
+`;
+
+describe("vsphere.conf", () => {
+  test("the YAML form and the INI form read alike", () => {
+    const fromYaml = ok(YAML);
+    const fromIni = ok(INI);
+    expect(fromIni).toEqual(fromYaml);
+    expect(fromYaml.vcenter).toEqual({
+      server: "vc.example.com",
+      port: 8443,
+      datacenters: ["dc1", "dc2"],
+      insecure: true,
+      caFile: "",
+      credentials: { kind: "secret", namespace: "kube-system", name: "vsphere-creds" },
+      ipFamilies: ["ipv4"],
+    });
+    expect(fromYaml.labels).toEqual({ zone: "k8s-zone", region: "k8s-region" });
+    expect(fromYaml.nodes.externalNetworkName).toBe("External Network");
+    expect(fromYaml.loadBalancers).toBeUndefined();
+  });
+
+  test("inline credentials in the vCenter entry win over global ones; the port defaults to 443", () => {
+    const config = ok(
+      `global: { user: a, password: b }\nvcenter:\n  vc:\n    server: 10.0.0.5\n    user: c\n    password: d\n`,
+    );
+    expect(config.vcenter.credentials).toEqual({ kind: "inline", username: "c", password: "d" });
+    expect(config.vcenter.port).toBe(443);
+    expect(config.vcenter.datacenters).toEqual([]);
+  });
+
+  test("a loadBalancers section (YAML form) turns load balancers on", () => {
+    const config = ok(`${YAML}loadBalancers:\n  pools:\n    - { name: lb, addresses: [192.0.2.0/28] }\n`);
+    expect(config.loadBalancers?.pools.map((p) => p.name)).toEqual(["lb"]);
+  });
+
+  test.each([
+    [undefined, "vcenter: the cloud-config is required"],
+    ["global: {}\n", "vcenter: name the vCenter"],
+    [
+      "vcenter:\n  a: { server: a, user: u, password: p }\n  b: { server: b, user: u, password: p }\n",
+      "2 vCenters given",
+    ],
+    ["vcenter:\n  a: { server: a }\n", "vcenter.a: no credentials"],
+    ["vcenter:\n  a: { server: a, secretName: s }\n", "vcenter.a.secretNamespace: is required with secretName"],
+    ["vcenter:\n  a: { server: a, user: u, password: p, port: 99999 }\n", "vcenter.a.port"],
+    [
+      "vcenter:\n  a: { server: a, user: u, password: p, thumbprint: 'AA:BB' }\n",
+      "vcenter.a.thumbprint: certificate pinning",
+    ],
+    ["vcenter:\n  a: { server: a, user: u, password: p, ipFamily: [ipv5] }\n", "vcenter.a.ipFamily"],
+    [
+      "vcenter:\n  a: { server: a, user: u, password: p }\nnodes: { internalNetworkSubnetCidr: 10.0.0.0 }\n",
+      "nodes.internalNetworkSubnetCidr",
+    ],
+    ["vcenter:\n  a: { server: a, user: u, password: p }\nlabels: { colour: blue }\n", "labels.colour: unknown field"],
+    [
+      '[Global]\nuser = u\npassword = p\n[VirtualCenter "vc"]\n[LoadBalancer]\nip-pool-name = x\n',
+      "[LoadBalancer]: not supported: NSX-T",
+    ],
+    [
+      '[Global]\ninsecure-flag = maybe\n[VirtualCenter "vc"]\nuser = u\npassword = p\n',
+      "[Global] insecure-flag: must be true or false",
+    ],
+    ["[VirtualCenter]\nuser = u\n", "needs the server as its subsection"],
+    [
+      '[VirtualCenter "vc"]\nuser = u\npassword = p\nthumbprint = AA\n',
+      '[VirtualCenter "vc"] thumbprint: certificate pinning',
+    ],
+    ['[VirtualCenter "vc"]\nuser = u\npassword = p\n[Labels]\ncolour = blue\n', "[Labels] colour: unknown field"],
+    [
+      "vcenter:\n  a: { server: a, user: u, password: p }\nloadBalancers: { source: cluster }\n",
+      "loadBalancers.source: cluster (AddressPool objects) is not available",
+    ],
+  ])("refused with the key named: %p", (text, expected) => {
+    expect(errors(text).join("\n")).toContain(expected);
+  });
+
+  test("every problem is reported at once", () => {
+    expect(
+      errors("vcenter:\n  a: { server: a, port: 0 }\nlabels: { x: 1 }\nnodes: { y: 2 }\n").length,
+    ).toBeGreaterThanOrEqual(4);
+  });
+});

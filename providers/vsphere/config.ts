@@ -1,0 +1,153 @@
+/**
+ * The vSphere cloud-config: upstream cloud-provider-vsphere's `vsphere.conf`, in its YAML form or its INI
+ * form (ini-form.ts turns the INI form into the YAML shape), plus this project's `loadBalancers` section
+ * (YAML only). Every problem is reported at once, each naming its key. What upstream accepts but this
+ * provider refuses is refused by name, with the reason, rather than silently ignored.
+ */
+import { parseConfigText } from "../../src/cloud/config-text.ts";
+import { parseCIDR, type CIDR } from "../../src/net/ip.ts";
+import { isMapping, mappingAt, onlyKeys, Problems, type Raw } from "../shared/config-reader.ts";
+import { serviceKeys } from "../shared/address-pools/annotations.ts";
+import { parseLoadBalancers, type LoadBalancerSettings } from "../shared/address-pools/pools-config.ts";
+import { inIniTerms, iniToRaw, looksLikeIni, type IniForm } from "./ini-form.ts";
+import { readVCenter, type VCenterSettings } from "./vcenter-config.ts";
+
+export type IpFamily = "ipv4" | "ipv6";
+
+/** Upstream's `nodes:` section: which guest addresses become InternalIP and ExternalIP. */
+export interface NodeNetworks {
+  readonly internalSubnet?: CIDR;
+  readonly externalSubnet?: CIDR;
+  readonly internalNetworkName?: string;
+  readonly externalNetworkName?: string;
+  readonly excludeInternalSubnets: readonly CIDR[];
+  readonly excludeExternalSubnets: readonly CIDR[];
+}
+
+export interface VSphereConfig {
+  readonly vcenter: VCenterSettings;
+  /** Tag category names whose tags name the zone and the region; empty: not looked up. */
+  readonly labels: { readonly zone: string; readonly region: string };
+  readonly nodes: NodeNetworks;
+  /** Absent: the provider offers no load balancers. */
+  readonly loadBalancers?: LoadBalancerSettings;
+}
+
+/** Every Service annotation and condition of this provider lives under this prefix. */
+export const VSPHERE_KEYS = serviceKeys("vsphere.cloudprovider.io");
+
+export type ParsedConfig =
+  { readonly ok: true; readonly config: VSphereConfig } | { readonly ok: false; readonly errors: string[] };
+
+const TOP_KEYS = ["global", "vcenter", "labels", "nodes", "loadBalancers"];
+/** Upstream sections refused, with the reason. */
+const REFUSED_TOP: Record<string, string> = {
+  loadbalancer: "NSX-T load balancers are not supported; use the loadBalancers address pools (YAML form)",
+  nsxt: "NSX-T is not supported; load balancers come from the loadBalancers address pools",
+  workspace:
+    "the in-tree [Workspace] section is for the in-tree provider; name the vCenter under vcenter / [VirtualCenter]",
+  disk: "disks belong to vSphere CSI, not to the cloud-controller-manager",
+  network: "the in-tree [Network] section is not read; use nodes.internalVmNetworkName / externalVmNetworkName",
+};
+const NODE_KEYS = [
+  "internalNetworkSubnetCidr",
+  "externalNetworkSubnetCidr",
+  "internalVmNetworkName",
+  "externalVmNetworkName",
+  "excludeInternalNetworkSubnetCidr",
+  "excludeExternalNetworkSubnetCidr",
+];
+
+export function parseVSphereConfig(text: string | undefined): ParsedConfig {
+  const p = new Problems();
+  const read = readRaw(p, text);
+  if (!read) return { ok: false, errors: p.list };
+  const { raw, spelling } = read;
+  for (const [key, reason] of Object.entries(REFUSED_TOP)) {
+    const found = Object.keys(raw).find((k) => k.toLowerCase() === key);
+    if (found) p.add(found, `not supported: ${reason}`);
+  }
+  onlyKeys(p, Object.fromEntries(Object.entries(raw).filter(([k]) => !(k.toLowerCase() in REFUSED_TOP))), "", TOP_KEYS);
+  const config: VSphereConfig = {
+    vcenter: readVCenter(p, mappingAt(p, raw.global, "global") ?? {}, mappingAt(p, raw.vcenter, "vcenter") ?? {}),
+    labels: readLabels(p, mappingAt(p, raw.labels, "labels") ?? {}),
+    nodes: readNodes(p, mappingAt(p, raw.nodes, "nodes") ?? {}),
+    loadBalancers: parseLoadBalancers(p, raw.loadBalancers, VSPHERE_KEYS),
+  };
+  refuseClusterPools(p, config.loadBalancers);
+  if (p.list.length === 0) return { ok: true, config };
+  return { ok: false, errors: spelling ? p.list.map((problem) => inIniTerms(problem, spelling)) : p.list };
+}
+
+function refuseClusterPools(p: Problems, settings: LoadBalancerSettings | undefined): void {
+  if (settings?.source !== "cluster") return;
+  p.add(
+    "loadBalancers.source",
+    "cluster (AddressPool objects) is not available with vsphere yet; list the pools in this file (source: file)",
+  );
+}
+
+function readRaw(p: Problems, text: string | undefined): { raw: Raw; spelling?: IniForm["spelling"] } | undefined {
+  if (text === undefined || text.trim() === "") {
+    p.add("vcenter", "the cloud-config is required: name the vCenter server (--cloud-config=vsphere.conf)");
+    return undefined;
+  }
+  if (looksLikeIni(text)) return iniToRaw(p, text);
+  const parsed = parseConfigText(text);
+  if ("error" in parsed) p.add("(file)", parsed.error);
+  else if (!isMapping(parsed.raw))
+    p.add("(file)", "must be a YAML mapping (global, vcenter, labels, nodes) or the INI form");
+  else return { raw: parsed.raw };
+  return undefined;
+}
+
+function readString(p: Problems, raw: Raw, key: string, path: string): string {
+  const value = raw[key];
+  if (value === undefined || value === null) return "";
+  if (typeof value === "string") return value.trim();
+  p.add(`${path}.${key}`, "must be a string");
+  return "";
+}
+
+function readLabels(p: Problems, raw: Raw): VSphereConfig["labels"] {
+  onlyKeys(p, raw, "labels", ["zone", "region"]);
+  return { zone: readString(p, raw, "zone", "labels"), region: readString(p, raw, "region", "labels") };
+}
+
+function readCidrs(p: Problems, raw: Raw, key: string): CIDR[] {
+  const text = readString(p, raw, key, "nodes");
+  if (text === "") return [];
+  return text.split(",").flatMap((item) => {
+    const cidr = parseCIDR(item.trim());
+    if (!cidr) p.add(`nodes.${key}`, `${JSON.stringify(item.trim())} is not a CIDR`);
+    return cidr ? [cidr] : [];
+  });
+}
+
+function readNodes(p: Problems, raw: Raw): NodeNetworks {
+  onlyKeys(p, raw, "nodes", NODE_KEYS);
+  const single = (key: string): CIDR | undefined => {
+    const cidrs = readCidrs(p, raw, key);
+    if (cidrs.length > 1) p.add(`nodes.${key}`, "takes one CIDR");
+    return cidrs[0];
+  };
+  const name = (key: string): string | undefined => readString(p, raw, key, "nodes") || undefined;
+  return {
+    internalSubnet: single("internalNetworkSubnetCidr"),
+    externalSubnet: single("externalNetworkSubnetCidr"),
+    internalNetworkName: name("internalVmNetworkName"),
+    externalNetworkName: name("externalVmNetworkName"),
+    excludeInternalSubnets: readCidrs(p, raw, "excludeInternalNetworkSubnetCidr"),
+    excludeExternalSubnets: readCidrs(p, raw, "excludeExternalNetworkSubnetCidr"),
+  };
+}
+
+/** One line for logs: what a configuration holds. */
+export function describeConfig(config: VSphereConfig): string {
+  const vc = config.vcenter;
+  const dcs = vc.datacenters.length > 0 ? vc.datacenters.join(", ") : "every datacenter";
+  const lb = config.loadBalancers ? `${config.loadBalancers.pools.length} address pool(s)` : "no load balancers";
+  const { zone, region } = config.labels;
+  const categories = `zone category ${zone || "(none)"}, region category ${region || "(none)"}`;
+  return `vCenter ${vc.server}:${vc.port} (${dcs}), ${categories}, ${lb}`;
+}

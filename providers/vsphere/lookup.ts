@@ -1,0 +1,219 @@
+/**
+ * Finding nodes' VMs with few round trips, however many nodes ask at once: one property-collector scan of
+ * every VM in the configured datacenters (shared by concurrent callers, reused for `scanTtlMs`), then one
+ * details call for the VMs of a batch, then, for zones, one tag call (ancestors and tag names cached).
+ * A node whose VM is missing from a scan is looked up again in a fresh scan before it is called absent:
+ * "does not exist" is said only when vCenter definitely has no such VM.
+ */
+import type { Node } from "../../src/kube/objects.ts";
+import type { VSphereApi } from "./api.ts";
+import { nodeKeys, type NodeKeys } from "./node-identity.ts";
+import { refKey, type EntityParent, type VmDetails, type VmSummary } from "./queries.ts";
+import type { MoRef } from "./soap-xml.ts";
+import { nearestTag, topologyChain, type ResolvedTag } from "./zones.ts";
+
+export type Resolution =
+  | { readonly kind: "found"; readonly vm: VmSummary }
+  | { readonly kind: "absent"; readonly reason: string }
+  | { readonly kind: "error"; readonly error: Error };
+
+export interface LookupDeps {
+  readonly api: VSphereApi;
+  /** Datacenter names to search; empty: all. */
+  readonly datacenters: readonly string[];
+  readonly now?: () => number;
+  readonly scanTtlMs?: number;
+  /** How long ancestors and tag names are trusted. */
+  readonly topologyTtlMs?: number;
+}
+
+interface VmIndex {
+  readonly at: number;
+  readonly byUuid: ReadonlyMap<string, VmSummary>;
+  readonly byName: ReadonlyMap<string, readonly VmSummary[]>;
+  readonly byIp: ReadonlyMap<string, readonly VmSummary[]>;
+}
+
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  if (key === "") return;
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+export function buildIndex(vms: readonly VmSummary[], at: number): VmIndex {
+  const byUuid = new Map<string, VmSummary>();
+  const byName = new Map<string, VmSummary[]>();
+  const byIp = new Map<string, VmSummary[]>();
+  for (const vm of vms) {
+    byUuid.set(vm.uuid, vm);
+    push(byName, vm.name.toLowerCase(), vm);
+    const host = vm.hostName.toLowerCase();
+    if (host !== vm.name.toLowerCase()) push(byName, host, vm);
+    push(byIp, vm.ip, vm);
+  }
+  return { at, byUuid, byName, byIp };
+}
+
+/** The one VM `keys` name in `index`, or why there is none. */
+export function matchVm(keys: NodeKeys, index: VmIndex): Resolution {
+  if (keys.foreignProviderId)
+    return {
+      kind: "error",
+      error: new Error(`providerID ${JSON.stringify(keys.foreignProviderId)} is not a vsphere:// providerID`),
+    };
+  if (keys.providerUuid !== undefined) {
+    const vm = index.byUuid.get(keys.providerUuid);
+    return vm ? { kind: "found", vm } : { kind: "absent", reason: `no VM has BIOS UUID ${keys.providerUuid}` };
+  }
+  const vm = keys.systemUuids.map((uuid) => index.byUuid.get(uuid)).find((v) => v !== undefined);
+  return vm ? { kind: "found", vm } : matchByNameOrAddress(keys, index);
+}
+
+/** Upstream's last resort: the VM whose name or guest host name is the node's name, else its address. */
+function matchByNameOrAddress(keys: NodeKeys, index: VmIndex): Resolution {
+  const candidates = [index.byName.get(keys.name), ...keys.addresses.map((a) => index.byIp.get(a))];
+  for (const list of candidates) {
+    if (list?.length === 1 && list[0]) return { kind: "found", vm: list[0] };
+    if (list && list.length > 1)
+      return {
+        kind: "error",
+        error: new Error(`${list.length} VMs match node ${keys.name} by name or address; set its providerID`),
+      };
+  }
+  return { kind: "absent", reason: `no VM has the node's system UUID, name or addresses` };
+}
+
+export interface Described {
+  readonly details: ReadonlyMap<string, VmDetails>;
+  /** `refKey`s of VMs definitely removed from vCenter. */
+  readonly gone: ReadonlySet<string>;
+}
+
+export interface VmLookup {
+  resolve(nodes: readonly Node[], signal?: AbortSignal): Promise<Resolution[]>;
+  /** Details of `vms`; a VM missing from the answer is `gone` only when a fresh scan lacks it too. */
+  describe(vms: readonly MoRef[], signal?: AbortSignal): Promise<Described>;
+  zones(
+    vms: readonly VmDetails[],
+    categories: { zone: string; region: string },
+    signal?: AbortSignal,
+  ): Promise<Map<string, { zone: string; region: string }>>;
+}
+
+export function createVmLookup(deps: LookupDeps): VmLookup {
+  const now = deps.now ?? Date.now;
+  const scanTtl = deps.scanTtlMs ?? 30_000;
+  const topologyTtl = deps.topologyTtlMs ?? 600_000;
+  let latest: { at: number; promise: Promise<VmIndex> } | undefined;
+  let datacenters: Promise<MoRef[]> | undefined;
+  const parents = new Map<string, { at: number; entity: EntityParent }>();
+  const tags = new Map<string, { at: number; tag: ResolvedTag }>();
+  const categories = new Map<string, Promise<string>>();
+
+  async function resolveDatacenters(signal?: AbortSignal): Promise<MoRef[]> {
+    const all = await deps.api.datacenters(signal);
+    if (deps.datacenters.length === 0) return all.map((d) => d.ref);
+    const missing = deps.datacenters.filter((name) => !all.some((d) => d.name === name));
+    if (missing.length > 0)
+      throw new Error(
+        `datacenter(s) ${missing.join(", ")} not found in vCenter (it has: ${all.map((d) => d.name).join(", ")})`,
+      );
+    return all.filter((d) => deps.datacenters.includes(d.name)).map((d) => d.ref);
+  }
+
+  /**
+   * A scan started at `notBefore` or later: the one in flight or just done when there is one (concurrent
+   * batches that miss a VM share it), else a new one.
+   */
+  function scan(signal?: AbortSignal, notBefore = Infinity): Promise<VmIndex> {
+    if (latest && latest.at >= notBefore) return latest.promise;
+    const started = now();
+    const run = async (): Promise<VmIndex> => {
+      datacenters ??= resolveDatacenters(signal).catch((error: unknown) => {
+        datacenters = undefined;
+        throw error;
+      });
+      return buildIndex(await deps.api.listVirtualMachines(await datacenters, signal), started);
+    };
+    const next = run();
+    latest = { at: started, promise: next };
+    next.catch(() => {
+      if (latest?.promise === next) latest = undefined;
+    });
+    return next;
+  }
+
+  const current = async (signal?: AbortSignal): Promise<VmIndex> => {
+    const cached = latest ? await latest.promise.catch(() => undefined) : undefined;
+    return cached && now() - cached.at < scanTtl ? cached : scan(signal);
+  };
+
+  async function resolve(nodes: readonly Node[], signal?: AbortSignal): Promise<Resolution[]> {
+    const keys = nodes.map(nodeKeys);
+    const started = now();
+    const first = await current(signal);
+    const answers = keys.map((k) => matchVm(k, first));
+    if (!answers.some((a) => a.kind === "absent")) return answers;
+    const fresh = first.at >= started ? first : await scan(signal, started);
+    return answers.map((a, i) => (a.kind === "absent" ? matchVm(keys[i] as NodeKeys, fresh) : a));
+  }
+
+  async function describe(vms: readonly MoRef[], signal?: AbortSignal): Promise<Described> {
+    const asked = now();
+    const details = new Map((await deps.api.describeVirtualMachines(vms, signal)).map((d) => [refKey(d.ref), d]));
+    const missing = vms.map(refKey).filter((key) => !details.has(key));
+    if (missing.length === 0) return { details, gone: new Set() };
+    const still = new Set([...(await scan(signal, asked)).byUuid.values()].map((vm) => refKey(vm.ref)));
+    return { details, gone: new Set(missing.filter((key) => !still.has(key))) };
+  }
+
+  async function ensureParents(roots: readonly MoRef[], signal?: AbortSignal): Promise<Map<string, EntityParent>> {
+    const fresh = (ref: MoRef): boolean => now() - (parents.get(refKey(ref))?.at ?? -Infinity) < topologyTtl;
+    const missing = [...new Map(roots.filter((r) => !fresh(r)).map((r) => [refKey(r), r])).values()];
+    for (const entity of await deps.api.ancestry(missing, signal))
+      parents.set(refKey(entity.ref), { at: now(), entity });
+    return new Map([...parents].map(([k, v]) => [k, v.entity]));
+  }
+
+  async function resolveTag(id: string, signal?: AbortSignal): Promise<void> {
+    const cached = tags.get(id);
+    if (cached && now() - cached.at < topologyTtl) return;
+    const tag = await deps.api.tag(id, signal);
+    let category = categories.get(tag.categoryId);
+    if (!category) {
+      category = deps.api.categoryName(tag.categoryId, signal);
+      categories.set(tag.categoryId, category);
+      category.catch(() => categories.delete(tag.categoryId));
+    }
+    tags.set(id, { at: now(), tag: { name: tag.name, category: await category } });
+  }
+
+  async function zones(
+    vms: readonly VmDetails[],
+    wanted: { zone: string; region: string },
+    signal?: AbortSignal,
+  ): Promise<Map<string, { zone: string; region: string }>> {
+    const out = new Map<string, { zone: string; region: string }>();
+    if ((wanted.zone === "" && wanted.region === "") || vms.length === 0) return out;
+    const known = await ensureParents(
+      vms.flatMap((vm) => (vm.host ? [vm.host] : [])),
+      signal,
+    );
+    const chains = vms.map((vm) => topologyChain(vm, known));
+    const objects = [...new Map(chains.flat().map((r) => [refKey(r), r])).values()];
+    const attached = await deps.api.attachedTags(objects, signal);
+    await Promise.all([...new Set([...attached.values()].flat())].map((id) => resolveTag(id, signal)));
+    const resolved = new Map([...tags].map(([id, v]) => [id, v.tag]));
+    vms.forEach((vm, i) => {
+      const chain = chains[i] ?? [];
+      out.set(refKey(vm.ref), {
+        zone: nearestTag(chain, attached, resolved, wanted.zone),
+        region: nearestTag(chain, attached, resolved, wanted.region),
+      });
+    });
+    return out;
+  }
+
+  return { resolve, describe, zones };
+}

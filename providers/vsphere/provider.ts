@@ -1,0 +1,81 @@
+/**
+ * `--cloud-provider=vsphere`: node metadata and lifecycle from vCenter with the upstream CPI's semantics,
+ * and load-balancer addresses from the address pools shared with the bare-metal provider, so a vSphere
+ * cluster needs neither NSX-T nor a second component. No routes (as upstream): pod routes belong to the CNI.
+ */
+import type { CloudProvider, ProviderContext } from "../../src/cloud/provider.ts";
+import type { KubeApi } from "../../src/kube/api.ts";
+import { createPoolLoadBalancer } from "../shared/address-pools/load-balancer.ts";
+import { createVSphereApi, type VSphereApiDeps } from "./api.ts";
+import { describeConfig, type VSphereConfig } from "./config.ts";
+import { credentialSource } from "./credentials.ts";
+import { vsphereInstances } from "./instances.ts";
+import { createVmLookup, type LookupDeps } from "./lookup.ts";
+
+/** Knobs for tests; production uses the defaults. */
+export interface VSphereProviderOptions {
+  readonly timeoutMs?: VSphereApiDeps["timeoutMs"];
+  readonly pageSize?: VSphereApiDeps["pageSize"];
+  readonly scanTtlMs?: LookupDeps["scanTtlMs"];
+  /** The API client to use before initialize (tests, `check`); initialize supplies the manager's. */
+  readonly kube?: KubeApi;
+}
+
+export function createVSphereProvider(
+  config: VSphereConfig,
+  context: ProviderContext,
+  options: VSphereProviderOptions = {},
+): CloudProvider {
+  const log = context.logger;
+  let kube = options.kube;
+  const vc = config.vcenter;
+  const api = createVSphereApi({
+    vcenter: vc,
+    login: credentialSource(vc.credentials, vc.server, () => kube),
+    observeCall: context.observeCall,
+    timeoutMs: options.timeoutMs,
+    pageSize: options.pageSize,
+  });
+  const lookup = createVmLookup({ api, datacenters: vc.datacenters, scanTtlMs: options.scanTtlMs });
+  const settings = config.loadBalancers;
+  const lb = settings
+    ? createPoolLoadBalancer({
+        settings: () => settings,
+        pools: () => settings.pools,
+        logger: log,
+        observeCall: context.observeCall,
+      })
+    : undefined;
+  log.info(`vSphere provider: ${describeConfig(config)}`);
+  return {
+    name: "vsphere",
+    instances: vsphereInstances(config, lookup),
+    loadBalancer: lb?.loadBalancer,
+    initialize(init) {
+      kube ??= init.kube;
+      lb?.initialize(init);
+      return Promise.resolve();
+    },
+    close: () => api.close(),
+    async preflight(signal) {
+      if (vc.credentials.kind === "secret" && !kube) {
+        log.info(
+          `preflight: the vCenter credentials come from Secret ${vc.credentials.namespace}/${vc.credentials.name}, ` +
+            "which only the running manager reads; login not checked",
+        );
+        return [];
+      }
+      try {
+        const content = await api.serviceContent(signal);
+        await lookup.resolve([], signal);
+        log.debug(`preflight: ${content.about} answers, the datacenters are found`);
+        return [];
+      } catch (error) {
+        return [
+          `cannot use vCenter ${vc.server}:${vc.port}: ${(error as Error).message}; ` +
+            "check the vcenter section (server, port, credentials, caFile or insecureFlag)",
+        ];
+      }
+    },
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * What the provider asks the property collector, and how it reads the answers: pure builders of filter
+ * specs and readers of object contents. Each query is one round trip for any number of objects.
+ */
+import {
+  asArray,
+  filterSpec,
+  moRefOf,
+  textOf,
+  traversal,
+  type MoRef,
+  type ObjectContent,
+  type XmlNode,
+} from "./soap-xml.ts";
+
+export interface VmSummary {
+  readonly ref: MoRef;
+  readonly name: string;
+  /** BIOS UUID, lower-case. */
+  readonly uuid: string;
+  readonly hostName: string;
+  readonly ip: string;
+}
+
+export interface GuestNic {
+  readonly network: string;
+  readonly ips: readonly string[];
+  /** -1 for interfaces that are not vNICs (upstream skips them). */
+  readonly deviceConfigId: number;
+}
+
+export interface VmDetails {
+  readonly ref: MoRef;
+  readonly name: string;
+  readonly uuid: string;
+  readonly numCpu: number;
+  readonly memoryMB: number;
+  readonly guestId: string;
+  readonly hostName: string;
+  readonly nics: readonly GuestNic[];
+  readonly powerState: string;
+  readonly host?: MoRef;
+  readonly resourcePool?: MoRef;
+}
+
+export interface EntityParent {
+  readonly ref: MoRef;
+  readonly name: string;
+  readonly parent?: MoRef;
+}
+
+export const refKey = (ref: MoRef): string => `${ref.type}:${ref.value}`;
+
+const FOLDERS = traversal("folders", "Folder", "childEntity", ["folders", "vapps"]);
+const VAPPS = traversal("vapps", "VirtualApp", "vm", []);
+const DC_TO_VMS = traversal("dcVms", "Datacenter", "vmFolder", ["folders", "vapps"]);
+const PARENTS = traversal("parents", "ManagedEntity", "parent", ["parents"]);
+const ENTITY_TYPES = [
+  "HostSystem",
+  "ClusterComputeResource",
+  "ComputeResource",
+  "Folder",
+  "Datacenter",
+  "ResourcePool",
+  "VirtualApp",
+];
+
+/** Every Datacenter under the root folder (in nested folders too), with its name. */
+export const datacentersSpec = (root: MoRef): XmlNode =>
+  filterSpec(
+    [{ type: "Datacenter", paths: ["name"] }],
+    [{ obj: root, skip: true, selectSet: [traversal("folders", "Folder", "childEntity", ["folders"])] }],
+  );
+
+export const readDatacenters = (objects: readonly ObjectContent[]): EntityParent[] =>
+  objects.filter((o) => o.obj.type === "Datacenter").map((o) => ({ ref: o.obj, name: textOf(o.props.get("name")) }));
+
+/** Every VM of the given datacenters: the few properties that find a node's VM. */
+export const vmScanSpec = (datacenters: readonly MoRef[]): XmlNode =>
+  filterSpec(
+    [
+      { type: "VirtualMachine", paths: ["name", "config.uuid", "guest.hostName", "guest.ipAddress"] },
+      { type: "Datacenter", paths: ["name"] },
+    ],
+    datacenters.map((obj) => ({ obj, skip: false, selectSet: [DC_TO_VMS, FOLDERS, VAPPS] })),
+  );
+
+export const readVmSummaries = (objects: readonly ObjectContent[]): VmSummary[] =>
+  objects
+    .filter((o) => o.obj.type === "VirtualMachine" && o.props.has("config.uuid"))
+    .map((o) => ({
+      ref: o.obj,
+      name: textOf(o.props.get("name")),
+      uuid: textOf(o.props.get("config.uuid")).toLowerCase(),
+      hostName: textOf(o.props.get("guest.hostName")),
+      ip: textOf(o.props.get("guest.ipAddress")),
+    }));
+
+const DETAIL_PATHS = [
+  "name",
+  "config.uuid",
+  "summary.config",
+  "guest.hostName",
+  "guest.net",
+  "runtime.powerState",
+  "runtime.host",
+  "resourcePool",
+];
+
+/** What a node's metadata needs, for the given VMs; VMs gone meanwhile are left out of the answer. */
+export const vmDetailsSpec = (vms: readonly MoRef[]): XmlNode =>
+  filterSpec(
+    [{ type: "VirtualMachine", paths: DETAIL_PATHS }],
+    vms.map((obj) => ({ obj, skip: false })),
+  );
+
+function readNics(value: unknown): GuestNic[] {
+  const nics = asArray(((value ?? {}) as XmlNode).GuestNicInfo as XmlNode[] | undefined);
+  return nics.map((nic) => ({
+    network: textOf(nic.network),
+    ips: asArray(nic.ipAddress as unknown[] | undefined).map(textOf),
+    deviceConfigId: Number(textOf(nic.deviceConfigId) || "0"),
+  }));
+}
+
+export function readVmDetails(objects: readonly ObjectContent[]): VmDetails[] {
+  return objects
+    .filter((o) => o.obj.type === "VirtualMachine" && o.props.has("config.uuid"))
+    .map((o) => {
+      const summary = (o.props.get("summary.config") ?? {}) as XmlNode;
+      return {
+        ref: o.obj,
+        name: textOf(o.props.get("name")),
+        uuid: textOf(o.props.get("config.uuid")).toLowerCase(),
+        numCpu: Number(textOf(summary.numCpu) || "0"),
+        memoryMB: Number(textOf(summary.memorySizeMB) || "0"),
+        guestId: textOf(summary.guestId),
+        hostName: textOf(o.props.get("guest.hostName")),
+        nics: readNics(o.props.get("guest.net")),
+        powerState: textOf(o.props.get("runtime.powerState")),
+        host: moRefOf(o.props.get("runtime.host")),
+        resourcePool: moRefOf(o.props.get("resourcePool")),
+      };
+    });
+}
+
+/** The given entities and all their ancestors (parent chains), each with its name and parent. */
+export const ancestrySpec = (entities: readonly MoRef[]): XmlNode =>
+  filterSpec(
+    ENTITY_TYPES.map((type) => ({ type, paths: ["name", "parent"] })),
+    entities.map((obj) => ({ obj, skip: false, selectSet: [PARENTS] })),
+  );
+
+export const readParents = (objects: readonly ObjectContent[]): EntityParent[] =>
+  objects.map((o) => ({ ref: o.obj, name: textOf(o.props.get("name")), parent: moRefOf(o.props.get("parent")) }));

@@ -1,0 +1,158 @@
+/**
+ * The vCenter connection of a vsphere.conf: upstream's `global` defaults merged under the one `vcenter`
+ * entry. Upstream allows several vCenters; this provider talks to exactly one (a second is refused by
+ * name), which covers the single-vCenter sites the CPI is almost always deployed to.
+ */
+import { isMapping, onlyKeys, type Problems, type Raw } from "../shared/config-reader.ts";
+
+export type Credentials =
+  | { readonly kind: "inline"; readonly username: string; readonly password: string }
+  /** A Secret holding `<server>.username` and `<server>.password` (upstream's layout). */
+  | { readonly kind: "secret"; readonly namespace: string; readonly name: string }
+  /** A mounted Secret: files `<server>.username` and `<server>.password` in this directory. */
+  | { readonly kind: "directory"; readonly path: string };
+
+export interface VCenterSettings {
+  readonly server: string;
+  readonly port: number;
+  /** Datacenter names searched; empty: every datacenter of the vCenter. */
+  readonly datacenters: readonly string[];
+  readonly insecure: boolean;
+  /** PEM file of the CA that signed the vCenter certificate; empty: the system's trust store. */
+  readonly caFile: string;
+  readonly credentials: Credentials;
+  /** Address families in order of preference (upstream `ipFamily`). */
+  readonly ipFamilies: readonly ("ipv4" | "ipv6")[];
+}
+
+const SHARED_KEYS = [
+  "port",
+  "user",
+  "password",
+  "datacenters",
+  "insecureFlag",
+  "caFile",
+  "secretName",
+  "secretNamespace",
+  "secretsDirectory",
+  "ipFamily",
+];
+/** Accepted and ignored: they tune upstream's Go client and have no meaning here. */
+const IGNORED_KEYS = ["soapRoundtripCount", "apiDisable", "apiBinding", "vmUUID", "vmName", "serviceAccount"];
+const REFUSED: Record<string, string> = {
+  thumbprint:
+    "certificate pinning by thumbprint is not supported; give the vCenter CA in caFile, or insecureFlag: true",
+  tenantRef: "tenant references (several vCenters behind one name) are not supported",
+  caPath: "not supported; give one PEM file in caFile",
+};
+
+function refuse(p: Problems, raw: Raw, path: string): void {
+  for (const [key, reason] of Object.entries(REFUSED)) if (raw[key] !== undefined) p.add(`${path}.${key}`, reason);
+}
+
+function text(p: Problems, raw: Raw, key: string, path: string): string | undefined {
+  const value = raw[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value.trim();
+  if (typeof value === "number") return String(value);
+  p.add(`${path}.${key}`, "must be a string");
+  return undefined;
+}
+
+function bool(p: Problems, raw: Raw, key: string, path: string): boolean | undefined {
+  const value = raw[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "boolean") return value;
+  const v = typeof value === "string" || typeof value === "number" ? String(value).toLowerCase() : "";
+  if (["true", "1", "yes", "on"].includes(v)) return true;
+  if (["false", "0", "no", "off"].includes(v)) return false;
+  p.add(`${path}.${key}`, "must be true or false");
+  return undefined;
+}
+
+function list(p: Problems, raw: Raw, key: string, path: string): string[] | undefined {
+  const value = raw[key];
+  if (value === undefined || value === null) return undefined;
+  if (Array.isArray(value) && value.every((v) => typeof v === "string"))
+    return value.map((v) => v.trim()).filter((v) => v !== "");
+  if (typeof value === "string")
+    return value
+      .split(",")
+      .map((v) => v.trim())
+      .filter((v) => v !== "");
+  p.add(`${path}.${key}`, "must be a list or a comma-separated string");
+  return undefined;
+}
+
+function port(p: Problems, value: string | undefined, path: string): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const n = Number(value);
+  if (Number.isInteger(n) && n > 0 && n < 65536) return n;
+  p.add(`${path}.port`, `${JSON.stringify(value)} is not a TCP port`);
+  return undefined;
+}
+
+function families(p: Problems, values: string[] | undefined, path: string): ("ipv4" | "ipv6")[] | undefined {
+  if (!values) return undefined;
+  const out = values.map((v) => v.toLowerCase());
+  for (const v of out)
+    if (v !== "ipv4" && v !== "ipv6") p.add(`${path}.ipFamily`, `${JSON.stringify(v)} is not ipv4 or ipv6`);
+  return out.filter((v): v is "ipv4" | "ipv6" => v === "ipv4" || v === "ipv6");
+}
+
+function credentials(p: Problems, pick: (key: string) => string | undefined, path: string): Credentials {
+  const [user, password, secretName, secretNamespace, dir] = [
+    "user",
+    "password",
+    "secretName",
+    "secretNamespace",
+    "secretsDirectory",
+  ].map(pick);
+  if (user && password) return { kind: "inline", username: user, password };
+  if (secretName) {
+    if (!secretNamespace) p.add(`${path}.secretNamespace`, "is required with secretName");
+    return { kind: "secret", namespace: secretNamespace ?? "", name: secretName };
+  }
+  if (dir) return { kind: "directory", path: dir };
+  p.add(path, "no credentials: give user and password, secretName and secretNamespace, or secretsDirectory");
+  return { kind: "inline", username: "", password: "" };
+}
+
+/** The one vCenter entry, with its name; problems when there is none or more than one. */
+function theVCenter(p: Problems, vcenters: Raw): { name: string; entry: Raw } {
+  const names = Object.keys(vcenters);
+  if (names.length === 0) p.add("vcenter", 'name the vCenter: vcenter.<name>.server (INI: [VirtualCenter "<server>"])');
+  if (names.length > 1)
+    p.add("vcenter", `${names.length} vCenters given (${names.join(", ")}); this provider talks to exactly one`);
+  const name = names[0] ?? "";
+  const value = vcenters[name];
+  if (name !== "" && !isMapping(value)) p.add(`vcenter.${name}`, "must be a mapping");
+  return { name, entry: isMapping(value) ? value : {} };
+}
+
+export function readVCenter(p: Problems, global: Raw, vcenters: Raw): VCenterSettings {
+  onlyKeys(p, global, "global", [...SHARED_KEYS, ...IGNORED_KEYS, ...Object.keys(REFUSED)]);
+  refuse(p, global, "global");
+  const { name, entry } = theVCenter(p, vcenters);
+  const path = `vcenter.${name}`;
+  onlyKeys(p, entry, path, ["server", ...SHARED_KEYS, ...IGNORED_KEYS, ...Object.keys(REFUSED)]);
+  refuse(p, entry, path);
+  const pick = (key: string): string | undefined => text(p, entry, key, path) ?? text(p, global, key, "global");
+  const server = text(p, entry, "server", path) || name;
+  if (server === "") p.add(`${path}.server`, "is required");
+  const either = <T>(read: (raw: Raw, at: string) => T | undefined): T | undefined =>
+    read(entry, path) ?? read(global, "global");
+  return {
+    server,
+    port: port(p, pick("port"), path) ?? 443,
+    datacenters: either((raw, at) => list(p, raw, "datacenters", at)) ?? [],
+    insecure: either((raw, at) => bool(p, raw, "insecureFlag", at)) ?? false,
+    caFile: pick("caFile") ?? "",
+    credentials: credentials(p, pick, path),
+    ipFamilies: families(
+      p,
+      either((raw, at) => list(p, raw, "ipFamily", at)),
+      path,
+    ) ?? ["ipv4"],
+  };
+}

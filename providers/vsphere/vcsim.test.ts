@@ -1,0 +1,148 @@
+/**
+ * The vSphere provider against vcsim, driven directly: zones from tags (nearest wins), power state, a
+ * destroyed VM, an unreachable vCenter, an expired session, a refused login, and the round trips a batch
+ * of node initialisations costs (counted by the simulator's front, per SOAP method and REST path).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { InstanceNotFoundError } from "../../src/cloud/errors.ts";
+import type { CloudProvider, InstanceMetadata, InstancesBatch, InstancesV2 } from "../../src/cloud/provider.ts";
+import type { Node } from "../../src/kube/objects.ts";
+import type { RecordedCall } from "../../test/harness/provider-context.ts";
+import { startVcsim, type Vcsim } from "../../test/harness/vcsim.ts";
+import { nodeOf, vcsimProvider } from "./fixtures.test-support.ts";
+
+const LABELS = "labels:\n  zone: k8s-zone\n  region: k8s-region";
+const sum = (calls: Record<string, number>): number => Object.values(calls).reduce((a, b) => a + b, 0);
+
+describe("vsphere provider against vcsim", () => {
+  let sim: Vcsim;
+  let provider: CloudProvider;
+  let instances: InstancesV2;
+  let batch: InstancesBatch;
+  const calls: RecordedCall[] = [];
+
+  beforeAll(async () => {
+    sim = await startVcsim({ hosts: 3, vms: 60 });
+    provider = vcsimProvider(sim, LABELS, calls, { timeoutMs: 3000 });
+    instances = provider.instances as InstancesV2;
+    batch = instances.batch as InstancesBatch;
+  }, 300_000);
+  afterAll(async () => {
+    await provider?.close?.();
+    await sim?.stop();
+  });
+
+  test("50 nodes initialised in one batch: a few round trips, upstream's providerID, type and addresses", async () => {
+    const vms = sim.vms.slice(0, 50);
+    await sim.resetCalls();
+    const answers = await batch.instanceMetadataBatch(vms.map((vm) => nodeOf(vm)));
+    const served = await sim.calls();
+    expect(answers.every((a) => "value" in a)).toBe(true);
+    const first = answers[0] as { value: InstanceMetadata };
+    expect(first.value.providerID).toBe(`vsphere://${vms[0]?.uuid}`);
+    expect(first.value.instanceType).toBe(
+      `vsphere-vm.cpu-${vms[0]?.numCpu}.mem-${(vms[0]?.memoryMB ?? 0) / 1024}gb.os-ubuntu`,
+    );
+    expect(first.value.nodeAddresses).toContainEqual({ type: "InternalIP", address: vms[0]?.ip ?? "" });
+    // Login (2), datacenters, the VM scan, details, ancestry, REST login and the tag call: none per node.
+    console.log(`[figures] 50 nodes initialised with ${sum(served)} vCenter round trips: ${JSON.stringify(served)}`);
+    expect(sum(served)).toBeLessThanOrEqual(10);
+
+    await sim.resetCalls();
+    await batch.instanceMetadataBatch(sim.vms.slice(50, 60).map((vm) => nodeOf(vm)));
+    const warm = await sim.calls();
+    console.log(`[figures] next 10 nodes, warm session and caches: ${sum(warm)} round trips: ${JSON.stringify(warm)}`);
+    expect(sum(warm)).toBeLessThanOrEqual(3);
+  });
+
+  test("zone and region from tags: the nearest tag wins (host over cluster), region from the datacenter", async () => {
+    const [a, b] = [sim.vms[0], sim.vms.find((vm) => vm.host !== sim.vms[0]?.host)];
+    if (!a || !b) throw new Error("vcsim placed every VM on one host");
+    await sim.tag({ type: "ClusterComputeResource", id: a.cluster }, "k8s-zone", "zone-cluster");
+    await sim.tag({ type: "HostSystem", id: a.host }, "k8s-zone", "zone-host");
+    await sim.tag({ type: "Datacenter", id: a.datacenter }, "k8s-region", "region-1");
+    const [ma, mb] = await Promise.all([instances.instanceMetadata(nodeOf(a)), instances.instanceMetadata(nodeOf(b))]);
+    expect([ma?.zone, ma?.region]).toEqual(["zone-host", "region-1"]);
+    expect([mb?.zone, mb?.region]).toEqual(["zone-cluster", "region-1"]);
+  });
+
+  test("a node without system UUID is found by its name (the guest host name), then by its address", async () => {
+    const vm = sim.vms[1];
+    if (!vm) throw new Error("no VM");
+    const byName: Node = { apiVersion: "v1", kind: "Node", metadata: { name: vm.hostName }, spec: {} };
+    expect((await instances.instanceMetadata(byName))?.providerID).toBe(`vsphere://${vm.uuid}`);
+    const byIp: Node = {
+      ...byName,
+      metadata: { name: "renamed" },
+      status: { addresses: [{ type: "InternalIP", address: vm.ip }] },
+    };
+    expect((await instances.instanceMetadata(byIp))?.providerID).toBe(`vsphere://${vm.uuid}`);
+  });
+
+  test("power off: exists and shut down; destroyed: does not exist, metadata is InstanceNotFound", async () => {
+    const [off, gone] = [sim.vms[2], sim.vms[3]];
+    if (!off || !gone) throw new Error("no VM");
+    await sim.powerOff(off.uuid);
+    await sim.destroy(gone.uuid);
+    expect(await batch.instanceStateBatch([nodeOf(off), nodeOf(gone)])).toEqual([
+      { value: { exists: true, shutdown: true } },
+      { value: { exists: false } },
+    ]);
+    await expect(instances.instanceMetadata(nodeOf(gone))).rejects.toBeInstanceOf(InstanceNotFoundError);
+    const withId: Node = { ...nodeOf(gone), spec: { providerID: `vsphere://${gone.uuid}` } };
+    expect(await instances.instanceExists(withId)).toBe(false);
+  });
+
+  test("vCenter unreachable: every answer is an error, never 'does not exist'", async () => {
+    const vm = sim.vms[4];
+    if (!vm) throw new Error("no VM");
+    await sim.setDown(true);
+    try {
+      await expect(instances.instanceExists(nodeOf(vm))).rejects.toThrow();
+      await expect(batch.instanceStateBatch([nodeOf(vm)])).rejects.toThrow();
+      await expect(instances.instanceMetadata(nodeOf(vm))).rejects.not.toBeInstanceOf(InstanceNotFoundError);
+    } finally {
+      await sim.setDown(false);
+    }
+    expect(await instances.instanceExists(nodeOf(vm))).toBe(true);
+  });
+
+  test("sessions expired mid-run (SOAP and REST) are logged in again once each, and the calls succeed", async () => {
+    const vm = sim.vms[5];
+    if (!vm) throw new Error("no VM");
+    await sim.resetCalls();
+    await sim.expireSessions();
+    expect(await instances.instanceShutdown(nodeOf(vm))).toBe(false);
+    expect((await sim.calls())["soap Login"]).toBe(1);
+    expect((await instances.instanceMetadata(nodeOf(vm)))?.providerID).toBe(`vsphere://${vm.uuid}`);
+    const served = await sim.calls();
+    expect([served["soap Login"], served["POST /rest/com/vmware/cis/session"]]).toEqual([1, 1]);
+    expect(served["POST /rest/com/vmware/cis/tagging/tag-association"]).toBe(2);
+  });
+
+  test("a long answer comes in pages (maxObjects), continued with the token until the last", async () => {
+    const paged = vcsimProvider(sim, "", [], { pageSize: 7 });
+    try {
+      await sim.resetCalls();
+      const vms = sim.vms.slice(10, 30);
+      const answers = await paged.instances!.batch!.instanceMetadataBatch(vms.map((vm) => nodeOf(vm)));
+      expect(answers.map((a) => ("value" in a ? a.value?.providerID : a.error.message))).toEqual(
+        vms.map((vm) => `vsphere://${vm.uuid}`),
+      );
+      expect((await sim.calls())["soap ContinueRetrievePropertiesEx"]).toBeGreaterThanOrEqual(8);
+    } finally {
+      await paged.close?.();
+    }
+  });
+
+  test("a refused login is an error (the provider's check reports it), never an answer", async () => {
+    const wrong = vcsimProvider({ ...sim, password: "wrong" }, "");
+    try {
+      await expect(wrong.instances!.instanceExists(nodeOf(sim.vms[6]!))).rejects.toThrow(/InvalidLogin/);
+      expect((await wrong.preflight!(AbortSignal.timeout(5000))).join("\n")).toContain("InvalidLogin");
+      expect(await provider.preflight!(AbortSignal.timeout(5000))).toEqual([]);
+    } finally {
+      await wrong.close?.();
+    }
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * CPU per initialised Node, our manager alone: the compiled manager initialises N Nodes (tuned limits, no
+ * cloud latency, so the run is bound by the manager's own work) on a fresh control plane; the figure is
+ * the manager's CPU time from its start until it has gone quiet (its events included), divided by N.
+ * Small and quick enough to compare two commits on a busy machine; repeat and take the lower figures.
+ *
+ *   bun scripts/bench/node-cost.ts [--nodes 1000] [--threads 0] [--runs 3] [--binary <compiled manager>] [--lag]
+ * [--profile]
+ *
+ * --profile runs the manager under Bun's CPU and heap profilers (Markdown profiles in each run's directory).
+ * --lag also serves /metrics without authorisation on a local port, scrapes it every 2 s and reports the
+ * p99 of the main thread's event-loop lag (`cloud_controller_manager_event_loop_lag_seconds`) over the run;
+ * the scrapes cost the manager a little CPU, so compare CPU figures only between runs with the same option.
+ *
+ * Without --binary the working tree is compiled first (dist/cloud-controller-manager).
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "../build.ts";
+import { cacheRoot } from "../control-plane/binaries.ts";
+import { tunedLimits } from "./managers.ts";
+import type { BenchContext } from "./run.ts";
+import { runNodeInit } from "./scenarios/node-init.ts";
+
+const LAG_METRIC = "cloud_controller_manager_event_loop_lag_seconds_bucket";
+
+/** The p99 of a scraped cumulative histogram: the first bucket bound holding 99 % of the samples. */
+export function histogramP99(text: string, metric: string): number | undefined {
+  const buckets = [...text.matchAll(new RegExp(`^${metric}\\{le="([^"]+)"\\} (\\d+)`, "gm"))].map(
+    (m) => [Number(m[1]), Number(m[2])] as const,
+  );
+  const total = buckets.at(-1)?.[1] ?? 0;
+  if (total === 0) return undefined;
+  return buckets.find(([, count]) => count >= total * 0.99)?.[0];
+}
+
+/** Scrapes `/metrics` every 2 s until stopped; resolves the last answer. */
+function scrapeLag(port: number): { stop(): Promise<string> } {
+  let last = "";
+  let running = true;
+  const loop = (async (): Promise<void> => {
+    while (running) {
+      await Bun.sleep(2000);
+      const answer = await fetch(`https://127.0.0.1:${port}/metrics`, {
+        tls: { rejectUnauthorized: false },
+      } as RequestInit).catch(() => undefined);
+      if (answer?.ok) last = await answer.text();
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return last;
+    },
+  };
+}
+
+function freePort(): number {
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+  const port = probe.port as number;
+  void probe.stop(true);
+  return port;
+}
+
+function option(argv: readonly string[], flag: string, fallback: number): number {
+  const i = argv.indexOf(flag);
+  const value = i >= 0 ? Number(argv[i + 1]) : fallback;
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${flag} takes a whole number`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const nodes = option(argv, "--nodes", 1000);
+  const threads = option(argv, "--threads", 0);
+  const runs = option(argv, "--runs", 3);
+  const log = (line: string): void => console.error(`[node-cost] ${line}`);
+  const workDir = join(cacheRoot(), "bench", `node-cost-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+  mkdirSync(workDir, { recursive: true });
+  // Only our manager runs here: no Go reference is built or started.
+  const binaryAt = argv.indexOf("--binary");
+  const ours = binaryAt >= 0 ? (argv[binaryAt + 1] ?? "") : await build();
+  const ctx: BenchContext = {
+    bin: { ours, go: "" },
+    workDir,
+    log,
+    profile: argv.includes("--profile"),
+    tuned: tunedLimits(),
+    goCloud: "shared",
+  };
+  log(`runs and profiles under ${workDir}`);
+  const lag = argv.includes("--lag");
+  for (let run = 1; run <= runs; run++) {
+    const port = freePort();
+    const extraArgs = lag
+      ? [
+          `--secure-port=${port}`,
+          "--bind-address=127.0.0.1",
+          "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
+        ]
+      : [];
+    const scraper = lag ? scrapeLag(port) : undefined;
+    const r = await runNodeInit(ctx, { nodes, limits: "tuned", latencyMs: 0 }, "ours", { threads, extraArgs });
+    const p99 = scraper ? histogramP99(await scraper.stop(), LAG_METRIC) : undefined;
+    const perNodeUs = (r.cpuSeconds / nodes) * 1e6;
+    console.log(
+      `run ${run}: ${nodes} nodes, threads ${threads}: ${r.seconds.toFixed(1)} s, ${r.cpuSeconds.toFixed(2)} CPU s, ` +
+        `${perNodeUs.toFixed(0)} µs CPU per node, peak RSS ${r.peakRssMiB.toFixed(0)} MiB, ${r.requestsPerNode.toFixed(2)} requests per node` +
+        (lag ? `, main-thread lag p99 ${p99 === undefined ? "not scraped" : `≤ ${p99 * 1000} ms`}` : ""),
+    );
+  }
+}
+
+if (import.meta.main) await main();

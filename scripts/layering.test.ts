@@ -1,0 +1,42 @@
+import { describe, expect, test } from "bun:test";
+import { cycles, folderGraph, folderOf } from "./layering.ts";
+
+const graph = (edges: Record<string, string[]>): Map<string, Set<string>> =>
+  new Map(Object.entries(edges).map(([from, to]) => [from, new Set(to)]));
+
+describe("layering", () => {
+  const cases: { name: string; edges: Record<string, string[]>; want: string[][] }[] = [
+    { name: "a chain has no cycle", edges: { a: ["b"], b: ["c"], c: [] }, want: [] },
+    { name: "two nodes importing each other", edges: { a: ["b"], b: ["a"] }, want: [["a", "b"]] },
+    {
+      name: "a ring of three, and a node outside it",
+      edges: { a: ["b"], b: ["c"], c: ["a"], d: ["a"] },
+      want: [["a", "b", "c"]],
+    },
+    {
+      name: "two separate rings",
+      edges: { a: ["b"], b: ["a"], c: ["d"], d: ["c"] },
+      want: [
+        ["a", "b"],
+        ["c", "d"],
+      ],
+    },
+    { name: "a self-import is not a cycle", edges: { a: ["a"] }, want: [] },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      expect(cycles(graph(c.edges))).toEqual(c.want);
+    });
+  }
+
+  test("files are grouped by their first folder; a file right under the root is its own node", () => {
+    expect(folderOf("src", "src/app/threads/host.ts")).toBe("app/");
+    expect(folderOf("src", "src/main.ts")).toBe("src/main.ts");
+    const files = graph({
+      "src/app/a.ts": ["src/cli/b.ts", "src/app/c.ts"],
+      "src/cli/b.ts": ["src/app/threads/d.ts"],
+      "src/app/c.ts": [],
+    });
+    expect(cycles(folderGraph("src", files))).toEqual([["app/", "cli/"]]);
+  });
+});

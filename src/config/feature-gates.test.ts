@@ -1,0 +1,23 @@
+import { describe, expect, test } from "bun:test";
+import { resolveFeatureGates } from "./feature-gates.ts";
+
+describe("feature gates", () => {
+  test("defaults, explicit values and AllAlpha for the gates not named", () => {
+    const r = resolveFeatureGates(["AllAlpha=true", "CloudControllerManagerWebhook=false", "WatchList=false"]);
+    if (!r.ok) throw new Error(r.errors.join("; "));
+    expect(r.enabled.get("CloudControllerManagerWatchBasedRoutesReconciliation")).toBe(true);
+    expect(r.enabled.get("CloudControllerManagerWebhook")).toBe(false);
+    expect(r.enabled.get("WatchList")).toBe(false);
+    expect(r.enabled.get("ContextualLogging")).toBe(true);
+  });
+
+  test("an unknown gate names itself and the known ones; a bad value is refused", () => {
+    const r = resolveFeatureGates(["NoSuchGate=true", "WatchList=maybe"]);
+    expect(r.ok).toBe(false);
+    const errors = r.ok ? [] : r.errors;
+    expect(errors[0]).toMatch(
+      /^unrecognized feature gate: NoSuchGate \(known: APIResponseCompression, .*CloudControllerManagerWebhook, /,
+    );
+    expect(errors[1]).toBe('"WatchList=maybe" is not Name=true|false');
+  });
+});

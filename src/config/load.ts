@@ -1,0 +1,174 @@
+/**
+ * Flag text → one frozen, typed `Config`, or the full list of problems (one line each, naming the flag and
+ * the value) so an operator fixes everything in one go. Nothing here touches the process.
+ */
+import { selectControllers, type ControllerName } from "../names/controllers.ts";
+import { normalizeMaster } from "../kube/connection.ts";
+import { parseCIDR, type CIDR } from "../net/ip.ts";
+import { deepFreeze } from "../util/freeze.ts";
+import { parseArgv } from "./argv.ts";
+import type { Config, LeaderElectionConfig } from "./config.ts";
+import { resolveFeatureGates } from "./feature-gates.ts";
+import { FlagReader } from "./flag-reader.ts";
+import { FLAGS } from "./flags.ts";
+import { readLogOutput } from "./logging.ts";
+import { readServing } from "./serving.ts";
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: string[] };
+
+export function loadConfig(argv: readonly string[], knownProviders: readonly string[]): ConfigResult {
+  const parsed = parseArgv(argv, FLAGS);
+  const r = new FlagReader(parsed.values);
+  r.errors.push(...parsed.errors);
+  if (parsed.positionals.length > 0) {
+    r.errors.push(`"cloud-controller-manager" does not take any arguments, got ${JSON.stringify(parsed.positionals)}`);
+  }
+  const config = readConfig(r, knownProviders);
+  return r.errors.length > 0 ? { ok: false, errors: r.errors } : { ok: true, config: deepFreeze(config) };
+}
+
+function readConfig(r: FlagReader, knownProviders: readonly string[]): Config {
+  const featureGates = readFeatureGates(r);
+  const loggingFormat = r.choice<"text" | "json">("logging-format");
+  return {
+    ...readCloud(r, knownProviders),
+    kubeconfig: r.text("kubeconfig"),
+    master: readMaster(r),
+    controllers: readControllers(r),
+    kubeApiQps: r.number("kube-api-qps"),
+    kubeApiBurst: r.int("kube-api-burst", 0),
+    controllerStartIntervalMs: r.duration("controller-start-interval"),
+    leaderElection: readLeaderElection(r),
+    ...readControllerTuning(r),
+    serving: readServing(r),
+    verbosity: r.int("v", 0),
+    loggingFormat,
+    logOutput: readLogOutput(r, loggingFormat, featureGates),
+    ...readBeyondUpstream(r),
+    featureGates,
+    compatFlagsSet: FLAGS.filter((s) => s.status === "compat" && r.isSet(s.name)).map((s) => s.name),
+  };
+}
+
+type CloudSettings = Pick<
+  Config,
+  | "cloudProvider"
+  | "cloudConfig"
+  | "clusterName"
+  | "clusterCidrs"
+  | "configureCloudRoutes"
+  | "useServiceAccountCredentials"
+  | "routeReconciliationPeriodMs"
+  | "nodeMonitorPeriodMs"
+>;
+
+function readCloud(r: FlagReader, knownProviders: readonly string[]): CloudSettings {
+  const cloudProvider = r.text("cloud-provider");
+  if (cloudProvider === "") r.errors.push("--cloud-provider cannot be empty");
+  else if (!knownProviders.includes(cloudProvider)) {
+    r.fail("cloud-provider", `unknown cloud provider (known: ${knownProviders.join(", ")})`);
+  }
+  r.bool("allocate-node-cidrs");
+  r.bool("allow-untagged-cloud");
+  r.duration("node-sync-period");
+  return {
+    cloudProvider,
+    cloudConfig: r.text("cloud-config"),
+    clusterName: r.text("cluster-name"),
+    clusterCidrs: readClusterCidrs(r),
+    configureCloudRoutes: r.bool("configure-cloud-routes"),
+    useServiceAccountCredentials: r.bool("use-service-account-credentials"),
+    routeReconciliationPeriodMs: r.duration("route-reconciliation-period", true),
+    nodeMonitorPeriodMs: r.duration("node-monitor-period", true),
+  };
+}
+
+/** Syntax only; the count/family rule is the route controller's start condition, as upstream. */
+function readClusterCidrs(r: FlagReader): CIDR[] {
+  const cidrs: CIDR[] = [];
+  for (const text of r.list("cluster-cidr")) {
+    const cidr = parseCIDR(text);
+    if (cidr) cidrs.push(cidr);
+    else r.fail("cluster-cidr", `${JSON.stringify(text)} is not a valid CIDR`);
+  }
+  return cidrs;
+}
+
+/** `--master` as client-go reads it (normalised), so a malformed one is bad input, not a failed first request. */
+function readMaster(r: FlagReader): string {
+  const master = normalizeMaster(r.text("master"));
+  if (master === undefined) r.fail("master", "must be an http(s) URL such as https://10.0.0.1:6443, or host[:port]");
+  return master ?? "";
+}
+
+function readControllers(r: FlagReader): readonly ControllerName[] {
+  const { enabled, unknown } = selectControllers(r.list("controllers"));
+  for (const name of unknown) r.fail("controllers", `${JSON.stringify(name)} is not in the list of known controllers`);
+  return enabled;
+}
+
+function readLeaderElection(r: FlagReader): LeaderElectionConfig {
+  const le: LeaderElectionConfig = {
+    enabled: r.bool("leader-elect"),
+    leaseDurationMs: r.duration("leader-elect-lease-duration", true),
+    renewDeadlineMs: r.duration("leader-elect-renew-deadline", true),
+    retryPeriodMs: r.duration("leader-elect-retry-period", true),
+    resourceName: r.text("leader-elect-resource-name"),
+    resourceNamespace: r.text("leader-elect-resource-namespace"),
+    releaseOnShutdown: r.bool("leader-elect-release-on-shutdown"),
+  };
+  r.choice("leader-elect-resource-lock");
+  if (le.enabled && le.leaseDurationMs <= le.renewDeadlineMs) {
+    r.fail("leader-elect-lease-duration", "must be greater than --leader-elect-renew-deadline");
+  }
+  if (le.enabled && le.renewDeadlineMs <= le.retryPeriodMs * 1.2) {
+    r.fail("leader-elect-renew-deadline", "must be greater than 1.2 × --leader-elect-retry-period");
+  }
+  return le;
+}
+
+type TuningSettings = Pick<
+  Config,
+  "nodeStatusUpdateFrequencyMs" | "concurrentNodeSyncs" | "concurrentNodeStatusUpdates" | "concurrentServiceSyncs"
+>;
+
+function readControllerTuning(r: FlagReader): TuningSettings {
+  const concurrentNodeSyncs = r.int("concurrent-node-syncs", 1);
+  const statusUpdates = r.int("concurrent-node-status-updates", 0);
+  return {
+    nodeStatusUpdateFrequencyMs: r.duration("node-status-update-frequency", true),
+    concurrentNodeSyncs,
+    concurrentNodeStatusUpdates: statusUpdates === 0 ? concurrentNodeSyncs : statusUpdates,
+    concurrentServiceSyncs: r.int("concurrent-service-syncs", 1),
+  };
+}
+
+function readFeatureGates(r: FlagReader): Readonly<Record<string, boolean>> {
+  const resolved = resolveFeatureGates(r.list("feature-gates"));
+  if (resolved.ok) return Object.fromEntries(resolved.enabled);
+  for (const error of resolved.errors) r.fail("feature-gates", error);
+  return {};
+}
+
+type BeyondSettings = Pick<
+  Config,
+  | "loadBalancerClass"
+  | "loadBalancerResyncPeriodMs"
+  | "nodeDeletionConfirmation"
+  | "cloudBatchWindowMs"
+  | "cloudBatchSize"
+  | "shutdownGracePeriodMs"
+  | "controllerThreads"
+>;
+
+function readBeyondUpstream(r: FlagReader): BeyondSettings {
+  return {
+    loadBalancerClass: r.text("load-balancer-class"),
+    loadBalancerResyncPeriodMs: r.duration("load-balancer-resync-period"),
+    nodeDeletionConfirmation: r.bool("node-deletion-confirmation"),
+    cloudBatchWindowMs: r.duration("cloud-batch-window"),
+    cloudBatchSize: r.int("cloud-batch-size", 1),
+    shutdownGracePeriodMs: r.duration("shutdown-grace-period"),
+    controllerThreads: r.int("controller-threads", 0),
+  };
+}

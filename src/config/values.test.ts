@@ -1,0 +1,63 @@
+import { describe, expect, test } from "bun:test";
+import { formatDuration, parseBool, parseByteQuantity, parseDuration } from "./values.ts";
+
+describe("parseDuration follows Go's time.ParseDuration", () => {
+  const cases: [string, number | undefined][] = [
+    ["0", 0],
+    ["10s", 10_000],
+    ["5m0s", 300_000],
+    ["1h2m3.5s", 3_723_500],
+    ["300ms", 300],
+    ["1.5h", 5_400_000],
+    ["250us", 0.25],
+    ["-2s", -2000],
+    ["", undefined],
+    ["10", undefined],
+    ["5 s", undefined],
+    ["1d", undefined],
+    ["s", undefined],
+  ];
+  for (const [text, want] of cases) test(JSON.stringify(text), () => expect(parseDuration(text)).toBe(want as number));
+  test("formats like Go", () => {
+    expect([0, 300, 10_000, 300_000, 3_723_500].map(formatDuration)).toEqual([
+      "0s",
+      "300ms",
+      "10s",
+      "5m0s",
+      "1h2m3.5s",
+    ]);
+  });
+});
+
+describe("parseBool follows strconv.ParseBool", () => {
+  test.each([
+    ["true", true],
+    ["1", true],
+    ["T", true],
+    ["False", false],
+    ["0", false],
+    ["yes", undefined],
+    ["", undefined],
+  ] as const)("%p", (text, want) => {
+    expect(parseBool(text)).toBe(want as boolean);
+  });
+});
+
+describe("parseByteQuantity reads upstream's byte quantities", () => {
+  test.each([
+    ["0", 0],
+    ["512", 512],
+    ["1K", 1000],
+    ["1k", 1000],
+    ["2Ki", 2048],
+    ["3M", 3_000_000],
+    ["5Mi", 5 * 2 ** 20],
+    ["1.5Ki", 1536],
+    ["1.5", undefined],
+    ["-1", undefined],
+    ["1KB", undefined],
+    ["", undefined],
+  ] as const)("%p", (text, want) => {
+    expect(parseByteQuantity(text)).toBe(want as number);
+  });
+});

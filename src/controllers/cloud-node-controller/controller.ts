@@ -1,0 +1,86 @@
+/**
+ * `cloud-node-controller` (upstream controllers/node): initialises Nodes that kubelet registered with the
+ * uninitialized taint, keeps beta→GA labels in step, and refreshes every Node's addresses periodically.
+ * Runs only when the provider can describe instances.
+ */
+import { WorkQueue } from "../../kube/queue.ts";
+import { defaultControllerRateLimiter } from "../../kube/rate-limiters.ts";
+import { runWorkers } from "../../kube/worker.ts";
+import { CONTROLLERS } from "../../names/controllers.ts";
+import type { ControllerFactory, Wiring } from "../context.ts";
+import { runNodeStatusUpdates } from "./status.ts";
+import { forgetNode, newInitProgress, syncNode, type NodeSyncDeps } from "./sync.ts";
+
+const ID = "cloud-node-controller";
+const NAMES = CONTROLLERS[ID];
+
+type Queues = { readonly nodes: WorkQueue };
+
+export const cloudNodeController: ControllerFactory = (ctx) => {
+  const lookup = ctx.instances;
+  if (!lookup) return { skip: "the cloud provider does not support instances" };
+  const deps: NodeSyncDeps = {
+    api: ctx.api,
+    nodes: ctx.informers.nodes(),
+    lookup,
+    recorder: ctx.recorder,
+    metrics: ctx.metrics,
+    logger: ctx.logger,
+    clock: ctx.clock,
+    progress: newInitProgress(),
+  };
+  const queues: Queues = {
+    nodes: new WorkQueue({
+      name: NAMES.queues.nodes,
+      rateLimiter: defaultControllerRateLimiter(),
+      clock: ctx.clock,
+      metrics: ctx.queueMetrics,
+    }),
+  };
+  const wiring: Wiring<NodeSyncDeps, Queues> = { ctx, deps, queues };
+  return { name: ID, run: (signal) => run(wiring, signal) };
+};
+
+async function run(w: Wiring<NodeSyncDeps, Queues>, signal: AbortSignal): Promise<void> {
+  const { ctx, deps, queues } = w;
+  const { config } = ctx;
+  const removeHandlers = addHandlers(w);
+  try {
+    if (!(await ctx.informers.nodes().waitForSync(signal))) return;
+    await Promise.all([
+      // A worker takes as many waiting keys as one batched lookup answers, so even
+      // --concurrent-node-syncs=1 initialises a burst of Nodes with one cloud call per batch rather
+      // than one per Node. Without batching the gather size is 1: upstream's one key per worker.
+      runWorkers(
+        {
+          queue: queues.nodes,
+          workers: config.concurrentNodeSyncs,
+          sync: (name) => syncNode(deps, name),
+          logger: ctx.logger,
+          gather: { size: deps.lookup.batchSize, windowMs: config.cloudBatchWindowMs },
+        },
+        signal,
+      ),
+      runNodeStatusUpdates(
+        { ...deps, periodMs: config.nodeStatusUpdateFrequencyMs, workers: config.concurrentNodeStatusUpdates },
+        signal,
+      ),
+    ]);
+  } finally {
+    removeHandlers();
+    queues.nodes.shutDown();
+  }
+}
+
+/**
+ * Upstream enqueues on every add and update (no delete handler); the delete handler here only drops what
+ * this controller remembers about the Node.
+ */
+function addHandlers(w: Wiring<NodeSyncDeps, Queues>): () => void {
+  const { deps, queues } = w;
+  return w.ctx.informers.nodes().addHandler({
+    add: (node) => queues.nodes.add(node.metadata.name),
+    update: (_old, node) => queues.nodes.add(node.metadata.name),
+    delete: (node) => forgetNode(deps.progress, node),
+  });
+}

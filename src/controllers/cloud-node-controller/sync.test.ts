@@ -1,0 +1,191 @@
+/**
+ * syncNode's writes against an in-memory API: which requests an initialisation costs, and what happens
+ * around them (stale cache, Conflict, a failed address write, no metadata). The decisions themselves are
+ * in plan.test.ts; the real API server is in test/integration.
+ */
+import { beforeEach, describe, expect, test } from "bun:test";
+import { fakeKubeApi, type FakeKubeApi } from "../../../test/harness/fake-kube-api.ts";
+import { kubeletNode } from "../../../test/harness/fixtures.ts";
+import type { InstanceLookup } from "../../cloud/instance-lookup.ts";
+import type { InstanceMetadata } from "../../cloud/provider.ts";
+import { NODES } from "../../kube/api.ts";
+import type { EventType } from "../../kube/events.ts";
+import type { Node } from "../../kube/objects.ts";
+import { KubeUnreachableError } from "../../kube/transport.ts";
+import { createLogger } from "../../log/logger.ts";
+import { createMetrics, type Metrics } from "../../metrics/metrics.ts";
+import { realClock } from "../../util/clock.ts";
+import { newInitProgress, syncNode, type NodeSyncDeps } from "./sync.ts";
+
+const METADATA: InstanceMetadata = {
+  providerID: "fake://node-a",
+  instanceType: "fake.small",
+  zone: "zone-a",
+  region: "region-1",
+  nodeAddresses: [
+    { type: "InternalIP", address: "10.0.0.1" },
+    { type: "ExternalIP", address: "203.0.113.1" },
+  ],
+};
+
+interface Harness {
+  readonly api: FakeKubeApi;
+  readonly cache: Map<string, Node>;
+  readonly events: [EventType, string, string][];
+  readonly lookups: string[];
+  readonly metrics: Metrics;
+  readonly deps: NodeSyncDeps;
+  /** Stores the Node in the API and the cache, as kubelet registering it and the watch delivering it. */
+  register(node: Node): Node;
+  /** The cache catches up with the API server. */
+  catchUp(name: string): void;
+}
+
+function harness(answer: () => InstanceMetadata | undefined = () => METADATA): Harness {
+  const api = fakeKubeApi();
+  const cache = new Map<string, Node>();
+  const events: Harness["events"] = [];
+  const lookups: string[] = [];
+  const metrics = createMetrics();
+  const lookup: InstanceLookup = {
+    batchSize: 1,
+    metadata: (node) => {
+      lookups.push(node.metadata.name);
+      return Promise.resolve(answer());
+    },
+    state: () => Promise.reject(new Error("unused")),
+  };
+  const deps: NodeSyncDeps = {
+    api,
+    nodes: { get: (name) => cache.get(name), list: () => [...cache.values()], size: 0 },
+    lookup,
+    recorder: { event: (_obj, type, reason, message) => void events.push([type, reason, message]) },
+    metrics,
+    logger: createLogger({ verbosity: 0, format: "text", write: () => undefined }),
+    clock: realClock,
+    progress: newInitProgress(),
+  };
+  return {
+    api,
+    cache,
+    events,
+    lookups,
+    metrics,
+    deps,
+    register(node) {
+      const stored = api.put(NODES, {
+        ...node,
+        metadata: { ...node.metadata, uid: `uid-${node.metadata.name}`, creationTimestamp: new Date().toISOString() },
+      }) as Node;
+      cache.set(stored.metadata.name, stored);
+      return stored;
+    },
+    catchUp(name) {
+      cache.set(name, api.stored(NODES, name) as Node);
+    },
+  };
+}
+
+const observations = async (m: Metrics["taintRemovalDelay"]): Promise<number> =>
+  (await m.get()).values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
+
+describe("syncNode", () => {
+  let h: Harness;
+  beforeEach(() => {
+    h = harness();
+  });
+
+  test("initialising costs one cloud question, one Node patch, one status patch and one Synced event", async () => {
+    h.register(kubeletNode("node-a", { nodeIP: "10.0.0.1" }));
+    await syncNode(h.deps, "node-a");
+    expect(h.lookups).toEqual(["node-a"]);
+    expect(h.api.requests).toEqual(["PATCH nodes node-a", "PATCH nodes/status node-a"]);
+    expect(h.events).toEqual([["Normal", "Synced", "Node synced successfully"]]);
+    const stored = h.api.stored(NODES, "node-a") as Node;
+    expect(stored.spec?.providerID).toBe("fake://node-a");
+    expect(stored.spec?.taints).toEqual([]);
+    expect(stored.status?.addresses).toEqual([...METADATA.nodeAddresses, { type: "Hostname", address: "node-a" }]);
+    expect(await observations(h.metrics.taintRemovalDelay)).toBe(1);
+    expect(await observations(h.metrics.initialNodeSyncDelay)).toBe(1);
+  });
+
+  test("a cache that has not seen our write yet costs nothing; once it has, nothing is rewritten", async () => {
+    h.register(kubeletNode("node-a"));
+    await syncNode(h.deps, "node-a");
+    await syncNode(h.deps, "node-a");
+    expect(h.lookups).toEqual(["node-a"]);
+    expect(h.api.requests).toHaveLength(2);
+    h.catchUp("node-a");
+    await syncNode(h.deps, "node-a");
+    expect(h.lookups).toEqual(["node-a"]);
+    expect(h.api.requests).toHaveLength(2);
+    expect(h.events).toHaveLength(1);
+  });
+
+  test("only the exact version the write was made against counts as stale: a later tainted version is initialised again", async () => {
+    const registered = h.register(kubeletNode("node-a"));
+    await syncNode(h.deps, "node-a");
+    const retainted: Node = { ...(h.api.stored(NODES, "node-a") as Node), spec: registered.spec };
+    h.cache.set("node-a", h.api.put(NODES, retainted));
+    await syncNode(h.deps, "node-a");
+    expect(h.lookups).toEqual(["node-a", "node-a"]);
+    expect((h.api.stored(NODES, "node-a") as Node).spec?.taints).toEqual([]);
+  });
+
+  test("a Conflict re-reads the Node and rebuilds the patch from it, keeping what changed meanwhile", async () => {
+    const cached = h.register(kubeletNode("node-a"));
+    h.api.put(NODES, {
+      ...cached,
+      metadata: { ...cached.metadata, labels: { ...cached.metadata.labels, "example.com/by-kubelet": "yes" } },
+    });
+    await syncNode(h.deps, "node-a");
+    expect(h.api.requests).toEqual([
+      "PATCH nodes node-a",
+      "GET nodes node-a",
+      "PATCH nodes node-a",
+      "PATCH nodes/status node-a",
+    ]);
+    const stored = h.api.stored(NODES, "node-a") as Node;
+    expect(stored.metadata.labels?.["example.com/by-kubelet"]).toBe("yes");
+    expect(stored.metadata.labels?.["topology.kubernetes.io/zone"]).toBe("zone-a");
+  });
+
+  test("addresses that could not be written are written by the next sync, without asking the cloud again", async () => {
+    h.register(kubeletNode("node-a"));
+    h.api.failNext(/PATCH nodes\/status/, new KubeUnreachableError("cannot reach the API server"));
+    expect(await syncNode(h.deps, "node-a").catch((e: unknown) => e)).toBeInstanceOf(KubeUnreachableError);
+    expect(h.events).toEqual([]);
+    h.catchUp("node-a");
+    await syncNode(h.deps, "node-a");
+    expect(h.lookups).toEqual(["node-a"]);
+    expect(h.api.requests).toEqual(["PATCH nodes node-a", "PATCH nodes/status node-a", "PATCH nodes/status node-a"]);
+    expect((h.api.stored(NODES, "node-a") as Node).status?.addresses).toHaveLength(3);
+    expect(h.events).toEqual([["Normal", "Synced", "Node synced successfully"]]);
+  });
+
+  test("a refused initialisation throws and writes nothing", async () => {
+    h.register(kubeletNode("node-a", { nodeIP: "10.0.0.99" }));
+    expect(String(await syncNode(h.deps, "node-a").catch((e: unknown) => e))).toMatch(
+      /provided node ip for node "node-a" is not valid/,
+    );
+    expect(h.api.requests).toEqual([]);
+    expect(h.events).toEqual([]);
+  });
+
+  test("no metadata from the cloud leaves the Node alone, without an error", async () => {
+    h = harness(() => undefined);
+    h.register(kubeletNode("node-a"));
+    await syncNode(h.deps, "node-a");
+    expect(h.lookups).toEqual(["node-a"]);
+    expect(h.api.requests).toEqual([]);
+  });
+
+  test("a Node gone from the cache, or deleted while syncing, is done", async () => {
+    await syncNode(h.deps, "missing");
+    const stored = h.register(kubeletNode("node-a"));
+    await h.api.delete(NODES, "node-a");
+    h.cache.set("node-a", stored);
+    await syncNode(h.deps, "node-a");
+    expect(h.events).toEqual([]);
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * `syncNode(name)`: read the Node from the cache → decide (plan.ts) → the fewest writes. Initialising a
+ * Node costs one cloud question (batched when the provider can), one Node patch (providerID, labels,
+ * taint removal), one `nodes/status` patch when the addresses change, and one `Synced` event.
+ */
+import type { InstanceLookup } from "../../cloud/instance-lookup.ts";
+import type { InstanceMetadata } from "../../cloud/provider.ts";
+import { NODES, type KubeApi } from "../../kube/api.ts";
+import type { EventRecorder } from "../../kube/events.ts";
+import type { Lister } from "../../kube/informer.ts";
+import type { Node } from "../../kube/objects.ts";
+import { NODE_UPDATE_RETRY, patchWithPrecondition } from "../../kube/patch.ts";
+import { trimNode } from "../../kube/transforms.ts";
+import { isNotFound } from "../../kube/transport.ts";
+import type { Logger } from "../../log/logger.ts";
+import type { Metrics } from "../../metrics/metrics.ts";
+import type { Clock } from "../../util/clock.ts";
+import { needsInitialization, planAddresses, planInitialization, planLabelReconcile } from "./plan.ts";
+
+export interface NodeSyncDeps {
+  readonly api: KubeApi;
+  readonly nodes: Lister<Node>;
+  readonly lookup: InstanceLookup;
+  readonly recorder: EventRecorder;
+  readonly metrics: Pick<Metrics, "taintRemovalDelay" | "initialNodeSyncDelay">;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly progress: InitProgress;
+}
+
+/**
+ * What this controller remembers between syncs of a Node it is initialising, by UID:
+ * - `writtenFrom`: the resourceVersion its taint-removing write was made against. A sync that still sees
+ *   exactly that version in the cache stops there (the write's watch event brings the key back), instead
+ *   of asking the cloud again and losing a Conflict. Any other version ends the entry.
+ * - `unfinished`: the taint is gone but the addresses / `Synced` event are not written yet (e.g. the API
+ *   server went away in between); the next sync finishes with the metadata it already has.
+ */
+export interface InitProgress {
+  readonly writtenFrom: Map<string, string>;
+  readonly unfinished: Map<string, InstanceMetadata>;
+}
+
+export function newInitProgress(): InitProgress {
+  return { writtenFrom: new Map(), unfinished: new Map() };
+}
+
+export function forgetNode(progress: InitProgress, node: Node): void {
+  progress.writtenFrom.delete(uidOf(node));
+  progress.unfinished.delete(uidOf(node));
+}
+
+const uidOf = (node: Node): string => node.metadata.uid ?? node.metadata.name;
+
+export async function syncNode(deps: NodeSyncDeps, name: string): Promise<void> {
+  const node = deps.nodes.get(name);
+  if (!node) return;
+  try {
+    await syncCachedNode(deps, node);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+}
+
+async function syncCachedNode(deps: NodeSyncDeps, node: Node): Promise<void> {
+  const uid = uidOf(node);
+  const writtenFrom = deps.progress.writtenFrom.get(uid);
+  if (writtenFrom !== undefined && writtenFrom === node.metadata.resourceVersion) return;
+  deps.progress.writtenFrom.delete(uid);
+  if (needsInitialization(node)) {
+    await initializeNode(deps, node);
+    return;
+  }
+  const unfinished = deps.progress.unfinished.get(uid);
+  if (unfinished) await finishInitialization(deps, node, unfinished);
+  else await reconcileLabels(deps, node);
+}
+
+async function initializeNode(deps: NodeSyncDeps, node: Node): Promise<void> {
+  const name = node.metadata.name;
+  deps.logger.debug(`Initializing node ${name} with cloud provider`);
+  const metadata = await deps.lookup.metadata(node);
+  if (!metadata) {
+    deps.logger.info(`Skip sync node ${name}: the cloud provider returned no metadata for it`);
+    return;
+  }
+  let refused: string | undefined;
+  let discarded: readonly string[] = [];
+  const written = await patchWithPrecondition({
+    api: deps.api,
+    resource: NODES,
+    from: node,
+    policy: NODE_UPDATE_RETRY,
+    keep: trimNode,
+    build: (current) => {
+      if (!needsInitialization(current)) return undefined;
+      const plan = planInitialization(current, metadata);
+      refused = plan.ok ? undefined : plan.error;
+      discarded = plan.ok ? plan.value.discarded : [];
+      return plan.ok ? plan.value.patch : undefined;
+    },
+  });
+  if (refused !== undefined) throw new Error(refused);
+  if (!written) return;
+  for (const line of discarded) deps.logger.warn(`node ${name}: ${line}`);
+  if (node.metadata.resourceVersion) deps.progress.writtenFrom.set(uidOf(written), node.metadata.resourceVersion);
+  deps.progress.unfinished.set(uidOf(written), metadata);
+  deps.metrics.taintRemovalDelay.observe(secondsSinceCreation(deps.clock, written));
+  await finishInitialization(deps, written, metadata);
+}
+
+/** Addresses right away (upstream does not wait for the periodic refresh), then `Synced`. */
+async function finishInitialization(deps: NodeSyncDeps, node: Node, metadata: InstanceMetadata): Promise<void> {
+  const written = (await ensureAddresses(deps, node, metadata)) ?? node;
+  deps.progress.unfinished.delete(uidOf(node));
+  deps.recorder.event(written, "Normal", "Synced", "Node synced successfully");
+  deps.metrics.initialNodeSyncDelay.observe(secondsSinceCreation(deps.clock, written));
+  deps.logger.info(`Successfully initialized node ${node.metadata.name} with cloud provider`, {
+    providerID: written.spec?.providerID ?? "",
+  });
+}
+
+/**
+ * Writes `status.addresses` when the cloud's (filtered) list differs. A node-IP mismatch is logged and
+ * nothing is written (upstream); API errors are thrown. Resolves the written Node, if any.
+ */
+export async function ensureAddresses(
+  deps: Pick<NodeSyncDeps, "api" | "logger">,
+  node: Node,
+  metadata: InstanceMetadata,
+): Promise<Node | undefined> {
+  return patchWithPrecondition({
+    api: deps.api,
+    resource: NODES,
+    subresource: "status",
+    from: node,
+    keep: trimNode,
+    build: (current) => {
+      const plan = planAddresses(current, metadata);
+      if (!plan.ok)
+        deps.logger.error(
+          `Failed to update node addresses for node ${JSON.stringify(current.metadata.name)}: ${plan.error}`,
+        );
+      return plan.ok && plan.value ? { status: { addresses: plan.value } } : undefined;
+    },
+  });
+}
+
+async function reconcileLabels(deps: NodeSyncDeps, node: Node): Promise<void> {
+  await patchWithPrecondition({
+    api: deps.api,
+    resource: NODES,
+    from: node,
+    build: (current) => {
+      const labels = planLabelReconcile(current);
+      return labels && { metadata: { labels } };
+    },
+  });
+}
+
+function secondsSinceCreation(clock: Clock, node: Node): number {
+  const created = Date.parse(node.metadata.creationTimestamp ?? "");
+  return Number.isNaN(created) ? 0 : Math.max(0, (clock.now() - created) / 1000);
+}

@@ -1,0 +1,150 @@
+/**
+ * `service-lb-controller` (upstream controllers/service, alias `service`): cloud load balancers for
+ * Services of type LoadBalancer. Two queues as upstream: `service` (one key per Service, Ensure or
+ * Delete, `--concurrent-service-syncs` workers, per-key backoff 5 s → 300 s, RetryError after its fixed
+ * delay) and `node` (one worker; UpdateLoadBalancer when the backend node set changes). Both take the
+ * Service key's lock, so no two cloud calls for one Service ever overlap.
+ *
+ * Beyond upstream: `--load-balancer-class` serves one class as well; `--load-balancer-resync-period`
+ * re-ensures every LB periodically so drift in the cloud is corrected; a Service deleted without our
+ * finalizer is still cleaned up from the last copy we saw.
+ */
+import { findRetryError } from "../../cloud/errors.ts";
+import { enqueueOnChange } from "../../kube/handlers.ts";
+import type { EventHandler } from "../../kube/informer.ts";
+import { objectKey, type Service } from "../../kube/objects.ts";
+import { WorkQueue } from "../../kube/queue.ts";
+import { exponentialLimiter } from "../../kube/rate-limiters.ts";
+import { runWorkers } from "../../kube/worker.ts";
+import { CONTROLLERS } from "../../names/controllers.ts";
+import { KeyedLock } from "../../util/concurrency.ts";
+import type { ControllerFactory, Wiring } from "../context.ts";
+import { ServiceCache } from "./cache.ts";
+import { syncNodes, type NodeSyncDeps } from "./node-sync.ts";
+import { needsCleanup, needsUpdate, shouldSyncUpdatedNode, wantsLoadBalancer } from "./predicates.ts";
+import { syncService } from "./sync.ts";
+
+const ID = "service-lb-controller";
+const NAMES = CONTROLLERS[ID];
+/** The node queue holds one key: a pass always covers every node, so bursts of node events coalesce. */
+const NODE_SYNC_KEY = "nodes";
+const BACKOFF_BASE_MS = 5_000;
+const BACKOFF_MAX_MS = 300_000;
+
+type Queues = { readonly services: WorkQueue; readonly nodes: WorkQueue };
+type ServiceWiring = Wiring<NodeSyncDeps, Queues>;
+
+export const serviceLbController: ControllerFactory = (ctx) => {
+  const balancer = ctx.provider.loadBalancer;
+  if (!balancer) return { skip: "the cloud provider does not support external load balancers" };
+  const queue = (name: string): WorkQueue =>
+    new WorkQueue({
+      name,
+      rateLimiter: exponentialLimiter(BACKOFF_BASE_MS, BACKOFF_MAX_MS),
+      clock: ctx.clock,
+      metrics: ctx.queueMetrics,
+    });
+  const queues: Queues = { services: queue(NAMES.queues.services), nodes: queue(NAMES.queues.nodes) };
+  const deps: NodeSyncDeps = {
+    api: ctx.api,
+    services: ctx.informers.services(),
+    nodes: ctx.informers.nodes(),
+    balancer,
+    clusterName: ctx.config.clusterName,
+    servedClass: ctx.config.loadBalancerClass,
+    recorder: ctx.recorder,
+    cache: new ServiceCache(),
+    logger: ctx.logger,
+    lock: new KeyedLock(),
+    workers: ctx.config.concurrentServiceSyncs,
+    metrics: ctx.metrics,
+    clock: ctx.clock,
+    resync: (key) => queues.services.add(key),
+  };
+  const wiring: ServiceWiring = { ctx, deps, queues };
+  return { name: ID, run: (signal) => run(wiring, signal) };
+};
+
+async function run(w: ServiceWiring, signal: AbortSignal): Promise<void> {
+  const { ctx, queues, deps } = w;
+  const removeHandlers = addHandlers(w);
+  let stopResync = (): void => undefined;
+  try {
+    if (!(await ctx.informers.waitForSync(signal))) return;
+    stopResync = startResync(w, ctx.config.loadBalancerResyncPeriodMs);
+    await Promise.all([
+      runWorkers(
+        {
+          queue: queues.services,
+          workers: ctx.config.concurrentServiceSyncs,
+          sync: (key) => deps.lock.withLock(key, () => syncService(deps, key)),
+          requeue: (key, error) => requeueService(queues.services, key, error),
+          logger: ctx.logger,
+        },
+        signal,
+      ),
+      runWorkers({ queue: queues.nodes, workers: 1, sync: () => syncNodes(deps), logger: ctx.logger }, signal),
+    ]);
+  } finally {
+    stopResync();
+    removeHandlers();
+    queues.services.shutDown();
+    queues.nodes.shutDown();
+  }
+}
+
+function addHandlers(w: ServiceWiring): () => void {
+  const { ctx, queues } = w;
+  const removeService = ctx.informers.services().addHandler(serviceHandler(w));
+  const removeNode = ctx.informers
+    .nodes()
+    .addHandler(enqueueOnChange(() => queues.nodes.add(NODE_SYNC_KEY), shouldSyncUpdatedNode));
+  return () => {
+    removeService();
+    removeNode();
+  };
+}
+
+/** RetryError: again after exactly its delay, without growing the exponential backoff. */
+export function requeueService(queue: WorkQueue, key: string, error: unknown): void {
+  const retry = findRetryError(error);
+  if (retry) queue.addAfter(key, retry.retryAfterMs);
+  else queue.addRateLimited(key);
+}
+
+/**
+ * Add: every Service that wants an LB or still carries our finalizer, so a restart reconciles them all
+ * (and finishes deletions that happened while the manager was down). Update: changes that matter.
+ * Delete: only a Service that vanished without our finalizer (else the update path already cleaned up).
+ */
+function serviceHandler(w: ServiceWiring): EventHandler<Service> {
+  const { deps } = w;
+  const queue = w.queues.services;
+  const served = deps.servedClass;
+  return {
+    add: (service) => {
+      if (wantsLoadBalancer(service, served) || needsCleanup(service)) queue.add(objectKey(service));
+    },
+    update: (old, service) => {
+      if (needsUpdate(old, service, served) || needsCleanup(service)) queue.add(objectKey(service));
+    },
+    delete: (service) => {
+      const key = objectKey(service);
+      const known = deps.cache.get(key)?.metadata.uid === service.metadata.uid;
+      if (!known && (service.metadata.deletionTimestamp !== undefined || !wantsLoadBalancer(service, served))) return;
+      deps.cache.setIfAbsent(key, service);
+      queue.add(key);
+    },
+  };
+}
+
+/** `--load-balancer-resync-period`: every served Service goes through Ensure again. 0: off. */
+function startResync(w: ServiceWiring, periodMs: number): () => void {
+  if (periodMs <= 0) return () => undefined;
+  const timer = setInterval(() => {
+    for (const service of w.deps.services.list()) {
+      if (wantsLoadBalancer(service, w.deps.servedClass)) w.queues.services.add(objectKey(service));
+    }
+  }, periodMs);
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,107 @@
+/**
+ * The TLS flags take effect on the secure port: minimum version, TLS 1.2 cipher suites and SNI
+ * certificates, observed from a real TLS client handshaking with the server.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { X509Certificate } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect, type ConnectionOptions, type TLSSocket } from "node:tls";
+import type { ServingConfig } from "../config/config.ts";
+import { loadConfig } from "../config/load.ts";
+import { createLogger } from "../log/logger.ts";
+import { issueCertificate } from "../pki/x509.ts";
+import { createHealthRegistry } from "./health.ts";
+import { startSecureServer, type SecureServer } from "./server.ts";
+import { resolveTls } from "../config/tls-options.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "ccm-serving-tls-"));
+const sni = issueCertificate({
+  subject: { commonName: "metrics.example.com" },
+  serverAuth: true,
+  dnsNames: ["metrics.example.com"],
+});
+writeFileSync(join(dir, "sni.crt"), sni.certPem);
+writeFileSync(join(dir, "sni.key"), sni.keyPem);
+
+const servers: SecureServer[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+});
+
+async function serve(flags: string[]): Promise<number> {
+  const loaded = loadConfig(
+    ["--cloud-provider=fake", "--bind-address=127.0.0.1", "--secure-port=1", ...flags],
+    ["fake"],
+  );
+  if (!loaded.ok) throw new Error(loaded.errors.join("\n"));
+  const config: ServingConfig = { ...loaded.config.serving, securePort: 0 };
+  const tls = resolveTls({
+    minVersion: config.tlsMinVersion,
+    cipherSuites: config.tlsCipherSuites,
+    curvePreferences: config.tlsCurvePreferences,
+  });
+  if (!tls.ok) throw new Error(tls.errors.join("\n"));
+  const server = await startSecureServer({
+    config,
+    tls: tls.settings,
+    sniCertKeys: config.sniCertKeys,
+    clientCAs: () => [],
+    logger: createLogger({ verbosity: 0, format: "text", write: () => undefined }),
+    health: createHealthRegistry({}),
+    authorize: () => Promise.resolve({ allowed: true }),
+    handlers: {},
+    hostname: "localhost",
+  });
+  servers.push(server);
+  return server.port;
+}
+
+/** The handshake's outcome: the negotiated protocol, cipher and server certificate, or the error. */
+function handshake(
+  port: number,
+  options: ConnectionOptions,
+): Promise<{ protocol: string | null; cipher: string; subject: string } | Error> {
+  return new Promise((resolve) => {
+    const socket: TLSSocket = connect(port, "127.0.0.1", { rejectUnauthorized: false, ...options });
+    socket.once("secureConnect", () => {
+      const raw = socket.getPeerCertificate().raw;
+      resolve({
+        protocol: socket.getProtocol(),
+        cipher: socket.getCipher().standardName,
+        subject: new X509Certificate(raw).subject,
+      });
+      socket.destroy();
+    });
+    socket.once("error", (error: Error) => resolve(error));
+  });
+}
+
+describe("secure port TLS settings (node:tls client handshakes)", () => {
+  test("--tls-min-version=VersionTLS13 refuses a TLS 1.2 client and serves a TLS 1.3 one", async () => {
+    const port = await serve(["--tls-min-version=VersionTLS13"]);
+    expect(await handshake(port, { maxVersion: "TLSv1.2" })).toBeInstanceOf(Error);
+    expect(await handshake(port, {})).toMatchObject({ protocol: "TLSv1.3" });
+  });
+
+  test("--tls-cipher-suites limits TLS 1.2 to the suites named", async () => {
+    const port = await serve(["--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"]);
+    expect(await handshake(port, { maxVersion: "TLSv1.2" })).toMatchObject({
+      cipher: "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+    });
+    expect(await handshake(port, { maxVersion: "TLSv1.2", ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256" })).toBeInstanceOf(
+      Error,
+    );
+  });
+
+  test("--tls-sni-cert-key serves its certificate to clients asking for its name, the default to others", async () => {
+    const port = await serve([`--tls-sni-cert-key=${join(dir, "sni.crt")},${join(dir, "sni.key")}`]);
+    expect(await handshake(port, { servername: "metrics.example.com" })).toMatchObject({
+      subject: "CN=metrics.example.com",
+    });
+    const other = await handshake(port, { servername: "localhost" });
+    expect(other).not.toBeInstanceOf(Error);
+    expect(other).not.toMatchObject({ subject: "CN=metrics.example.com" });
+  });
+});
