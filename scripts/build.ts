@@ -24,6 +24,17 @@ export async function gitCommit(): Promise<string> {
   return changes === "" ? out : `${out}-dirty`;
 }
 
+/**
+ * The commit's time in upstream's `buildDate` spelling (`2006-01-02T15:04:05Z`): a rebuild of the same
+ * commit reports the same date, so builds stay reproducible.
+ */
+export async function commitDate(): Promise<string> {
+  const proc = Bun.spawn(["git", "log", "-1", "--format=%ct"], { cwd: root, stdout: "pipe", stderr: "ignore" });
+  const seconds = Number((await new Response(proc.stdout).text()).trim());
+  if ((await proc.exited) !== 0 || !Number.isFinite(seconds) || seconds <= 0) return "";
+  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
 /** Extra entry points compiled into the binary (worker threads). */
 export const WORKER_ENTRIES: readonly string[] = ["src/worker.ts"];
 
@@ -52,6 +63,8 @@ export async function build(options: BuildOptions = {}): Promise<string> {
     `CCM_BUILD_VERSION=${JSON.stringify(`v${pkg.version}`)}`,
     `--define`,
     `CCM_BUILD_COMMIT=${JSON.stringify(commit)}`,
+    `--define`,
+    `CCM_BUILD_DATE=${JSON.stringify(await commitDate())}`,
     join(root, "src", "main.ts"),
     ...WORKER_ENTRIES.map((e) => join(root, e)),
     "--outfile",

@@ -1,113 +1,25 @@
 /**
  * The AWS provider's only way to the cloud. Builds the SDK clients once (region, endpoint overrides,
- * default credential chain, HTTP timeouts) and runs every call through one loop that:
- * - bounds each attempt with a timeout, also when the HTTP layer never answers (Bun + SDK hang reports);
- * - retries throttling (`RequestLimitExceeded` …), 5xx and network failures with capped, jittered
- *   exponential backoff, and holds back every other call while the account is being throttled
- *   (upstream's cross-request retry delay);
- * - reports every attempt to `observeCall` ("throttled" for throttling answers);
- * - fails with `AwsCallError` carrying the AWS error code, so callers never mistake a failed call for
- *   an answer.
- * The SDK's own retry is switched off (`maxAttempts: 1`) so this loop sees and reports every attempt.
+ * default credential chain, HTTP timeouts) and runs every call through the retry loop of call.ts. The
+ * SDK's own retry is switched off (`maxAttempts: 1`) so that loop sees and reports every attempt.
  */
 import * as ec2 from "@aws-sdk/client-ec2";
 import * as elb from "@aws-sdk/client-elastic-load-balancing";
 import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
-import type { CallOutcome, ProviderContext } from "../../src/cloud/provider.ts";
-import { sleep } from "../../src/util/clock.ts";
+import type { ProviderContext } from "../../src/cloud/provider.ts";
+import { createCaller, type CallOptions } from "./call.ts";
 import type { AssumeRole } from "./config.ts";
 import { roleCredentials, type Credentials } from "./credentials.ts";
 import { overrideFor, type OverridableService, type ServiceOverride } from "./service-overrides.ts";
 
-export interface AwsApiOptions {
+export interface AwsApiOptions extends CallOptions {
   /** Empty: the SDK's region chain (AWS_REGION, shared config). */
   readonly region: string;
   readonly overrides: readonly ServiceOverride[];
-  /** Per attempt. */
-  readonly requestTimeoutMs?: number;
-  readonly maxAttempts?: number;
-  /** First backoff step; doubles per attempt up to `maxBackoffMs`, with full jitter. */
-  readonly backoffMs?: number;
-  readonly maxBackoffMs?: number;
   /** Fixed credentials instead of the SDK's default chain (tests); with `assumeRole`, the caller's. */
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
   readonly assumeRole?: AssumeRole;
 }
-
-/** A call that failed for good: `code` is the AWS error code (or `RequestTimeout` / `NetworkError`). */
-export class AwsCallError extends Error {
-  override readonly name = "AwsCallError";
-  readonly code: string;
-  readonly operation: string;
-  constructor(operation: string, code: string, message: string, options?: ErrorOptions) {
-    super(`${operation}: ${code}: ${message}`, options);
-    this.code = code;
-    this.operation = operation;
-  }
-}
-
-/** The AWS error code of a failed call, or undefined for other errors. */
-export function errorCode(error: unknown): string | undefined {
-  return error instanceof AwsCallError ? error.code : undefined;
-}
-
-const THROTTLE_CODES = new Set([
-  "RequestLimitExceeded",
-  "Throttling",
-  "ThrottlingException",
-  "ThrottledException",
-  "RequestThrottled",
-  "RequestThrottledException",
-  "TooManyRequestsException",
-  "EC2ThrottledException",
-  "SlowDown",
-  "PriorRequestNotComplete",
-]);
-
-interface Failure {
-  readonly code: string;
-  readonly message: string;
-  readonly throttled: boolean;
-  readonly retryable: boolean;
-}
-
-type SdkError = {
-  name?: string;
-  message?: string;
-  $fault?: string;
-  $metadata?: { httpStatusCode?: number };
-  code?: string;
-};
-
-function classify(error: unknown, timedOut: boolean): Failure {
-  if (timedOut)
-    return {
-      code: "RequestTimeout",
-      message: "no answer within the request timeout",
-      throttled: false,
-      retryable: true,
-    };
-  const e = error as SdkError;
-  const message = e.message ?? String(error);
-  // No $metadata: the request never got an HTTP answer (connection refused, reset, DNS).
-  if (e.$metadata === undefined)
-    return {
-      code: "NetworkError",
-      message: `${e.code ?? e.name ?? "Error"}: ${message}`,
-      throttled: false,
-      retryable: true,
-    };
-  return serviceFailure(e, message);
-}
-
-function serviceFailure(e: SdkError, message: string): Failure {
-  const code = e.name ?? "Unknown";
-  const status = e.$metadata?.httpStatusCode ?? 0;
-  const throttled = THROTTLE_CODES.has(code) || status === 429;
-  return { code, message, throttled, retryable: throttled || e.$fault === "server" || status >= 500 };
-}
-
-type Send<I, O> = (input: I, options: { abortSignal: AbortSignal }) => Promise<O>;
 
 /**
  * Endpoint and region of one client. An override's URL replaces the endpoint, and its signing region
@@ -148,60 +60,7 @@ export function createAwsApi(options: AwsApiOptions, context: ProviderContext) {
   const ec2Client = new ec2.EC2Client(clientConfig(options, "ec2", credentials));
   const elbClient = new elb.ElasticLoadBalancingClient(clientConfig(options, "elb", credentials));
   const v2 = new elbv2.ElasticLoadBalancingV2Client(clientConfig(options, "elbv2", credentials));
-  const timeoutMs = options.requestTimeoutMs ?? 30_000;
-  const maxAttempts = options.maxAttempts ?? 5;
-  const backoffMs = options.backoffMs ?? 500;
-  const maxBackoffMs = options.maxBackoffMs ?? 20_000;
-  let throttledUntil = 0;
-
-  const backoff = (attempt: number): number => Math.random() * Math.min(maxBackoffMs, backoffMs * 2 ** (attempt - 1));
-
-  async function attempt<I, O>(
-    operation: string,
-    send: Send<I, O>,
-    input: I,
-    signal: AbortSignal | undefined,
-  ): Promise<{ value: O } | { failure: Failure }> {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const abortSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    const started = performance.now();
-    const record = (outcome: CallOutcome): void =>
-      context.observeCall(operation, (performance.now() - started) / 1000, outcome);
-    try {
-      // The race makes the timeout hold even if the HTTP layer ignores the abort signal.
-      const answer = await Promise.race([send(input, { abortSignal }), aborted(abortSignal)]);
-      record("success");
-      return { value: answer };
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      const failure = classify(error, timeout.aborted);
-      record(failure.throttled ? "throttled" : "error");
-      return { failure };
-    }
-  }
-
-  async function call<I, O>(operation: string, send: Send<I, O>, input: I, signal?: AbortSignal): Promise<O> {
-    for (let n = 1; ; n++) {
-      const wait = throttledUntil - Date.now();
-      if (wait > 0) await sleep(wait, signal);
-      signal?.throwIfAborted();
-      const result = await attempt(operation, send, input, signal);
-      if ("value" in result) return result.value;
-      const { failure } = result;
-      if (!failure.retryable || n >= maxAttempts) {
-        const suffix = n > 1 ? ` (after ${n} attempts)` : "";
-        throw new AwsCallError(operation, failure.code, `${failure.message}${suffix}`);
-      }
-      const delay = backoff(n);
-      if (failure.throttled) throttledUntil = Math.max(throttledUntil, Date.now() + delay);
-      await sleep(delay, signal);
-    }
-  }
-
-  const op =
-    <I, O>(operation: string, send: Send<I, O>) =>
-    (input: I, signal?: AbortSignal): Promise<O> =>
-      call(operation, send, input, signal);
+  const op = createCaller(options, context);
 
   return {
     /** The region calls are signed for (configured, override or SDK chain). */
@@ -386,10 +245,3 @@ export function createAwsApi(options: AwsApiOptions, context: ProviderContext) {
 }
 
 export type AwsApi = ReturnType<typeof createAwsApi>;
-
-function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason as Error);
-    signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
-  });
-}

@@ -8,7 +8,7 @@ import { rejection } from "../../test/harness/rejection.ts";
 import { awsTestCloud, awsTestProvider, type AwsTestCloud } from "../../test/harness/aws-cloud.ts";
 import { faultProxy } from "../../test/harness/aws-faults.ts";
 import type { RecordedCall } from "../../test/harness/provider-context.ts";
-import { AwsCallError } from "./api.ts";
+import { AwsCallError } from "./call.ts";
 
 // The first test of a run may install moto into the cache and start it; hooks default to 5 s.
 setDefaultTimeout(180_000);

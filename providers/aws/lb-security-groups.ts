@@ -9,7 +9,7 @@
  */
 import type { IpPermission } from "@aws-sdk/client-ec2";
 import type { AwsApi } from "./api.ts";
-import { errorCode } from "./api.ts";
+import { errorCode } from "./call.ts";
 import { tagMap, taggedForCluster, ownedTags, type ClusterTags } from "./tags.ts";
 
 export interface SecurityGroupDeps {

@@ -3,7 +3,7 @@ import type { ProviderFactory } from "../../src/cloud/provider.ts";
 import { parseBaremetalConfig } from "./config.ts";
 import { addressPoolCrd } from "../shared/address-pools/crd.ts";
 import { GROUP } from "../shared/crd.ts";
-import { createBaremetalProvider, type BaremetalProviderInput } from "./provider.ts";
+import type { BaremetalProviderInput } from "./provider.ts";
 
 export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> = {
   name: "baremetal",
@@ -11,7 +11,7 @@ export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> =
     const parsed = parseBaremetalConfig(text);
     return parsed.ok ? { ok: true, config: { config: parsed.config, path, text } } : parsed;
   },
-  create: (input, context) => createBaremetalProvider(input, context),
+  create: async (input, context) => (await import("./provider.ts")).createBaremetalProvider(input, context),
   // The allocated addresses go to an annotation announcers read (kube-vip.io/loadbalancerIPs): a merge
   // patch of the Service's metadata, never an update, never its spec.
   rbacRules: [
@@ -22,5 +22,4 @@ export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> =
   customResourceDefinitions: [addressPoolCrd()],
 };
 
-export { createBaremetalProvider, type BaremetalProvider } from "./provider.ts";
 export { parseBaremetalConfig, type BaremetalConfig } from "./config.ts";

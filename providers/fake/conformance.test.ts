@@ -1,6 +1,7 @@
 import { runProviderConformance } from "../../test/conformance/provider-conformance.ts";
 import type { Node } from "../../src/kube/objects.ts";
-import { createFakeProvider, FakeCloud, parseFakeConfig } from "./index.ts";
+import { FakeCloud, parseFakeConfig } from "./index.ts";
+import { createFakeProvider } from "./provider.ts";
 import { serveFakeCloud } from "./server.ts";
 import { testProviderContext } from "../../test/harness/provider-context.ts";
 

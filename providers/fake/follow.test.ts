@@ -6,7 +6,8 @@ import { join } from "node:path";
 import type { Node } from "../../src/kube/objects.ts";
 import { testProviderContext } from "../../test/harness/provider-context.ts";
 import { eventually } from "../../test/harness/wait.ts";
-import { createFakeProvider, parseFakeConfig } from "./index.ts";
+import { parseFakeConfig } from "./index.ts";
+import { createFakeProvider } from "./provider.ts";
 
 const node: Node = { metadata: { name: "edge-1" }, spec: {} };
 

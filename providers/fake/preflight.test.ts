@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { createFakeProvider, parseFakeConfig } from "./index.ts";
+import { parseFakeConfig } from "./index.ts";
+import { createFakeProvider } from "./provider.ts";
 import { testProviderContext } from "../../test/harness/provider-context.ts";
 import { freePort } from "../../scripts/control-plane/ports.ts";
 

@@ -1,12 +1,11 @@
 /** The registered factory for `--cloud-provider=vsphere`, and what tests use. */
 import type { ProviderFactory } from "../../src/cloud/provider.ts";
 import { parseVSphereConfig, type VSphereConfig } from "./config.ts";
-import { createVSphereProvider } from "./provider.ts";
 
 export const vsphereProviderFactory: ProviderFactory<VSphereConfig> = {
   name: "vsphere",
   parseConfig: (text) => parseVSphereConfig(text),
-  create: (config, context) => createVSphereProvider(config, context),
+  create: async (config, context) => (await import("./provider.ts")).createVSphereProvider(config, context),
   rbacRules: [
     // The allocated addresses go to an annotation announcers read (kube-vip.io/loadbalancerIPs).
     { apiGroups: [""], resources: ["services"], verbs: ["patch"] },
@@ -15,5 +14,4 @@ export const vsphereProviderFactory: ProviderFactory<VSphereConfig> = {
   ],
 };
 
-export { createVSphereProvider, type VSphereProviderOptions } from "./provider.ts";
 export { parseVSphereConfig, type VSphereConfig } from "./config.ts";

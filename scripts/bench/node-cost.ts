@@ -5,7 +5,11 @@
  * Small and quick enough to compare two commits on a busy machine; repeat and take the lower figures.
  *
  *   bun scripts/bench/node-cost.ts [--nodes 1000] [--threads 0] [--runs 3] [--binary <compiled manager>] [--lag]
- * [--profile]
+ * [--profile] [--latency 0] [-- <more manager flags, e.g. --kube-api-qps=5000 --concurrent-node-syncs=50>]
+ *
+ * Flags after `--` go to the manager after the tuned limits (the last value of a flag wins). On a machine
+ * without Bun the compiled manager runs this script: `BUN_BE_BUN=1 cloud-controller-manager node-cost.js`
+ * (bundled with `bun build --target=bun`); the variable is dropped before any manager is spawned.
  *
  * --profile runs the manager under Bun's CPU and heap profilers (Markdown profiles in each run's directory).
  * --lag also serves /metrics without authorisation on a local port, scrapes it every 2 s and reports the
@@ -63,6 +67,21 @@ function freePort(): number {
   return port;
 }
 
+/** Serves /metrics without authorisation on a local port, for the lag scrapes. */
+function lagServing(port: number): string[] {
+  return [
+    `--secure-port=${port}`,
+    "--bind-address=127.0.0.1",
+    "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
+  ];
+}
+
+/** Our options, and the manager's flags after `--`. */
+function splitAtDashes(all: readonly string[]): [readonly string[], readonly string[]] {
+  const split = all.indexOf("--");
+  return split >= 0 ? [all.slice(0, split), all.slice(split + 1)] : [all, []];
+}
+
 function option(argv: readonly string[], flag: string, fallback: number): number {
   const i = argv.indexOf(flag);
   const value = i >= 0 ? Number(argv[i + 1]) : fallback;
@@ -71,7 +90,10 @@ function option(argv: readonly string[], flag: string, fallback: number): number
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
+  // Inherited, it would make the compiled manager act as Bun instead of running.
+  delete process.env.BUN_BE_BUN;
+  const [argv, managerFlags] = splitAtDashes(process.argv.slice(2));
+  const latencyMs = option(argv, "--latency", 0);
   const nodes = option(argv, "--nodes", 1000);
   const threads = option(argv, "--threads", 0);
   const runs = option(argv, "--runs", 3);
@@ -93,15 +115,9 @@ async function main(): Promise<void> {
   const lag = argv.includes("--lag");
   for (let run = 1; run <= runs; run++) {
     const port = freePort();
-    const extraArgs = lag
-      ? [
-          `--secure-port=${port}`,
-          "--bind-address=127.0.0.1",
-          "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
-        ]
-      : [];
+    const extraArgs = [...(lag ? lagServing(port) : []), ...managerFlags];
     const scraper = lag ? scrapeLag(port) : undefined;
-    const r = await runNodeInit(ctx, { nodes, limits: "tuned", latencyMs: 0 }, "ours", { threads, extraArgs });
+    const r = await runNodeInit(ctx, { nodes, limits: "tuned", latencyMs }, "ours", { threads, extraArgs });
     const p99 = scraper ? histogramP99(await scraper.stop(), LAG_METRIC) : undefined;
     const perNodeUs = (r.cpuSeconds / nodes) * 1e6;
     console.log(

@@ -68,7 +68,7 @@ export type ProcessResult = { ok: true; deps: ProcessDeps } | { ok: false; error
 export async function buildProcess(o: ProcessOptions): Promise<ProcessResult> {
   const { config, logger, clock } = o;
   const metrics = createMetrics({ defaultMetrics: o.defaultMetrics });
-  const provider = o.builtins.providers.create(o.providerConfig, providerContext(config, logger, metrics));
+  const provider = await o.builtins.providers.create(o.providerConfig, providerContext(config, logger, metrics));
   const problems = startupProblems(config, provider);
   const connection = await o.connect();
   if (typeof connection === "string") problems.push(connection);

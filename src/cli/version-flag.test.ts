@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { rawVersion, versionRequest } from "./version-flag.ts";
 
-const build = { version: "v1.36.3-ccm.1", commit: "abc" };
+const build = { version: "v1.36.3-ccm.1", commit: "abc", treeState: "clean", date: "2026-11-25T03:00:00Z" };
 
 describe("--version", () => {
   test.each([
@@ -28,7 +28,7 @@ describe("--version", () => {
 
   test("raw: upstream's version.Info layout", () => {
     expect(rawVersion(build)).toMatch(
-      /^version\.Info\{Major:"1", Minor:"36", GitVersion:"v1\.36\.3-ccm\.1", GitCommit:"abc", .*Platform:"linux\/\w+"\}$/,
+      /^version\.Info\{Major:"1", Minor:"36", GitVersion:"v1\.36\.3-ccm\.1", GitCommit:"abc", GitTreeState:"clean", BuildDate:"2026-11-25T03:00:00Z", .*Platform:"linux\/\w+"\}$/,
     );
   });
 });

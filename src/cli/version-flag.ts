@@ -43,5 +43,5 @@ export function versionRequest(argv: readonly string[], build: BuildInfo): Versi
 /** `--version=raw`: every field, in upstream's `version.Info` layout. */
 export function rawVersion(build: BuildInfo): string {
   const [, major = "", minor = ""] = CORE.exec(build.version) ?? [];
-  return `version.Info{Major:"${major}", Minor:"${minor}", GitVersion:"${build.version}", GitCommit:"${build.commit}", GitTreeState:"", BuildDate:"", GoVersion:"", Compiler:"bun ${Bun.version}", Platform:"${platform()}"}`;
+  return `version.Info{Major:"${major}", Minor:"${minor}", GitVersion:"${build.version}", GitCommit:"${build.commit}", GitTreeState:"${build.treeState}", BuildDate:"${build.date}", GoVersion:"", Compiler:"bun ${Bun.version}", Platform:"${platform()}"}`;
 }

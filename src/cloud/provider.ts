@@ -250,8 +250,12 @@ export interface ProviderFactory<C = unknown> {
    * `--controller-threads`, posted to every thread by structured clone. No functions, no class instances.
    */
   parseConfig(text: string | undefined, path: string): { ok: true; config: C } | { ok: false; errors: string[] };
-  /** Builds the provider from what `parseConfig` returned, or from a structured clone of it. */
-  create(config: C, context: ProviderContext): CloudProvider;
+  /**
+   * Builds the provider from what `parseConfig` returned, or from a structured clone of it. A factory
+   * loads its provider's code here (a dynamic import), so a process holds the selected provider only:
+   * the factory itself (name, `parseConfig`, permissions, CRDs) stays light to import.
+   */
+  create(config: C, context: ProviderContext): Promise<CloudProvider>;
   /**
    * Cluster-wide permissions this provider needs beyond the controllers' own (e.g. writing an annotation
    * its LB announcers read). `manifests rbac` grants them in a ClusterRole of their own.

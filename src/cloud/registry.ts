@@ -31,8 +31,8 @@ export interface ProviderRegistry {
   readonly names: readonly string[];
   /** Validates the cloud-config text of provider `name` (undefined: no `--cloud-config`). */
   parse(name: string, configText: string | undefined, configPath: string): ParsedProviderConfig;
-  /** Builds the provider `config` was parsed for. */
-  create(config: ProviderConfig, context: ProviderContext): CloudProvider;
+  /** Builds the provider `config` was parsed for, loading its code. */
+  create(config: ProviderConfig, context: ProviderContext): Promise<CloudProvider>;
   /** Extra permissions of `name`, or of every provider that has some when `name` is undefined. */
   rbacRules(name?: string): ProviderRules[];
   /** CustomResourceDefinitions of `name`, or of every provider when `name` is undefined. */
@@ -62,7 +62,7 @@ export function createRegistry(factories: readonly ProviderFactory<never>[]): Pr
     },
     create(config, context) {
       const found = factory(config.provider);
-      if (!found) throw new Error(`unknown cloud provider ${JSON.stringify(config.provider)}`);
+      if (!found) return Promise.reject(new Error(`unknown cloud provider ${JSON.stringify(config.provider)}`));
       return found.create(config.settings, context);
     },
     rbacRules(name) {

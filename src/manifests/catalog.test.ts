@@ -12,7 +12,7 @@ const PROVIDERS = createRegistry(
   ["fake", "other"].map((name) => ({
     name,
     parseConfig: () => ({ ok: true as const, config: undefined as never }),
-    create: () => ({ name }),
+    create: () => Promise.resolve({ name }),
   })),
 );
 

@@ -27,6 +27,17 @@ describe("compiled binary", () => {
     );
   });
 
+  test("--version=raw fills upstream's version.Info from the build: tree state and the commit's date", async () => {
+    const { dir, binary } = await lonelyBinary();
+    const proc = Bun.spawn([binary, "--version=raw"], { cwd: dir, env: { PATH: "/usr/bin:/bin" }, stdout: "pipe" });
+    const out = await new Response(proc.stdout).text();
+    expect(await proc.exited).toBe(0);
+    const commit = /GitCommit:"([0-9a-f]{12})(-dirty)?"/.exec(out);
+    expect(commit).not.toBeNull();
+    expect(out).toContain(`GitTreeState:"${commit?.[2] ? "dirty" : "clean"}"`);
+    expect(out).toMatch(/BuildDate:"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"/);
+  });
+
   test("rejects bad flags with status 2 and one line per problem", async () => {
     const { dir, binary } = await lonelyBinary();
     const proc = Bun.spawn([binary, "--cloud-provider=fake", "--kube-api-burst=lots", "--controllers=nope"], {

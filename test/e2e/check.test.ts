@@ -243,4 +243,30 @@ describe("check", () => {
       expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 2, stderr });
     }
   }, 60_000);
+
+  test("what the manager refuses at start, check refuses in the same words: serving files, --cluster-cidr", async () => {
+    const cp = await controlPlane();
+    const dir = mkdtempSync(join(tmpdir(), "check-serving-"));
+    const notPem = join(dir, "tls.crt");
+    writeFileSync(notPem, "not a certificate\n");
+    const args = [
+      "--cloud-provider=fake",
+      `--kubeconfig=${cp.kubeconfigs.ccm}`,
+      `--tls-cert-file=${notPem}`,
+      `--tls-private-key-file=${join(dir, "missing.key")}`,
+    ];
+    const result = await check(args);
+    expect(result.status).toBe(2);
+    expect(result.stderr.trim().split("\n")).toEqual([
+      expect.stringContaining(
+        "for flag --cluster-cidr: the node-route-controller needs the cluster's pod CIDR range(s)",
+      ),
+      `error: --tls-cert-file: ${JSON.stringify(notPem)} is not a PEM certificate`,
+      `error: --tls-private-key-file: cannot read ${JSON.stringify(join(dir, "missing.key"))} (ENOENT)`,
+    ] as unknown as string[]);
+    const manager = Bun.spawn([await compiledBinary(), ...args], { stdout: "pipe", stderr: "pipe" });
+    const [, stderr] = await Promise.all([new Response(manager.stdout).text(), new Response(manager.stderr).text()]);
+    expect(await manager.exited).toBe(2);
+    expect(stderr).toBe(result.stderr);
+  }, 60_000);
 });

@@ -4,7 +4,7 @@
  * calls ACM), so this speaks ACM's JSON protocol directly; moto reads the region from the credential scope
  * and does not check signatures.
  */
-import type { AwsProviderOptions } from "../../providers/aws/index.ts";
+import type { AwsProviderOptions } from "../../providers/aws/provider.ts";
 import type { LoadBalancer } from "../../src/cloud/provider.ts";
 import { awsTestProvider, loadBalancerBed, REGION, type AwsTestCloud, type LoadBalancerBed } from "./aws-cloud.ts";
 import { faultProxy } from "./aws-faults.ts";

@@ -7,7 +7,8 @@
 import * as ec2 from "@aws-sdk/client-ec2";
 import * as elb from "@aws-sdk/client-elastic-load-balancing";
 import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
-import { createAwsProvider, parseAwsConfig, type AwsProviderOptions } from "../../providers/aws/index.ts";
+import { parseAwsConfig } from "../../providers/aws/index.ts";
+import { createAwsProvider, type AwsProviderOptions } from "../../providers/aws/provider.ts";
 import type { CloudProvider, LoadBalancer } from "../../src/cloud/provider.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import type { Pluggable } from "@smithy/types";

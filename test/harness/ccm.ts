@@ -17,6 +17,8 @@ export interface CcmProcess {
   readonly proc: Subprocess;
   readonly lines: string[];
   waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** The exit status, once every line the process wrote has been read. */
+  readonly exited: Promise<number>;
   /** Sends `signal` and resolves the exit status. */
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number>;
   readonly output: () => string;
@@ -66,11 +68,16 @@ export function startCcm(options: CcmOptions): CcmProcess {
       for (const wake of waiters) wake();
     }
   };
-  void pump(proc.stdout);
-  void pump(proc.stderr);
+  // The exit status can arrive before the last lines are read from the pipes: `stop` waits for both.
+  const drained = Promise.all([pump(proc.stdout), pump(proc.stderr)]).catch(() => undefined);
+  const exited = proc.exited.then(async (code) => {
+    await Promise.race([drained, Bun.sleep(5000)]);
+    return code;
+  });
   return {
     proc,
     lines,
+    exited,
     output: () => lines.join("\n"),
     async waitForLine(pattern, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
@@ -93,7 +100,7 @@ export function startCcm(options: CcmOptions): CcmProcess {
     },
     async stop(signal = "SIGTERM", timeoutMs = 30_000) {
       if (proc.exitCode === null) proc.kill(signal);
-      const code = await Promise.race([proc.exited, Bun.sleep(timeoutMs).then(() => undefined)]);
+      const code = await Promise.race([exited, Bun.sleep(timeoutMs).then(() => undefined)]);
       if (code === undefined) {
         proc.kill("SIGKILL");
         throw new Error(`CCM did not exit within ${timeoutMs} ms of ${signal}:\n${lines.slice(-40).join("\n")}`);

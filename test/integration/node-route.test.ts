@@ -207,7 +207,7 @@ describe("node-route-controller start rules", () => {
     "$name: exit status 2 and one line naming the flag",
     async ({ flags, value }) => {
       const ccm = run(flags);
-      expect(await ccm.proc.exited).toBe(2);
+      expect(await ccm.exited).toBe(2);
       const lines = ccm.lines.filter((l) => l.includes("--cluster-cidr"));
       expect(lines).toHaveLength(1);
       expect(lines[0]).toContain(`invalid value ${value} for flag --cluster-cidr`);

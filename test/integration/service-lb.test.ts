@@ -303,7 +303,7 @@ describe("service-lb-controller across restarts", () => {
       await admin.delete(SERVICES, name, { namespace });
       await eventually("the delete is in flight", () => (cloud.engine.calls().EnsureLoadBalancerDeleted ?? 0) > before);
       ccm.proc.kill("SIGKILL");
-      await ccm.proc.exited;
+      await ccm.exited;
       // The cloud call died with its client: the LB and the finalizer are both still there.
       await Bun.sleep(200);
       expect(lbOf(name)?.name).toBe(lb.name);

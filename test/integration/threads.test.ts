@@ -80,7 +80,7 @@ describe("controller threads", () => {
           `--controller-threads=${threads}`,
         ],
       });
-      const code = await Promise.race([ccm.proc.exited, Bun.sleep(30_000).then(() => "still running")]);
+      const code = await Promise.race([ccm.exited, Bun.sleep(30_000).then(() => "still running")]);
       expect(code).not.toBe("still running");
       expect(code).not.toBe(0);
       expect(ccm.output()).toContain("injected crash");

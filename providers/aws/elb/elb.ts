@@ -7,7 +7,8 @@ import type { LoadBalancerDescription } from "@aws-sdk/client-elastic-load-balan
 import { RetryError } from "../../../src/cloud/errors.ts";
 import type { Service } from "../../../src/kube/objects.ts";
 import type { Logger } from "../../../src/log/logger.ts";
-import { errorCode, type AwsApi } from "../api.ts";
+import type { AwsApi } from "../api.ts";
+import { errorCode } from "../call.ts";
 import type { AwsConfig } from "../config.ts";
 import type { Ec2Instance } from "../ec2-instance.ts";
 import type { LbOptions } from "../lb-annotations.ts";

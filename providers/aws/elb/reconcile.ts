@@ -7,7 +7,8 @@
 import type { Listener, LoadBalancerDescription } from "@aws-sdk/client-elastic-load-balancing";
 import type { Service } from "../../../src/kube/objects.ts";
 import type { Logger } from "../../../src/log/logger.ts";
-import { errorCode, type AwsApi } from "../api.ts";
+import type { AwsApi } from "../api.ts";
+import { errorCode } from "../call.ts";
 import { syncPolicies } from "./policies.ts";
 import { PREFIX, type LbOptions } from "../lb-annotations.ts";
 import {

@@ -5,12 +5,9 @@
  * client / health / MTU rules on the backends' security groups. Target groups that no listener uses any
  * more are deleted after the listeners move.
  */
-import type {
-  LoadBalancer as V2LoadBalancer,
-  SubnetMapping,
-  TargetGroup,
-} from "@aws-sdk/client-elastic-load-balancing-v2";
-import { errorCode, type AwsApi } from "../api.ts";
+import type { LoadBalancer as V2LoadBalancer, SubnetMapping } from "@aws-sdk/client-elastic-load-balancing-v2";
+import type { AwsApi } from "../api.ts";
+import { errorCode } from "../call.ts";
 import type { Ec2Instance } from "../ec2-instance.ts";
 import { PREFIX, type LbOptions } from "../lb-annotations.ts";
 import { syncMarkedRules } from "../lb-node-rules.ts";
@@ -18,8 +15,8 @@ import { serviceName } from "../lb-names.ts";
 import { ensureOwnGroup, ownGroupName, type SecurityGroupDeps } from "../lb-security-groups.ts";
 import { fixedAddressConflict, subnetMappings, type SubnetInfo } from "./addresses.ts";
 import { syncListeners, type WantedListener } from "./listeners.ts";
-import { nlbFrontendRules, nlbNodeRules, type NlbHealthCheck, type TargetGroupSpec } from "./plan.ts";
-import { targetGroupAttributeChanges } from "./target-group-attributes.ts";
+import { nlbFrontendRules, nlbNodeRules, type TargetGroupSpec } from "./plan.ts";
+import { ensureTargetGroup, syncAttributes, syncTargets } from "./target-groups.ts";
 import type { Service } from "../../../src/kube/objects.ts";
 import { ownedTags, type ClusterTags } from "../tags.ts";
 
@@ -65,97 +62,6 @@ async function attachedGroups(api: AwsApi, lbArn: string, signal?: AbortSignal):
     if (errorCode(error) === "TargetGroupNotFoundException") return [];
     throw error;
   }
-}
-
-async function ensureTargetGroup(
-  deps: NlbDeps,
-  t: NlbTarget,
-  spec: TargetGroupSpec,
-  signal?: AbortSignal,
-): Promise<{ arn: string; created: boolean }> {
-  const found = await deps.api.elbv2.describeTargetGroups({ Names: [spec.name] }, signal).catch((error: unknown) => {
-    if (errorCode(error) === "TargetGroupNotFoundException") return { TargetGroups: [] };
-    throw error;
-  });
-  const existing = found.TargetGroups?.[0];
-  const settings = healthCheckSettings(spec.healthCheck);
-  if (existing?.TargetGroupArn) {
-    if (healthCheckChanged(existing, settings))
-      await deps.api.elbv2.modifyTargetGroup({ TargetGroupArn: existing.TargetGroupArn, ...settings }, signal);
-    return { arn: existing.TargetGroupArn, created: false };
-  }
-  const created = await deps.api.elbv2.createTargetGroup(
-    {
-      Name: spec.name,
-      Protocol: spec.protocol,
-      Port: spec.nodePort,
-      VpcId: t.vpc,
-      TargetType: "instance",
-      ...settings,
-      Tags: ownedTags(deps.cluster, serviceName(t.service), t.options.extraTags),
-    },
-    signal,
-  );
-  return { arn: created.TargetGroups![0]!.TargetGroupArn!, created: true };
-}
-
-async function syncAttributes(
-  api: AwsApi,
-  arn: string,
-  wanted: Readonly<Record<string, string>>,
-  signal?: AbortSignal,
-): Promise<void> {
-  const current = (await api.elbv2.describeTargetGroupAttributes({ TargetGroupArn: arn }, signal)).Attributes ?? [];
-  const changes = targetGroupAttributeChanges(current, wanted);
-  if (changes.length > 0)
-    await api.elbv2.modifyTargetGroupAttributes({ TargetGroupArn: arn, Attributes: changes }, signal);
-}
-
-type HealthCheckSettings = Pick<
-  TargetGroup,
-  | "HealthCheckProtocol"
-  | "HealthCheckPort"
-  | "HealthCheckPath"
-  | "HealthCheckIntervalSeconds"
-  | "HealthyThresholdCount"
-  | "UnhealthyThresholdCount"
-  | "HealthCheckTimeoutSeconds"
->;
-
-function healthCheckSettings(hc: NlbHealthCheck): HealthCheckSettings {
-  return {
-    HealthCheckProtocol: hc.protocol as "TCP",
-    HealthCheckPort: hc.port,
-    ...(hc.path ? { HealthCheckPath: hc.path } : {}),
-    HealthCheckIntervalSeconds: hc.interval,
-    HealthyThresholdCount: hc.healthy,
-    UnhealthyThresholdCount: hc.unhealthy,
-    ...(hc.timeout ? { HealthCheckTimeoutSeconds: hc.timeout } : {}),
-  };
-}
-
-function healthCheckChanged(actual: TargetGroup, wanted: HealthCheckSettings): boolean {
-  return (Object.keys(wanted) as (keyof HealthCheckSettings)[]).some((k) => actual[k] !== wanted[k]);
-}
-
-async function syncTargets(
-  api: AwsApi,
-  group: { arn: string; spec: TargetGroupSpec },
-  instances: readonly Ec2Instance[],
-  signal?: AbortSignal,
-): Promise<void> {
-  const { arn: groupArn, spec } = group;
-  const health = await api.elbv2.describeTargetHealth({ TargetGroupArn: groupArn }, signal);
-  // Draining and not-registered entries are on their way out: not targets any more.
-  const current = (health.TargetHealthDescriptions ?? []).filter(
-    (d) => d.TargetHealth?.State !== "draining" && d.TargetHealth?.Reason !== "Target.NotRegistered",
-  );
-  const have = new Set(current.map((d) => d.Target?.Id ?? ""));
-  const want = new Set(instances.map((i) => i.id));
-  const add = [...want].filter((id) => !have.has(id)).map((Id) => ({ Id, Port: spec.nodePort }));
-  const remove = [...have].filter((id) => id !== "" && !want.has(id)).map((Id) => ({ Id, Port: spec.nodePort }));
-  if (add.length > 0) await api.elbv2.registerTargets({ TargetGroupArn: groupArn, Targets: add }, signal);
-  if (remove.length > 0) await api.elbv2.deregisterTargets({ TargetGroupArn: groupArn, Targets: remove }, signal);
 }
 
 async function syncCrossZone(api: AwsApi, lbArn: string, enabled: boolean, signal?: AbortSignal): Promise<void> {
@@ -212,7 +118,8 @@ async function syncGroupsAndListeners(
   const created: string[] = [];
   try {
     for (const spec of t.groups) {
-      const { arn, created: isNew } = await ensureTargetGroup(deps, t, spec, signal);
+      const tags = ownedTags(deps.cluster, serviceName(t.service), t.options.extraTags);
+      const { arn, created: isNew } = await ensureTargetGroup(deps.api, spec, { vpc: t.vpc, tags }, signal);
       if (isNew) created.push(arn);
       wanted.set(spec.servicePort, { arn, spec: spec.listener });
       await syncAttributes(deps.api, arn, spec.attributes, signal);
