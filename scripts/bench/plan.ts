@@ -39,7 +39,7 @@ export const FULL_PLAN: BenchPlan = {
     { nodes: 5000, limits: "tuned", latencyMs: 50 },
     { nodes: 10000, limits: "tuned", latencyMs: 50 },
   ],
-  threads: { case: { nodes: 5000, limits: "tuned", latencyMs: 50 }, threads: [0, 2, 4] },
+  threads: { case: { nodes: 5000, limits: "tuned", latencyMs: 50 }, threads: [0, 1, 2, 4, 8] },
   loadBalancers: [
     { services: 500, nodes: 100, limits: "defaults", latencyMs: 50 },
     { services: 500, nodes: 100, limits: "tuned", latencyMs: 50 },
@@ -108,7 +108,7 @@ export const QUICK_PLAN: BenchPlan = {
 export const BIG_PLAN: BenchPlan = {
   name: "big",
   nodeInit: [{ nodes: 20000, limits: "tuned", latencyMs: 50 }],
-  threads: { case: { nodes: 20000, limits: "tuned", latencyMs: 50 }, threads: [0, 2, 4] },
+  threads: { case: { nodes: 20000, limits: "tuned", latencyMs: 50 }, threads: [0, 1, 2, 4, 8] },
   loadBalancers: [
     { services: 2000, nodes: 100, limits: "tuned", latencyMs: 50 },
     { services: 5000, nodes: 100, limits: "tuned", latencyMs: 50 },

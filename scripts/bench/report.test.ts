@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { scalingChart } from "./publish.ts";
-import { burstTable, readmeTables, resultsMarkdown, steadyTable } from "./report.ts";
+import { burstTable, readmeTables, resultsMarkdown, steadyTable, threadsTable } from "./report.ts";
 import type { BenchResults } from "./results.ts";
+import type { NodeInitResult } from "./scenarios/node-init.ts";
 import type { SteadyCase, SteadyResult } from "./scenarios/steady.ts";
 import { steadyTargets } from "./targets.ts";
 import type { Usage } from "./run.ts";
@@ -158,5 +159,28 @@ describe("the scaling plot", () => {
 
   test("no plot without a live window", () => {
     expect(scalingChart(results([]))).toBeUndefined();
+  });
+});
+
+describe("threads table", () => {
+  test("each thread count with its main-thread lag p99, a dash where none was scraped", () => {
+    const run = (threads: number, seconds: number, lagP99Seconds?: number): NodeInitResult => ({
+      ...USAGE,
+      manager: "ours",
+      threads,
+      seconds,
+      nodesPerSecond: 1000 / seconds,
+      firstInitialisedSeconds: 0,
+      requestsPerNode: 0,
+      cloudCallsPerNode: 0,
+      timeline: [],
+      lagP99Seconds,
+    });
+    const r = { ...measured, threads: { ...measured.threads, runs: [run(0, 10, 0.025), run(4, 5)] } };
+    const rows = threadsTable(r).split("\n").slice(2);
+    expect(rows[0]).toContain("| 0 | 10.0 | 100.0 | 1.00 |");
+    expect(rows[0]).toEndWith("| ≤ 25.0 |");
+    expect(rows[1]).toContain("| 4 | 5.0 | 200.0 | 0.50 |");
+    expect(rows[1]).toEndWith("| – |");
   });
 });

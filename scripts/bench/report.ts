@@ -208,7 +208,15 @@ export function steadyMinutesTable(r: BenchResults): string {
 export function threadsTable(r: BenchResults): string {
   const single = r.threads.runs.find((x) => x.threads === 0);
   return table(
-    ["--controller-threads", "seconds", "nodes/s", "vs single-thread", "CPU s", "peak RSS MiB"],
+    [
+      "--controller-threads",
+      "seconds",
+      "nodes/s",
+      "vs single-thread",
+      "CPU s",
+      "peak RSS MiB",
+      "main-thread lag p99 ms",
+    ],
     r.threads.runs.map((x) => [
       String(x.threads),
       f(x.seconds),
@@ -216,6 +224,7 @@ export function threadsTable(r: BenchResults): string {
       f(single && x.seconds / single.seconds, 2),
       f(x.cpuSeconds),
       f(x.peakRssMiB, 0),
+      x.lagP99Seconds === undefined ? "–" : `≤ ${f(x.lagP99Seconds * 1000, 1)}`,
     ]),
   );
 }

@@ -5,6 +5,7 @@
  * runs already in the results are skipped, so the next invocation goes on where the last one stopped.
  */
 import { APISERVER_ARGS } from "./cluster.ts";
+import { withLagScrape } from "./lag.ts";
 import type { MachineDescription } from "./machine.ts";
 import { DEFAULT_LIMITS, type ManagerKind } from "./managers.ts";
 import { notes } from "./notes.ts";
@@ -142,7 +143,10 @@ async function threads(s: SuiteRun & { budget: Budget }): Promise<void> {
     if ((s.resume && done >= 0) || s.budget.spent) continue;
     s.budget.use();
     try {
-      const run = await runNodeInit(ctx, plan.threads.case, "ours", { threads: count });
+      const { result, lagP99Seconds } = await withLagScrape((serving) =>
+        runNodeInit(ctx, plan.threads.case, "ours", { threads: count, extraArgs: serving }),
+      );
+      const run = { ...result, lagP99Seconds };
       if (done >= 0) results.threads.runs.splice(done, 1, run);
       else results.threads.runs.push(run);
     } catch (error) {

@@ -29,6 +29,8 @@ export interface NodeInitResult extends Usage {
   readonly requestsPerNode: number;
   readonly cloudCallsPerNode: number;
   readonly timeline: Timeline;
+  /** Threads scenario: p99 of the main thread's event-loop lag over the run (seconds, bucket bound). */
+  readonly lagP99Seconds?: number;
 }
 
 export const limitsOf = (ctx: BenchContext, name: LimitsName): Limits =>
