@@ -8,7 +8,7 @@
  *                                      plots and the README's Benchmarks tables
  *   npm run bench -- --quick           every scenario small (a few minutes) → dist/bench-quick/
  *   npm run bench -- --plan big        5,000 to 100,000 live Nodes, for a many-core machine → bench/big/
- *   npm run bench -- --pack DIR        an offline bundle: DIR/ccm-bench.tar.xz (see scripts/bench/pack.ts)
+ *   npm run bench -- --pack DIR        an offline bundle: DIR/ccm-bench-<part>.tar.xz (see scripts/bench/pack.ts)
  *
  * Every run is written to <out>/results.json (and results.md) as soon as it ends; --resume skips the runs
  * already there, so a plan cut off by a time limit goes on where it stopped. `--help` lists the options.
@@ -87,7 +87,9 @@ async function main(): Promise<number> {
   }
   const bin = await binaries(plan, o);
   if (o.pack) {
-    log(`bundle written: ${await pack(resolve(o.pack), bin, log)}`);
+    const parts = await pack(resolve(o.pack), bin, log);
+    log(`bundle written, ${parts.length} parts: ${parts.join(" ")}`);
+    log(`unpack every part in one place: for part in ccm-bench-*.tar.*; do tar xf "$part"; done`);
     return 0;
   }
   mkdirSync(out, { recursive: true });

@@ -1,10 +1,13 @@
 /**
- * `--pack DIR`: the benchmark as one compressed bundle for a machine with nothing installed and no
- * network: the compiled manager (which also runs the benchmark, as Bun, with BUN_BE_BUN=1), the Go
- * reference, kwok, kube-apiserver and etcd, the benchmark bundled into one JavaScript file (its
- * dependencies inlined, so no node_modules), and `run.sh`, which passes them all to it:
+ * `--pack DIR`: the benchmark as compressed parts for a machine with nothing installed and no network: the
+ * compiled manager (which also runs the benchmark, as Bun, with BUN_BE_BUN=1), the Go reference, kwok,
+ * kube-apiserver and etcd, the benchmark bundled into one JavaScript file (its dependencies inlined, so no
+ * node_modules travels), and `run.sh`, which passes them all to it. Each part is a tar archive of its own,
+ * under 60 MiB (what one transfer to a device machine may carry), and every part unpacks into the same
+ * `ccm-bench/` directory, one at a time and in any order:
  *
- *   tar xJf ccm-bench.tar.xz && ccm-bench/run.sh --plan big --only steady --resume
+ *   for part in ccm-bench-*.tar.xz; do tar xJf "$part"; done
+ *   ccm-bench/run.sh --plan big --only steady --resume
  *
  * Results land in ccm-bench/bench/big/ (or bench/, dist/bench-quick/ by plan) as they are measured.
  */
@@ -27,7 +30,9 @@ exec env BUN_BE_BUN=1 "$here/bin/cloud-controller-manager" "$here/bench.js" \\
 `;
 
 async function run(argv: string[], cwd?: string): Promise<void> {
-  const proc = Bun.spawn(argv, { cwd, stdout: "inherit", stderr: "inherit", env: { ...process.env, BUN_BE_BUN: "1" } });
+  // BUN_BE_BUN lets a compiled manager standing in for Bun build the bundle; XZ_OPT compresses on every core.
+  const env = { ...process.env, BUN_BE_BUN: "1", XZ_OPT: process.env.XZ_OPT ?? "-6 -T0" };
+  const proc = Bun.spawn(argv, { cwd, stdout: "inherit", stderr: "inherit", env });
   if ((await proc.exited) !== 0) throw new Error(`${argv.slice(0, 3).join(" ")} … failed`);
 }
 
@@ -45,11 +50,19 @@ async function hasXz(): Promise<boolean> {
   }
 }
 
-/** Writes DIR/ccm-bench.tar.xz (gzip where xz is missing) and returns its path. */
-export async function pack(dir: string, bin: Binaries, log: (line: string) => void): Promise<string> {
+/** What one transfer may carry is 64 MiB; each part stays under this. */
+export const PART_LIMIT_BYTES = 60 * 2 ** 20;
+
+/** The bundle's parts, by what compresses to well under the limit each (the manager alone is ~40 MiB). */
+export const PARTS: readonly { readonly name: string; readonly files: readonly string[] }[] = [
+  { name: "manager", files: ["run.sh", "bench.js", "go/ref-ccm/go.mod", "bin/cloud-controller-manager"] },
+  { name: "control-plane", files: ["bin/kube-apiserver", "bin/etcd"] },
+  { name: "go", files: ["bin/ref-ccm", "bin/kwok"] },
+];
+
+/** Copies every file of the bundle into `stage`. */
+async function stageFiles(stage: string, bin: Binaries, log: (line: string) => void): Promise<void> {
   if (!bin.kwok) throw new Error("the bundle needs kwok");
-  const stage = join(dir, NAME);
-  rmSync(stage, { recursive: true, force: true });
   mkdirSync(join(stage, "bin"), { recursive: true });
   mkdirSync(join(stage, "go", "ref-ccm"), { recursive: true });
   const kube = await ensureKubeBinaries(log);
@@ -66,11 +79,27 @@ export async function pack(dir: string, bin: Binaries, log: (line: string) => vo
   await bundleBench(join(stage, "bench.js"));
   writeFileSync(join(stage, "run.sh"), RUN_SH);
   chmodSync(join(stage, "run.sh"), 0o755);
-  const xz = await hasXz();
-  const archive = join(dir, `${NAME}.tar.${xz ? "xz" : "gz"}`);
-  log(`compressing ${stage} (${xz ? "xz" : "gzip"}; a minute or two)…`);
-  await run(["tar", "-C", dir, xz ? "-cJf" : "-czf", basename(archive), NAME], dir);
+}
+
+/** Writes DIR/ccm-bench-<part>.tar.xz (gzip where xz is missing), each under PART_LIMIT_BYTES; their paths. */
+export async function pack(dir: string, bin: Binaries, log: (line: string) => void): Promise<string[]> {
+  const stage = join(dir, NAME);
   rmSync(stage, { recursive: true, force: true });
-  log(`${archive}: ${(statSync(archive).size / 2 ** 20).toFixed(0)} MiB`);
-  return archive;
+  await stageFiles(stage, bin, log);
+  const xz = await hasXz();
+  const archives: string[] = [];
+  try {
+    for (const part of PARTS) {
+      const archive = join(dir, `${NAME}-${part.name}.tar.${xz ? "xz" : "gz"}`);
+      log(`compressing ${basename(archive)} (${xz ? "xz" : "gzip"}; a minute or two)…`);
+      await run(["tar", "-C", dir, xz ? "-cJf" : "-czf", archive, ...part.files.map((f) => join(NAME, f))], dir);
+      const size = statSync(archive).size;
+      log(`${archive}: ${(size / 2 ** 20).toFixed(1)} MiB`);
+      if (size > PART_LIMIT_BYTES) throw new Error(`${archive} is over ${PART_LIMIT_BYTES / 2 ** 20} MiB`);
+      archives.push(archive);
+    }
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+  return archives;
 }
