@@ -11,7 +11,7 @@
  *
  * Results land in ccm-bench/bench/big/ (or bench/, dist/bench-quick/ by plan) as they are measured.
  */
-import { chmodSync, copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { ensureKubeBinaries } from "../control-plane/binaries.ts";
 import type { Binaries } from "./managers.ts";
@@ -81,11 +81,22 @@ async function stageFiles(stage: string, bin: Binaries, log: (line: string) => v
   chmodSync(join(stage, "run.sh"), 0o755);
 }
 
+/** Every staged file is in one part: a file added to the bundle but to no part would be left behind. */
+export function checkParts(stage: string): void {
+  const staged = readdirSync(stage, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(stage.length + 1));
+  const inParts = new Set(PARTS.flatMap((p) => p.files));
+  const left = staged.filter((f) => !inParts.has(f));
+  if (left.length) throw new Error(`bundle files in no part: ${left.join(", ")}`);
+}
+
 /** Writes DIR/ccm-bench-<part>.tar.xz (gzip where xz is missing), each under PART_LIMIT_BYTES; their paths. */
 export async function pack(dir: string, bin: Binaries, log: (line: string) => void): Promise<string[]> {
   const stage = join(dir, NAME);
   rmSync(stage, { recursive: true, force: true });
   await stageFiles(stage, bin, log);
+  checkParts(stage);
   const xz = await hasXz();
   const archives: string[] = [];
   try {
