@@ -5,6 +5,7 @@
  * pipeline (a few minutes).
  */
 import type { CeilingCase } from "./scenarios/ceiling.ts";
+import type { ColdStartCase } from "./scenarios/cold-start.ts";
 import type { LbCase } from "./scenarios/load-balancers.ts";
 import type { NodeInitCase } from "./scenarios/node-init.ts";
 import type { SteadyCase } from "./scenarios/steady.ts";
@@ -20,11 +21,18 @@ export interface BenchPlan {
   readonly loadBalancers: readonly LbCase[];
   readonly steady: readonly SteadyCase[];
   readonly ceiling: readonly CeilingCase[];
+  /** Mixed cold start: both managers single-thread, then ours at each other `--controller-threads` value. */
+  readonly coldStart: readonly ColdStartCase[];
   /** The node-initialisation cases that get a plot. */
   readonly plots: readonly NodeInitCase[];
 }
 
 const CEILING_CONCURRENCY = 128;
+
+/** One mixed cold start per `--controller-threads` value (0 first: the case both managers run). */
+export function coldStartCases(size: { nodes: number; services: number }, threads: readonly number[]): ColdStartCase[] {
+  return [0, ...threads.filter((t) => t > 0)].map((t) => ({ ...size, latencyMs: 50, threads: t }));
+}
 /** kubelet's defaults: a 40 s Lease (renewed every 10 s) and a status report every 5 minutes. */
 const KUBELET: LiveNodes = { leaseSeconds: 40, heartbeatSeconds: 300 };
 
@@ -61,6 +69,7 @@ export const FULL_PLAN: BenchPlan = {
     { nodes: 5000, concurrency: CEILING_CONCURRENCY },
     { nodes: 10000, concurrency: CEILING_CONCURRENCY },
   ],
+  coldStart: coldStartCases({ nodes: 2000, services: 200 }, [1, 2, 4]),
   plots: [
     { nodes: 5000, limits: "defaults", latencyMs: 50 },
     { nodes: 5000, limits: "tuned", latencyMs: 50 },
@@ -99,6 +108,7 @@ export const QUICK_PLAN: BenchPlan = {
     },
   ],
   ceiling: [{ nodes: 500, concurrency: CEILING_CONCURRENCY }],
+  coldStart: coldStartCases({ nodes: 300, services: 30 }, [2]),
   plots: [
     { nodes: 150, limits: "defaults", latencyMs: 50 },
     { nodes: 500, limits: "tuned", latencyMs: 50 },
@@ -120,6 +130,7 @@ export const BIG_PLAN: BenchPlan = {
     { nodes: 100000, services: 5000, latencyMs: 50, windowSeconds: 300, live: KUBELET, burst: 1000 },
   ],
   ceiling: [{ nodes: 20000, concurrency: 512 }],
+  coldStart: coldStartCases({ nodes: 20000, services: 2000 }, [1, 2, 4, 8]),
   plots: [{ nodes: 20000, limits: "tuned", latencyMs: 50 }],
 };
 

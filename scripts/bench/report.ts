@@ -3,10 +3,11 @@
  * cheaper); the targets are checked in targets.ts.
  */
 import type { BenchResults } from "./results.ts";
+import { coldStartTable } from "./cold-start-report.ts";
 import type { LbResult } from "./scenarios/load-balancers.ts";
 import type { SteadyCase, SteadyResult } from "./scenarios/steady.ts";
 import { targetsTable } from "./targets.ts";
-import { f, ratio, seconds, table } from "./markdown.ts";
+import { both, f, ratioOf, seconds, table } from "./markdown.ts";
 import type { NodeInitCase, NodeInitResult } from "./scenarios/node-init.ts";
 
 export function caseLabel(c: NodeInitCase): string {
@@ -17,15 +18,6 @@ function failed(p: { errors?: Partial<Record<string, string>> }): string {
   return Object.entries(p.errors ?? {})
     .map(([k, v]) => `${k}: ${v ?? ""}`)
     .join("; ");
-}
-
-/** "Go · ours" for one figure of a pair. */
-function both<R>(p: { go?: R; ours?: R }, figure: (r: R) => number, digits = 1): string {
-  return `${f(p.go && figure(p.go), digits)} · ${f(p.ours && figure(p.ours), digits)}`;
-}
-
-function ratioOf<R>(p: { go?: R; ours?: R }, figure: (r: R) => number): string {
-  return ratio(p.ours && figure(p.ours), p.go && figure(p.go));
 }
 
 export function nodeInitTable(r: BenchResults): string {
@@ -273,7 +265,9 @@ function section(title: string, tables: string[], images: readonly string[] = []
 
 /** The whole `results.md`. */
 export function resultsMarkdown(r: BenchResults, plots: Plots): string {
-  const errors = [...r.nodeInit, ...r.loadBalancers, ...r.steady].map((p) => failed(p)).filter(Boolean);
+  const errors = [...r.nodeInit, ...r.loadBalancers, ...r.steady, ...(r.coldStart ?? [])]
+    .map((p) => failed(p))
+    .filter(Boolean);
   const scaling = plots.scaling ? [`![CPU and RSS against cluster size](${plots.scaling})`] : [];
   return [
     "# Benchmark results: this manager against the Go reference (k8s.io/cloud-provider)",
@@ -294,6 +288,7 @@ export function resultsMarkdown(r: BenchResults, plots: Plots): string {
     ...section("Steady state", [steadyTable(r), steadyMinutesTable(r)], scaling),
     ...section("Burst on a live cluster", [burstTable(r)]),
     ...section("Worker threads (this manager only)", [threadsTable(r)]),
+    ...section("Mixed cold start: Nodes, load balancers and routes at once", [coldStartTable(r)]),
     ...section("Ceiling: the same writes from a minimal client", [ceilingTable(r)]),
     ...(errors.length ? ["## Failed runs", "", ...errors.map((e) => `- ${e}`), ""] : []),
   ].join("\n");
@@ -306,7 +301,15 @@ export function readmeTables(r: BenchResults, plotPath?: string): string {
     `Latest \`${r.plan}\` run: ${m.date.slice(0, 10)}, ${m.nproc} CPUs (${m.cpu}), ${m.memoryGiB} GiB, shared with the`,
     "API server, etcd and the fake cloud. Ratios are ours / Go; below 1 is better for us.",
   ].join(" ");
-  const tables = filled(targetsTable(r), nodeInitTable(r), lbTable(r), steadyTable(r), burstTable(r), threadsTable(r));
+  const tables = filled(
+    targetsTable(r),
+    nodeInitTable(r),
+    lbTable(r),
+    steadyTable(r),
+    burstTable(r),
+    threadsTable(r),
+    coldStartTable(r),
+  );
   const plot = plotPath ? ["", `![CPU and RSS against cluster size, steady state](${plotPath})`] : [];
   return [head, ...tables.flatMap((t) => ["", t]), ...plot].join("\n");
 }

@@ -3,6 +3,7 @@ import type { MachineDescription } from "./machine.ts";
 import type { GoCloud, Limits, ManagerKind } from "./managers.ts";
 import type { PlanName } from "./plan.ts";
 import type { CeilingCase, CeilingResult } from "./scenarios/ceiling.ts";
+import type { ColdStartCase, ColdStartResult } from "./scenarios/cold-start.ts";
 import type { LbCase, LbResult } from "./scenarios/load-balancers.ts";
 import type { NodeInitCase, NodeInitResult } from "./scenarios/node-init.ts";
 import type { SteadyCase, SteadyResult } from "./scenarios/steady.ts";
@@ -31,4 +32,6 @@ export interface BenchResults {
   readonly loadBalancers: Pair<LbCase, LbResult>[];
   readonly steady: Pair<SteadyCase, SteadyResult>[];
   readonly ceiling: { readonly case: CeilingCase; result?: CeilingResult; error?: string }[];
+  /** Absent in results from before the mixed cold start was measured. */
+  coldStart?: Pair<ColdStartCase, ColdStartResult>[];
 }

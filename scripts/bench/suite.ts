@@ -12,13 +12,21 @@ import { notes } from "./notes.ts";
 import type { BenchPlan } from "./plan.ts";
 import type { BenchResults, Pair } from "./results.ts";
 import { runCeiling } from "./scenarios/ceiling.ts";
+import { runColdStart } from "./scenarios/cold-start.ts";
 import { runLoadBalancers } from "./scenarios/load-balancers.ts";
 import { runNodeInit } from "./scenarios/node-init.ts";
 import { runSteady } from "./scenarios/steady.ts";
 import type { BenchContext } from "./run.ts";
 
-export type ScenarioName = "nodeInit" | "threads" | "loadBalancers" | "steady" | "ceiling";
-export const SCENARIOS: readonly ScenarioName[] = ["ceiling", "nodeInit", "loadBalancers", "threads", "steady"];
+export type ScenarioName = "nodeInit" | "threads" | "loadBalancers" | "steady" | "ceiling" | "coldStart";
+export const SCENARIOS: readonly ScenarioName[] = [
+  "ceiling",
+  "nodeInit",
+  "loadBalancers",
+  "threads",
+  "coldStart",
+  "steady",
+];
 
 function orderFor(index: number): ManagerKind[] {
   return index % 2 === 0 ? ["ours", "go"] : ["go", "ours"];
@@ -82,6 +90,10 @@ async function measure<C, R>(
   s.save();
 }
 
+/** Which managers run a case: both, except our manager alone at `--controller-threads` above 0. */
+export const managersOf = (c: unknown, order: readonly ManagerKind[]): readonly ManagerKind[] =>
+  ((c as { threads?: number }).threads ?? 0) > 0 ? ["ours"] : order;
+
 async function pairs<C, R>(
   s: SuiteRun & { budget: Budget },
   cases: readonly C[],
@@ -90,7 +102,7 @@ async function pairs<C, R>(
 ): Promise<void> {
   for (const c of cases) {
     const pair = pairFor(c, into);
-    for (const manager of pair.order) {
+    for (const manager of managersOf(c, pair.order)) {
       if ((s.manager && s.manager !== manager) || (s.resume && pair[manager]) || s.budget.spent) continue;
       s.budget.use();
       await measure(s, pair, manager, () => run(c, manager));
@@ -113,6 +125,7 @@ export function emptyResults(plan: BenchPlan, machine: MachineDescription, ctx: 
     loadBalancers: [],
     steady: [],
     ceiling: [],
+    coldStart: [],
   };
 }
 
@@ -165,5 +178,7 @@ export async function runSuite(run: SuiteRun): Promise<void> {
   if (wanted("loadBalancers"))
     await pairs(s, plan.loadBalancers, (c, m) => runLoadBalancers(ctx, c, m), results.loadBalancers);
   if (wanted("threads")) await threads(s);
+  if (wanted("coldStart"))
+    await pairs(s, plan.coldStart, (c, m) => runColdStart(ctx, c, m), (results.coldStart ??= []));
   if (wanted("steady")) await pairs(s, plan.steady, (c, m) => runSteady(ctx, c, m), results.steady);
 }
