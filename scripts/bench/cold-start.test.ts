@@ -3,6 +3,7 @@ import { coldStartLabel, coldStartTable } from "./cold-start-report.ts";
 import { PLANS, coldStartCases } from "./plan.ts";
 import { readmeTables, resultsMarkdown } from "./report.ts";
 import type { BenchResults } from "./results.ts";
+import { NO_USAGE } from "./fixtures.ts";
 import type { Usage } from "./run.ts";
 import {
   advance,
@@ -75,14 +76,7 @@ describe("the completion predicate", () => {
   });
 });
 
-const USAGE: Usage = {
-  cpuSeconds: 0,
-  peakRssMiB: 0,
-  rss: [],
-  requests: { total: 0, byVerb: {}, errors: {} },
-  cloudCalls: {},
-  cloudCallsTotal: 0,
-};
+const USAGE: Usage = NO_USAGE;
 
 function run(manager: "go" | "ours", threads: number, parts: [number, number, number]): ColdStartResult {
   const [nodesSeconds, servicesSeconds, routesSeconds] = parts;

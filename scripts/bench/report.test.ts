@@ -5,16 +5,10 @@ import type { BenchResults } from "./results.ts";
 import type { NodeInitResult } from "./scenarios/node-init.ts";
 import type { SteadyCase, SteadyResult } from "./scenarios/steady.ts";
 import { steadyTargets } from "./targets.ts";
+import { NO_USAGE } from "./fixtures.ts";
 import type { Usage } from "./run.ts";
 
-const USAGE: Usage = {
-  cpuSeconds: 0,
-  peakRssMiB: 0,
-  rss: [],
-  requests: { total: 0, byVerb: {}, errors: {} },
-  cloudCalls: {},
-  cloudCallsTotal: 0,
-};
+const USAGE: Usage = NO_USAGE;
 
 const KUBELET = { leaseSeconds: 40, heartbeatSeconds: 300 };
 
