@@ -273,6 +273,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "running_managed_controllers",
       help: "Indicates where instances of a controller are currently running",
       labelNames: ["name", "manager"],
+      // A controller sharded over threads runs in each: merged, it is still one running controller.
+      aggregator: "max",
       registers,
     }),
     configurationDrift: new Gauge({
