@@ -6,6 +6,7 @@
 import { createInstanceLookup } from "../cloud/instance-lookup.ts";
 import type { Controller, ControllerContext } from "../controllers/context.ts";
 import { createSharedInformers, type SharedInformers } from "../kube/informers.ts";
+import { WHOLE, type Shard } from "../kube/shard.ts";
 import { errorMessage } from "../kube/worker.ts";
 import { queueMetrics } from "../metrics/queue-metrics.ts";
 import { CONTROLLER_NAMES, CONTROLLERS, type ControllerName } from "../names/controllers.ts";
@@ -17,6 +18,8 @@ export interface LeaderDeps extends ProcessDeps {
   readonly health: HealthRegistry;
   /** A controller thread runs only its share of the enabled controllers; the rest belong to other threads. */
   readonly only?: ReadonlySet<ControllerName>;
+  /** A controller thread's share of every sharded controller's keys; default: every key. */
+  readonly shard?: Shard;
 }
 
 /** The context every controller of this process shares; `buildControllers` adds each one's own names. */
@@ -75,6 +78,7 @@ function sharedContext(deps: LeaderDeps, informers: SharedInformers): SharedCont
     metrics: deps.metrics,
     queueMetrics: queueMetrics(deps.metrics),
     clock: deps.clock,
+    shard: deps.shard ?? WHOLE,
   };
 }
 

@@ -1,6 +1,7 @@
 /** Messages between the manager (main thread) and its controller threads. */
 import type { ProviderConfig } from "../../cloud/registry.ts";
 import type { Config } from "../../config/config.ts";
+import type { Shard } from "../../kube/shard.ts";
 import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsSnapshot } from "../../metrics/hub.ts";
 import type { ControllerName } from "../../names/controllers.ts";
@@ -12,6 +13,8 @@ export interface ThreadStart {
   readonly providerConfig: ProviderConfig;
   readonly thread: number;
   readonly controllers: readonly ControllerName[];
+  /** The thread's share of the keys of its per-key controllers. */
+  readonly shard: Shard;
   readonly bucket: SharedBucket;
 }
 
