@@ -1,30 +1,37 @@
 /**
  * The main job, end to end on this machine: build the executable, start a real kube-apiserver + etcd on
- * loopback, run the manager with the built-in fake cloud as its restricted identity, register nodes the
- * way kubelet `--cloud-provider=external` does, and show them initialised; then a LoadBalancer Service
- * served and the routes the fake cloud holds.
+ * loopback, register nodes the way kubelet `--cloud-provider=external` does, run the manager with the
+ * built-in fake cloud as its restricted identity and show the nodes initialised; then a LoadBalancer
+ * Service served and the routes the fake cloud holds. With `--kubelet`, real kubelets v1.36 register the
+ * nodes (one containerd; root and Debian's containerd, runc and CNI plugins needed); where they cannot
+ * run, the demo says why and registers hand-written Nodes.
  *
- *   npm run demo
+ *   npm run demo [-- --kubelet]
  */
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { build } from "./build.ts";
+import { startDemoKubelets, type DemoKubelets } from "./demo-kubelets.ts";
 import { freshRunDir } from "./control-plane/run-dirs.ts";
-import { startControlPlane } from "./control-plane/control-plane.ts";
+import { startControlPlane, type ControlPlane } from "./control-plane/control-plane.ts";
 import { NODES, SERVICES, type KubeApi } from "../src/kube/api.ts";
 import type { Node, Service } from "../src/kube/objects.ts";
+import { ANNOTATION_PROVIDED_NODE_IP } from "../src/kube/well-known.ts";
 import { FakeCloud, parseFakeConfig } from "../providers/fake/index.ts";
 import { serveFakeCloud } from "../providers/fake/server.ts";
 import { kubeletNode, loadBalancerService } from "../test/harness/fixtures.ts";
 
 const say = (line: string): void => console.log(`\n\x1b[1m▶ ${line}\x1b[0m`);
 
-const CLOUD = `
+const NAMES = ["demo-node-1", "demo-node-2", "demo-node-3"];
+
+/** The fake cloud's instances; `ip(n)` is node n's InternalIP, the one its kubelet is given as --node-ip. */
+const cloudYaml = (ip: (n: number) => string): string => `
 defaults: { instanceType: fake.medium, region: demo-region-1 }
 instances:
-  - { name: demo-node-1, zone: demo-zone-a, addresses: [{type: InternalIP, address: 10.0.0.11}, {type: ExternalIP, address: 198.51.100.11}] }
-  - { name: demo-node-2, zone: demo-zone-b, addresses: [{type: InternalIP, address: 10.0.0.12}, {type: ExternalIP, address: 198.51.100.12}] }
-  - { name: demo-node-3, zone: demo-zone-c, instanceType: fake.large, addresses: [{type: InternalIP, address: 10.0.0.13}] }
+  - { name: demo-node-1, zone: demo-zone-a, addresses: [{type: InternalIP, address: ${ip(1)}}, {type: ExternalIP, address: 198.51.100.11}] }
+  - { name: demo-node-2, zone: demo-zone-b, addresses: [{type: InternalIP, address: ${ip(2)}}, {type: ExternalIP, address: 198.51.100.12}] }
+  - { name: demo-node-3, zone: demo-zone-c, instanceType: fake.large, addresses: [{type: InternalIP, address: ${ip(3)}}] }
 loadBalancers: { ipPool: [203.0.113.0/28] }
 `;
 
@@ -62,14 +69,67 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
   }
 }
 
-async function registerNodes(api: KubeApi): Promise<Node[]> {
-  const names = ["demo-node-1", "demo-node-2", "demo-node-3"];
-  for (const [i, name] of names.entries()) {
-    await api
-      .create(NODES, kubeletNode(name, { nodeIP: `10.0.0.${11 + i}`, podCIDRs: [`10.244.${i}.0/24`] }))
-      .catch(() => undefined);
+async function registerNodes(admin: KubeApi, kubelets: DemoKubelets | undefined): Promise<void> {
+  if (kubelets) {
+    say(`Starting a real kubelet per node: --cloud-provider=external --node-ip=${kubelets.nodeIP}, one containerd`);
+    const nodes = await kubelets.register(NAMES);
+    say("kubelet registered them: uninitialized taint, no providerID, the provided-node-ip annotation");
+    console.log(nodeRows(nodes));
+    for (const n of nodes)
+      console.log(
+        `${n.metadata.name}: ${ANNOTATION_PROVIDED_NODE_IP}=${n.metadata.annotations?.[ANNOTATION_PROVIDED_NODE_IP]}`,
+      );
+    console.log("Pod CIDRs 10.244.<n>.0/24 set by the demo, as kube-controller-manager's node-ipam controller would");
+    return;
   }
-  return (await api.list<Node>(NODES)).items.filter((n) => names.includes(n.metadata.name));
+  say("Registering three nodes as kubelet --cloud-provider=external does (uninitialized taint, no providerID)");
+  for (const [i, name] of NAMES.entries()) {
+    const node = kubeletNode(name, { nodeIP: `10.0.0.${11 + i}`, podCIDRs: [`10.244.${i}.0/24`] });
+    await admin.create(NODES, node).catch(() => undefined);
+  }
+  console.log(nodeRows((await admin.list<Node>(NODES)).items.filter((n) => NAMES.includes(n.metadata.name))));
+}
+
+/** Real kubelets when `--kubelet` is given and this machine can run them; otherwise hand-written Nodes. */
+async function kubeletsOrFallback(cp: ControlPlane): Promise<DemoKubelets | undefined> {
+  if (!process.argv.includes("--kubelet")) return undefined;
+  say("Checking that this machine can run containerd and kubelet (the first run builds kubelet)");
+  const kubelets = await startDemoKubelets(cp);
+  if ("reason" in kubelets) {
+    say(`Real kubelets cannot run here: ${kubelets.reason}. Registering hand-written Nodes instead`);
+    return undefined;
+  }
+  return kubelets;
+}
+
+function startCloud(
+  dir: string,
+  nodeIP: string | undefined,
+): { cloud: FakeCloud; configFile: string; stop(): Promise<void> } {
+  const parsed = parseFakeConfig(cloudYaml((n) => nodeIP ?? `10.0.0.${10 + n}`));
+  if (!parsed.ok) throw new Error(parsed.errors.join("\n"));
+  const cloud = new FakeCloud(parsed.config);
+  const server = serveFakeCloud(cloud);
+  const configFile = join(dir, "fake-cloud.yaml");
+  writeFileSync(configFile, `endpoint: http://127.0.0.1:${server.port}\n`);
+  return { cloud, configFile, stop: () => server.stop(true) };
+}
+
+function startManager(binary: string, dir: string, cloudConfig: string, kubeconfig: string): () => Promise<void> {
+  const args = [
+    "--cloud-provider=fake",
+    `--cloud-config=${cloudConfig}`,
+    `--kubeconfig=${kubeconfig}`,
+    "--cluster-cidr=10.244.0.0/16",
+    "--secure-port=0",
+    "--route-reconciliation-period=2s",
+  ];
+  say(`Running: cloud-controller-manager ${args.join(" ")}`);
+  const ccm = Bun.spawn([binary, ...args], { stdout: "inherit", stderr: Bun.file(join(dir, "ccm.log")) });
+  return async () => {
+    ccm.kill("SIGTERM");
+    console.log(`\ncloud-controller-manager exited with status ${await ccm.exited} (its log: ${join(dir, "ccm.log")})`);
+  };
 }
 
 async function main(): Promise<void> {
@@ -79,35 +139,21 @@ async function main(): Promise<void> {
   const dir = freshRunDir("demo");
   const cp = await startControlPlane({ dir, log: (l) => console.log(l) });
   console.log(`API server ${cp.server}; kubeconfigs and logs in ${dir}`);
-  const parsed = parseFakeConfig(CLOUD);
-  if (!parsed.ok) throw new Error(parsed.errors.join("\n"));
-  const cloud = new FakeCloud(parsed.config);
-  const server = serveFakeCloud(cloud);
-  const cloudConfig = join(dir, "fake-cloud.yaml");
-  writeFileSync(cloudConfig, `endpoint: http://127.0.0.1:${server.port}\n`);
-  const args = [
-    "--cloud-provider=fake",
-    `--cloud-config=${cloudConfig}`,
-    `--kubeconfig=${cp.kubeconfigs.ccm}`,
-    "--cluster-cidr=10.244.0.0/16",
-    "--secure-port=0",
-    "--route-reconciliation-period=2s",
-  ];
-  say(`Running: cloud-controller-manager ${args.join(" ")}`);
-  const ccm = Bun.spawn([binary, ...args], { stdout: "inherit", stderr: Bun.file(join(dir, "ccm.log")) });
+  const stops: (() => Promise<void>)[] = [() => cp.stop()];
   try {
-    await demonstrate(cp.admin, cloud);
+    const kubelets = await kubeletsOrFallback(cp);
+    if (kubelets) stops.unshift(() => kubelets.stop());
+    const cloud = startCloud(dir, kubelets?.nodeIP);
+    stops.unshift(cloud.stop);
+    await registerNodes(cp.admin, kubelets);
+    stops.unshift(startManager(binary, dir, cloud.configFile, cp.kubeconfigs.ccm));
+    await demonstrate(cp.admin, cloud.cloud);
   } finally {
-    ccm.kill("SIGTERM");
-    console.log(`\ncloud-controller-manager exited with status ${await ccm.exited} (its log: ${join(dir, "ccm.log")})`);
-    await server.stop(true);
-    await cp.stop();
+    for (const stop of stops) await stop();
   }
 }
 
 async function demonstrate(admin: KubeApi, cloud: FakeCloud): Promise<void> {
-  say("Registering three nodes as kubelet --cloud-provider=external does (uninitialized taint, no providerID)");
-  console.log(nodeRows(await registerNodes(admin)));
   const initialised = await until("nodes to be initialised", async () => {
     const nodes = (await admin.list<Node>(NODES)).items.filter((n) => n.metadata.name.startsWith("demo-node-"));
     return nodes.length === 3 && nodes.every((n) => n.spec?.providerID && !(n.spec.taints ?? []).length)

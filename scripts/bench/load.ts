@@ -31,11 +31,17 @@ export interface Tracker {
   stop(): void;
 }
 
+/** Which objects a tracker sees: one namespace, a label selector. */
+export interface Scope {
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+}
+
 export async function track<T extends KubeObject>(
   api: KubeApi,
   resource: Resource,
   done: (obj: T) => boolean,
-  namespace?: string,
+  scope: Scope = {},
 ): Promise<Tracker> {
   const seen = new Set<string>();
   let start = Date.now();
@@ -48,10 +54,10 @@ export async function track<T extends KubeObject>(
     timeline.push([Date.now() - start, seen.size]);
     for (const w of waiters.filter((x) => seen.size >= x.target)) w.resolve();
   };
-  const list = await api.list<T>(resource, { namespace });
+  const list = await api.list<T>(resource, scope);
   for (const item of list.items) observe(item);
   const abort = new AbortController();
-  void watchLoop({ api, resource, namespace, observe }, list.metadata.resourceVersion, abort.signal);
+  void watchLoop({ api, resource, scope, observe }, list.metadata.resourceVersion, abort.signal);
   return {
     get count() {
       return seen.size;
@@ -80,7 +86,7 @@ export async function track<T extends KubeObject>(
 interface WatchTarget<T> {
   readonly api: KubeApi;
   readonly resource: Resource;
-  readonly namespace: string | undefined;
+  readonly scope: Scope;
   readonly observe: (obj: T) => void;
 }
 
@@ -107,8 +113,9 @@ async function watchOnce<T extends KubeObject>(
   position: { resourceVersion: string },
   signal: AbortSignal,
 ): Promise<void> {
-  const events = target.api.watch<T>(target.resource, {
-    namespace: target.namespace,
+  const { api, resource, scope } = target;
+  const events = api.watch<T>(resource, {
+    ...scope,
     resourceVersion: position.resourceVersion,
     timeoutSeconds: 600,
     signal,

@@ -2,8 +2,7 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism, totalmem } from "node:os";
 import { ETCD_VERSION, KUBERNETES_VERSION } from "../control-plane/binaries.ts";
-import { gitCommit } from "../build.ts";
-import pkg from "../../package.json" with { type: "json" };
+import { KWOK_VERSION } from "./kwok.ts";
 
 export interface MachineDescription {
   readonly date: string;
@@ -16,6 +15,7 @@ export interface MachineDescription {
   readonly go: string;
   readonly kubernetes: string;
   readonly etcd: string;
+  readonly kwok?: string;
   readonly cloudProviderModule: string;
   readonly ccm: string;
 }
@@ -39,8 +39,19 @@ async function output(argv: string[]): Promise<string> {
   }
 }
 
-export async function describeMachine(): Promise<MachineDescription> {
-  const goMod = readFileSync(new URL("go/ref-ccm/go.mod", import.meta.url), "utf8");
+/** k8s.io/cloud-provider's version in the Go reference's go.mod (beside this file, or in the bundle). */
+function cloudProviderModule(): string {
+  try {
+    const goMod = readFileSync(new URL("go/ref-ccm/go.mod", import.meta.url), "utf8");
+    return /k8s\.io\/cloud-provider (v\S+)/.exec(goMod)?.[1] ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+/** The machine, and the versions of what runs: `ours` is the measured binary (it reports its commit). */
+export async function describeMachine(ours: string): Promise<MachineDescription> {
+  const version = await output([ours, "--version"]);
   return {
     date: new Date().toISOString(),
     nproc: availableParallelism(),
@@ -52,7 +63,8 @@ export async function describeMachine(): Promise<MachineDescription> {
     go: (await output(["go", "env", "GOVERSION"])) || "unknown",
     kubernetes: KUBERNETES_VERSION,
     etcd: ETCD_VERSION,
-    cloudProviderModule: /k8s\.io\/cloud-provider (v\S+)/.exec(goMod)?.[1] ?? "unknown",
-    ccm: `v${pkg.version} (${await gitCommit()})`,
+    kwok: KWOK_VERSION,
+    cloudProviderModule: cloudProviderModule(),
+    ccm: version.replace(/^cloud-controller-manager /, "") || "unknown",
   };
 }

@@ -22,57 +22,10 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "../build.ts";
 import { cacheRoot } from "../control-plane/binaries.ts";
-import { runNodeInit } from "./scenarios/node-init.ts";
-
-const LAG_METRIC = "cloud_controller_manager_event_loop_lag_seconds_bucket";
-
-/** The p99 of a scraped cumulative histogram: the first bucket bound holding 99 % of the samples. */
-export function histogramP99(text: string, metric: string): number | undefined {
-  const buckets = [...text.matchAll(new RegExp(`^${metric}\\{le="([^"]+)"\\} (\\d+)`, "gm"))].map(
-    (m) => [Number(m[1]), Number(m[2])] as const,
-  );
-  const total = buckets.at(-1)?.[1] ?? 0;
-  if (total === 0) return undefined;
-  return buckets.find(([, count]) => count >= total * 0.99)?.[0];
-}
-
-/** Scrapes `/metrics` every 2 s until stopped; resolves the last answer. */
-function scrapeLag(port: number): { stop(): Promise<string> } {
-  let last = "";
-  let running = true;
-  const loop = (async (): Promise<void> => {
-    while (running) {
-      await Bun.sleep(2000);
-      const answer = await fetch(`https://127.0.0.1:${port}/metrics`, {
-        tls: { rejectUnauthorized: false },
-      } as RequestInit).catch(() => undefined);
-      if (answer?.ok) last = await answer.text();
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return last;
-    },
-  };
-}
-
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  void probe.stop(true);
-  return port;
-}
-
-/** Serves /metrics without authorisation on a local port, for the lag scrapes. */
-function lagServing(port: number): string[] {
-  return [
-    `--secure-port=${port}`,
-    "--bind-address=127.0.0.1",
-    "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics",
-  ];
-}
+import { tunedLimits } from "./managers.ts";
+import type { BenchContext } from "./run.ts";
+import { withLagScrape } from "./lag.ts";
+import { runNodeInit, type NodeInitResult } from "./scenarios/node-init.ts";
 
 /** Our options, and the manager's flags after `--`. */
 function splitAtDashes(all: readonly string[]): [readonly string[], readonly string[]] {
@@ -101,15 +54,23 @@ async function main(): Promise<void> {
   // Only our manager runs here: no Go reference is built or started.
   const binaryAt = argv.indexOf("--binary");
   const ours = binaryAt >= 0 ? (argv[binaryAt + 1] ?? "") : await build();
-  const ctx = { bin: { ours, go: "" }, workDir, log, profile: argv.includes("--profile") };
+  const ctx: BenchContext = {
+    bin: { ours, go: "" },
+    workDir,
+    log,
+    profile: argv.includes("--profile"),
+    tuned: tunedLimits(),
+    goCloud: "shared",
+  };
   log(`runs and profiles under ${workDir}`);
   const lag = argv.includes("--lag");
   for (let run = 1; run <= runs; run++) {
-    const port = freePort();
-    const extraArgs = [...(lag ? lagServing(port) : []), ...managerFlags];
-    const scraper = lag ? scrapeLag(port) : undefined;
-    const r = await runNodeInit(ctx, { nodes, limits: "tuned", latencyMs }, "ours", { threads, extraArgs });
-    const p99 = scraper ? histogramP99(await scraper.stop(), LAG_METRIC) : undefined;
+    const c = { nodes, limits: "tuned", latencyMs } as const;
+    const once = (serving: readonly string[]): Promise<NodeInitResult> =>
+      runNodeInit(ctx, c, "ours", { threads, extraArgs: [...serving, ...managerFlags] });
+    const { result: r, lagP99Seconds: p99 } = lag
+      ? await withLagScrape(once)
+      : { result: await once([]), lagP99Seconds: undefined };
     const perNodeUs = (r.cpuSeconds / nodes) * 1e6;
     console.log(
       `run ${run}: ${nodes} nodes, threads ${threads}: ${r.seconds.toFixed(1)} s, ${r.cpuSeconds.toFixed(2)} CPU s, ` +

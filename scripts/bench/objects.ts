@@ -15,8 +15,13 @@ import {
   LABEL_ZONE_BETA,
   TAINT_UNINITIALIZED,
 } from "../../src/kube/well-known.ts";
+import { KWOK_ANNOTATION, KWOK_ANNOTATION_VALUE } from "./kwok.ts";
 
 export const NODE_PREFIX = "bench-node-";
+/** Nodes registered during a run (the burst on a live cluster), so a tracker can watch only them. */
+export const LABEL_BURST = "bench.cloud-controller-manager/burst";
+/** The pod CIDRs of the route scenarios: a /26 per Node, room for 131,072 Nodes. */
+export const CLUSTER_CIDR = "10.128.0.0/9";
 export const LB_NAMESPACE = "default";
 export const LB_PREFIX = "bench-lb-";
 const INSTANCE = { instanceType: "fake.small", zone: "zone-a", region: "region-1" };
@@ -142,6 +147,35 @@ export function lbService(i: number): Service {
       selector: { app: name },
       ports: [{ name: "http", protocol: "TCP", port: 80, targetPort: 8080 }],
     },
+  };
+}
+
+/** Node i's pod CIDR inside CLUSTER_CIDR (i from 1). */
+export function podCIDR(i: number): string {
+  const offset = (i - 1) * 64;
+  return `10.${128 + Math.floor(offset / 65536)}.${Math.floor(offset / 256) % 256}.${offset % 256}/26`;
+}
+
+export interface NodeOptions {
+  /** kwok manages it; its heartbeat time as given. */
+  readonly lastHeartbeat?: string;
+  /** spec.podCIDR(s) for the route controllers. */
+  readonly podCIDR?: boolean;
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** `node` with the kwok annotation and heartbeat time, a pod CIDR and extra labels as asked. */
+export function withOptions(node: Node, i: number, o: NodeOptions): Node {
+  const metadata = { ...node.metadata, labels: { ...node.metadata.labels, ...o.labels } };
+  const spec = o.podCIDR ? { ...node.spec, podCIDR: podCIDR(i), podCIDRs: [podCIDR(i)] } : node.spec;
+  if (o.lastHeartbeat === undefined) return { ...node, metadata, spec };
+  const stamp = o.lastHeartbeat;
+  const conditions = (node.status?.conditions ?? []).map((c) => ({ ...c, lastHeartbeatTime: stamp }));
+  return {
+    ...node,
+    metadata: { ...metadata, annotations: { ...metadata.annotations, [KWOK_ANNOTATION]: KWOK_ANNOTATION_VALUE } },
+    spec,
+    status: { ...node.status, conditions },
   };
 }
 

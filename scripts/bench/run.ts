@@ -1,13 +1,17 @@
 /**
- * What every measured run shares: a fresh control plane, a manager started on it, its CPU / memory /
- * API requests / cloud calls gathered into one record, and everything stopped in `finally`.
+ * What every measured run shares: a fresh control plane, the shared fake cloud and a manager started on
+ * it (kwok too when the Nodes are live), the manager's CPU / memory / API requests / cloud calls gathered
+ * into one record, and everything stopped in `finally`.
  */
 import { join } from "node:path";
 import { mkdirSync, rmSync } from "node:fs";
 import type { ControlPlane } from "../control-plane/control-plane.ts";
 import { auditOffset, countRequests, type RequestCounts } from "./audit.ts";
+import { startCloud, type CloudSettings, type RunningCloud } from "./cloud.ts";
 import { startBenchControlPlane } from "./cluster.ts";
-import { startManager, type Binaries, type ManagerSettings, type RunningManager } from "./managers.ts";
+import { startKwok, type LiveNodes, type RunningKwok } from "./kwok.ts";
+import { startManager, type Binaries, type GoCloud, type Limits, type ManagerSettings } from "./managers.ts";
+import type { RunningManager } from "./managers.ts";
 
 export interface BenchContext {
   readonly bin: Binaries;
@@ -16,6 +20,9 @@ export interface BenchContext {
   readonly log: (line: string) => void;
   /** Run our manager under Bun's CPU and heap profilers (profiles land in each run's directory). */
   readonly profile?: boolean;
+  /** The tuned limits (`--qps`, `--syncs`). */
+  readonly tuned: Limits;
+  readonly goCloud: GoCloud;
 }
 
 export interface Usage {
@@ -31,8 +38,12 @@ export interface Usage {
 export interface Session {
   readonly cp: ControlPlane;
   readonly dir: string;
-  /** Starts the manager; API requests and CPU count from here. */
-  start(settings: ManagerSettings): Promise<RunningManager>;
+  /** Starts the shared fake cloud (before the clock of a scenario runs). */
+  cloud(settings: CloudSettings): Promise<RunningCloud>;
+  /** Starts the manager on the cloud; API requests and CPU count from here. */
+  start(settings: ManagerSettings): RunningManager;
+  /** Starts kwok, which keeps every annotated Node alive until the session ends. */
+  live(live: LiveNodes): RunningKwok;
   /** CPU now (the manager keeps running), cloud calls and API requests so far. */
   usage(): Promise<Usage>;
   /**
@@ -51,19 +62,34 @@ export async function withSession<T>(ctx: BenchContext, name: string, body: (s: 
   mkdirSync(dir, { recursive: true });
   const cp = await startBenchControlPlane(dir, "control-plane", () => undefined);
   let manager: RunningManager | undefined;
+  let cloud: RunningCloud | undefined;
+  let kwok: RunningKwok | undefined;
   let offset = 0;
   const session: Session = {
     cp,
     dir,
-    async start(settings) {
+    async cloud(settings) {
+      cloud = await startCloud(ctx.bin.ours, dir, settings);
+      return cloud;
+    },
+    start(settings) {
+      if (!cloud) throw new Error("the cloud is started before the manager");
       offset = auditOffset(cp.auditLog);
-      manager = await startManager(
-        ctx.bin,
-        { ...settings, profile: settings.profile ?? ctx.profile },
-        cp.kubeconfigs.ccm,
+      const profile = settings.profile ?? ctx.profile;
+      manager = startManager({
+        bin: ctx.bin,
+        settings: { ...settings, profile },
+        kubeconfig: cp.kubeconfigs.ccm,
         dir,
-      );
+        cloud,
+        goCloud: ctx.goCloud,
+      });
       return manager;
+    },
+    live(live) {
+      if (!ctx.bin.kwok) throw new Error("live Nodes need kwok, which was not built for this plan");
+      kwok = startKwok(ctx.bin.kwok, cp.kubeconfigs.admin, dir, live);
+      return kwok;
     },
     async settle(quietMs = 2000, maxMs = 120_000) {
       const deadline = Date.now() + maxMs;
@@ -94,6 +120,8 @@ export async function withSession<T>(ctx: BenchContext, name: string, body: (s: 
     return await body(session);
   } finally {
     await manager?.stop();
+    await kwok?.stop();
+    await cloud?.stop();
     await cp.stop();
     rmSync(join(cp.dir, "etcd-data"), { recursive: true, force: true });
   }

@@ -41,21 +41,29 @@ export async function ensureKubeBinaries(
     return { kubeApiserver: join(assets, "kube-apiserver"), etcd: join(assets, "etcd") };
   }
   const dir = join(cacheRoot(env), `kube-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}`);
+  await goBuild(log, dir, {
+    module: "kube-apiserver",
+    pkg: "k8s.io/kubernetes/cmd/kube-apiserver",
+    output: "kube-apiserver",
+    ldflags: kubernetesLdflags(),
+  });
+  await goBuild(log, dir, { module: "etcd", pkg: "go.etcd.io/etcd/server/v3", output: "etcd", ldflags: "-s -w" });
+  return { kubeApiserver: join(dir, "kube-apiserver"), etcd: join(dir, "etcd") };
+}
+
+/**
+ * Stripped, with the release's version stamped in as the Kubernetes build does (otherwise the binary
+ * reports `v0.0.0-master`, and a kubelet's Node says so in `status.nodeInfo.kubeletVersion`).
+ */
+export function kubernetesLdflags(): string {
   const minor = KUBERNETES_VERSION.split(".")[1];
-  const versionFlags = [
+  return [
+    "-s -w",
     `-X k8s.io/component-base/version.gitVersion=${KUBERNETES_VERSION}`,
     "-X k8s.io/component-base/version.gitMajor=1",
     `-X k8s.io/component-base/version.gitMinor=${minor}`,
     "-X k8s.io/component-base/version.gitTreeState=clean",
   ].join(" ");
-  await goBuild(log, dir, {
-    module: "kube-apiserver",
-    pkg: "k8s.io/kubernetes/cmd/kube-apiserver",
-    output: "kube-apiserver",
-    ldflags: `-s -w ${versionFlags}`,
-  });
-  await goBuild(log, dir, { module: "etcd", pkg: "go.etcd.io/etcd/server/v3", output: "etcd", ldflags: "-s -w" });
-  return { kubeApiserver: join(dir, "kube-apiserver"), etcd: join(dir, "etcd") };
 }
 
 /** Builds one binary unless cached; a lock directory keeps concurrent runs from building twice. */

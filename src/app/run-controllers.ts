@@ -7,6 +7,7 @@ import type { ProviderInit } from "../cloud/provider.ts";
 import { createInstanceLookup } from "../cloud/instance-lookup.ts";
 import type { Controller, ControllerContext } from "../controllers/context.ts";
 import { createSharedInformers, type SharedInformers } from "../kube/informers.ts";
+import { WHOLE, type Shard } from "../kube/shard.ts";
 import { errorMessage } from "../kube/worker.ts";
 import { queueMetrics } from "../metrics/queue-metrics.ts";
 import { CONTROLLER_NAMES, CONTROLLERS, type ControllerName } from "../names/controllers.ts";
@@ -20,6 +21,8 @@ export interface LeaderDeps extends ProcessDeps {
   readonly only?: ReadonlySet<ControllerName>;
   /** Who leads, when leader election is on. */
   readonly replica?: ProviderInit["replica"];
+  /** A controller thread's share of every sharded controller's keys; default: every key. */
+  readonly shard?: Shard;
 }
 
 /** Provider checks are registered under this prefix; they count for `/readyz` only. */
@@ -83,6 +86,7 @@ function sharedContext(deps: LeaderDeps, informers: SharedInformers): SharedCont
     metrics: deps.metrics,
     queueMetrics: queueMetrics(deps.metrics),
     clock: deps.clock,
+    shard: deps.shard ?? WHOLE,
   };
 }
 

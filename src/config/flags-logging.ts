@@ -75,5 +75,10 @@ export const beyondFlags = group("Beyond upstream", [
     "20s",
     "How long in-flight syncs may run after SIGTERM/SIGINT before the manager exits.",
   ],
-  ["controller-threads", "int", "0", "Run controllers in this many worker threads (0: all in the main thread)."],
+  [
+    "controller-threads",
+    "int",
+    "0",
+    "Run controllers in this many worker threads, each taking its share of every controller's keys (0: all in the main thread).",
+  ],
 ]);

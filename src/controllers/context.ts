@@ -10,6 +10,7 @@ import type { KubeApi } from "../kube/api.ts";
 import type { EventRecorder } from "../kube/events.ts";
 import type { SharedInformers } from "../kube/informers.ts";
 import type { QueueMetrics, WorkQueue } from "../kube/queue.ts";
+import type { Shard } from "../kube/shard.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import type { ControllerName } from "../names/controllers.ts";
@@ -36,6 +37,12 @@ export interface ControllerContext {
   readonly metrics: Metrics;
   readonly queueMetrics: QueueMetrics;
   readonly clock: Clock;
+  /**
+   * This thread's share of the keys (`--controller-threads`; the whole set in a single thread). A
+   * controller whose work is per key gives it to its per-key queues and limits its periodic passes to the
+   * keys it owns; a controller whose work is whole-cluster runs on one thread only (see app/threads/plan.ts).
+   */
+  readonly shard: Shard;
 }
 
 export interface Controller {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { WorkQueue } from "./queue.ts";
 import { bucketLimiter, exponentialLimiter, maxOfLimiters } from "./rate-limiters.ts";
+import { shardOf } from "./shard.ts";
 
 const queue = (): WorkQueue => new WorkQueue({ name: "test", rateLimiter: exponentialLimiter(5, 1000) });
 
@@ -45,6 +46,33 @@ describe("WorkQueue (client-go semantics)", () => {
     q.done("k");
     await Bun.sleep(550);
     expect(q.length).toBe(0);
+  });
+
+  test("a sharded queue takes only its keys, on every path in; together the shards take each key once", async () => {
+    const keys = Array.from({ length: 40 }, (_, i) => `ns/svc-${i}`);
+    const shards = [0, 1].map(
+      (index) => new WorkQueue({ name: "test", rateLimiter: exponentialLimiter(1, 1), shard: { index, count: 2 } }),
+    );
+    for (const q of shards) for (const key of keys) q.addAfter(key, 5);
+    await Bun.sleep(30);
+    const taken = await Promise.all(
+      shards.map(async (q) =>
+        Array.from({ length: q.length }, () => q.get()).reduce<Promise<string[]>>(
+          async (all, next) => [...(await all), (await next)!],
+          Promise.resolve([]),
+        ),
+      ),
+    );
+    expect(taken.flat().sort()).toEqual([...keys].sort());
+    for (const [index, mine] of taken.entries()) {
+      expect(mine.length).toBeGreaterThan(0);
+      for (const key of mine) expect(shardOf(key, 2)).toBe(index);
+    }
+    const other = keys.find((key) => shardOf(key, 2) === 1)!;
+    shards[0]!.add(other);
+    shards[0]!.addRateLimited(other);
+    expect(shards[0]!.owns(other)).toBe(false);
+    expect(shards[0]!.length).toBe(0);
   });
 
   test("rate-limited requeues back off per key and forget resets", () => {

@@ -7,6 +7,7 @@ import type { Clock } from "../util/clock.ts";
 import { realClock } from "../util/clock.ts";
 import { Fifo } from "../util/fifo.ts";
 import type { RateLimiter } from "./rate-limiters.ts";
+import { ownsKey, WHOLE, type Shard } from "./shard.ts";
 
 export interface QueueMetrics {
   depth(name: string, value: number): void;
@@ -22,6 +23,11 @@ export interface QueueOptions {
   readonly rateLimiter: RateLimiter;
   readonly clock?: Clock;
   readonly metrics?: QueueMetrics;
+  /**
+   * With `--controller-threads`, the keys this thread's queue takes; every other key is silently dropped
+   * (another thread's queue takes it). Default: every key.
+   */
+  readonly shard?: Shard;
 }
 
 export class WorkQueue {
@@ -29,6 +35,7 @@ export class WorkQueue {
   readonly #limiter: RateLimiter;
   readonly #clock: Clock;
   readonly #metrics: QueueMetrics | undefined;
+  readonly #shard: Shard;
   readonly #queue = new Fifo<string>();
   readonly #dirty = new Set<string>();
   readonly #processing = new Map<string, number>();
@@ -43,6 +50,12 @@ export class WorkQueue {
     this.#limiter = options.rateLimiter;
     this.#clock = options.clock ?? realClock;
     this.#metrics = options.metrics;
+    this.#shard = options.shard ?? WHOLE;
+  }
+
+  /** Whether this queue takes `key` (always, unless the controller's keys are sharded over threads). */
+  owns(key: string): boolean {
+    return ownsKey(this.#shard, key);
   }
 
   get length(): number {
@@ -54,7 +67,7 @@ export class WorkQueue {
   }
 
   add(key: string): void {
-    if (this.#shuttingDown || this.#dirty.has(key)) return;
+    if (this.#shuttingDown || this.#dirty.has(key) || !this.owns(key)) return;
     this.#metrics?.added(this.name);
     this.#dirty.add(key);
     this.#addedAt.set(key, this.#clock.now());
@@ -69,7 +82,7 @@ export class WorkQueue {
 
   /** Adds `key` after `ms`; an earlier pending add of the same key wins. */
   addAfter(key: string, ms: number): void {
-    if (this.#shuttingDown) return;
+    if (this.#shuttingDown || !this.owns(key)) return;
     if (ms <= 0) {
       this.add(key);
       return;

@@ -197,6 +197,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "workqueue_longest_running_processor_seconds",
       help: "How many seconds has the longest running processor for workqueue been running.",
       labelNames: ["name"],
+      // Merged over controller threads: the longest of them, not their sum.
+      aggregator: "max",
       registers,
     }),
     queueRetries: new Counter({
@@ -273,12 +275,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "running_managed_controllers",
       help: "Indicates where instances of a controller are currently running",
       labelNames: ["name", "manager"],
+      // A controller sharded over threads runs in each: merged, it is still one running controller.
+      aggregator: "max",
       registers,
     }),
     configurationDrift: new Gauge({
       name: "cloudprovider_configuration_drift",
       help: "1 while the leader's cloud-config differs from the one the last leader ran with, so the provider refuses the address moves that difference would cause.",
       labelNames: ["provider"],
+      // Every controller thread's provider reports it: merged, still 0 or 1.
+      aggregator: "max",
       registers,
     }),
     eventLoopLag: new Histogram({

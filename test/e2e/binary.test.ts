@@ -100,10 +100,13 @@ describe("compiled binary", () => {
         "--controller-threads=2",
       ],
     });
+    // Per-key controllers on both threads, the route controller on thread 0 alone.
     await ccm.waitForLine(
-      /thread-0\] started 2 controller\(s\): cloud-node-controller, cloud-node-lifecycle-controller/,
+      /thread-0\] started 4 controller\(s\): cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller/,
     );
-    await ccm.waitForLine(/thread-1\] started 2 controller\(s\): node-route-controller, service-lb-controller/);
+    await ccm.waitForLine(
+      /thread-1\] started 3 controller\(s\): cloud-node-controller, cloud-node-lifecycle-controller, service-lb-controller/,
+    );
     expect(await ccm.stop("SIGTERM")).toBe(0);
   });
 });

@@ -1,7 +1,9 @@
 /**
- * Object builders, so a test case is a few lines. `kubeletNode` registers a Node the way kubelet with
- * `--cloud-provider=external` does: the uninitialized taint, addresses only from `--node-ip` (or none),
- * and the provided-node-ip annotation when a node IP was given.
+ * Object builders, so a test case is a few lines. `kubeletNode` registers a Node as a real kubelet v1.36
+ * with `--cloud-provider=external` does (test/e2e/kubelet.test.ts compares the two): the uninitialized
+ * taint; the hostname, OS and architecture labels (GA and beta keys); the attach-detach annotation and,
+ * when a node IP was given, the provided-node-ip annotation; addresses only from `--node-ip` plus the
+ * hostname; and the pressure and Ready conditions, Ready False until kubelet's first status update.
  */
 import type { Node, NodeAddress, NodeCondition, Service, ServicePort } from "../../src/kube/objects.ts";
 import { ANNOTATION_PROVIDED_NODE_IP, TAINT_UNINITIALIZED } from "../../src/kube/well-known.ts";
@@ -11,9 +13,17 @@ export interface KubeletNodeOptions {
   readonly providerID?: string;
   readonly labels?: Record<string, string>;
   readonly podCIDRs?: readonly string[];
+  /** Ready True as after kubelet's first status update; false or left out: as kubelet registers. */
   readonly ready?: boolean;
   readonly uninitialized?: boolean;
 }
+
+/** kubelet's `kubernetes.io/arch` label: Go's name for this machine's architecture. */
+export const KUBELET_ARCH =
+  ({ x64: "amd64", ppc64: "ppc64le" } as Record<string, string>)[process.arch] ?? process.arch;
+
+/** The annotation kubelet sets when the attach/detach controller manages the node's volumes (default). */
+const ANNOTATION_ATTACH_DETACH = "volumes.kubernetes.io/controller-managed-attach-detach";
 
 export function kubeletNode(name: string, o: KubeletNodeOptions = {}): Node {
   const ips = o.nodeIP ? o.nodeIP.split(",") : [];
@@ -21,22 +31,44 @@ export function kubeletNode(name: string, o: KubeletNodeOptions = {}): Node {
     ...ips.map((address) => ({ type: "InternalIP" as const, address })),
     { type: "Hostname", address: name },
   ];
-  const conditions: NodeCondition[] = o.ready === undefined ? [] : [readyCondition(o.ready)];
+  const os = { "kubernetes.io/os": "linux", "beta.kubernetes.io/os": "linux" };
+  const arch = { "kubernetes.io/arch": KUBELET_ARCH, "beta.kubernetes.io/arch": KUBELET_ARCH };
   return {
     apiVersion: "v1",
     kind: "Node",
     metadata: {
       name,
-      labels: { "kubernetes.io/hostname": name, ...o.labels },
-      annotations: o.nodeIP ? { [ANNOTATION_PROVIDED_NODE_IP]: o.nodeIP } : {},
+      labels: { "kubernetes.io/hostname": name, ...os, ...arch, ...o.labels },
+      annotations: {
+        [ANNOTATION_ATTACH_DETACH]: "true",
+        ...(o.nodeIP ? { [ANNOTATION_PROVIDED_NODE_IP]: o.nodeIP } : {}),
+      },
     },
     spec: {
       ...(o.providerID ? { providerID: o.providerID } : {}),
       ...(o.podCIDRs ? { podCIDR: o.podCIDRs[0], podCIDRs: [...o.podCIDRs] } : {}),
       taints: o.uninitialized === false ? [] : [{ key: TAINT_UNINITIALIZED, value: "true", effect: "NoSchedule" }],
     },
-    status: { addresses, conditions },
+    status: { addresses, conditions: [...pressureConditions(), readyCondition(o.ready ?? false)] },
   };
+}
+
+/** The conditions kubelet reports besides Ready, on a healthy machine. */
+function pressureConditions(now = new Date()): NodeCondition[] {
+  const stamp = `${now.toISOString().slice(0, 19)}Z`;
+  const condition = (type: string, reason: string, message: string): NodeCondition => ({
+    type,
+    status: "False",
+    reason,
+    message,
+    lastHeartbeatTime: stamp,
+    lastTransitionTime: stamp,
+  });
+  return [
+    condition("MemoryPressure", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+    condition("DiskPressure", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+    condition("PIDPressure", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+  ];
 }
 
 export function readyCondition(ready: boolean, now = new Date()): NodeCondition {

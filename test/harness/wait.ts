@@ -22,3 +22,12 @@ export async function eventually<T>(
     await Bun.sleep(everyMs);
   }
 }
+
+/** Polls for `ms` and fails as soon as `check` does not hold. */
+export async function holds(what: string, ms: number, check: () => Promise<boolean>): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (!(await check())) throw new Error(`no longer true: ${what}`);
+    await Bun.sleep(250);
+  }
+}

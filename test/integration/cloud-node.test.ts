@@ -140,7 +140,7 @@ describe("cloud-node-controller", () => {
       });
       expect(node.spec?.providerID).toBe(providerID);
       expect(node.spec?.taints ?? []).toEqual([]);
-      expect(node.metadata.labels).toEqual({ "kubernetes.io/hostname": name, ...c.labels });
+      expect(node.metadata.labels).toEqual({ ...kubeletNode(name).metadata.labels, ...c.labels });
       expect(node.status?.addresses).toEqual(c.addresses(name));
       const events = await eventually(`Synced event for ${name}`, async () => {
         const e = await nodeEvents(cp, name);
@@ -210,7 +210,7 @@ describe("cloud-node-controller", () => {
       return n?.metadata.labels?.["topology.kubernetes.io/zone"] === "zone-z" && n;
     });
     expect(node.metadata.labels).toEqual({
-      "kubernetes.io/hostname": name,
+      ...kubeletNode(name).metadata.labels,
       "failure-domain.beta.kubernetes.io/zone": "zone-z",
       "topology.kubernetes.io/zone": "zone-z",
       "beta.kubernetes.io/instance-type": "old",

@@ -11,7 +11,7 @@ import { startCcm, type CcmProcess } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { startFakeCloud, type TestFakeCloud } from "../harness/fake-cloud.ts";
 import { kubeletNode, uniqueName, type KubeletNodeOptions } from "../harness/fixtures.ts";
-import { eventually } from "../harness/wait.ts";
+import { eventually, holds } from "../harness/wait.ts";
 import {
   address,
   deleteNodes,
@@ -49,15 +49,6 @@ describe("cloud-node-lifecycle-controller", () => {
     await registerNode(cp, kubeletNode(name, o));
     if (o.initialised) await eventually(`node ${name} initialised`, async () => isInitialised(await getNode(cp, name)));
     return name;
-  };
-
-  /** Polls for `ms` and fails as soon as `check` does not hold. */
-  const holds = async (what: string, ms: number, check: () => Promise<boolean>): Promise<void> => {
-    const until = Date.now() + ms;
-    while (Date.now() < until) {
-      if (!(await check())) throw new Error(`no longer true: ${what}`);
-      await Bun.sleep(250);
-    }
   };
 
   beforeAll(async () => {

@@ -8,8 +8,10 @@ import { NODES, SERVICES, type KubeApi } from "../../../src/kube/api.ts";
 import type { Service } from "../../../src/kube/objects.ts";
 import { LABEL_EXCLUDE_FROM_EXTERNAL_LB } from "../../../src/kube/well-known.ts";
 import { createAll, track, type Tracker } from "../load.ts";
-import type { ManagerKind, RunningManager } from "../managers.ts";
-import { LB_NAMESPACE, hasIngress, initialisedNode, lbService, nodeName } from "../objects.ts";
+import { waitForCalls } from "../cloud.ts";
+import type { ManagerKind } from "../managers.ts";
+import { LB_NAMESPACE, hasIngress, lbService, nodeName } from "../objects.ts";
+import { createNodes } from "./burst.ts";
 import { withSession, type BenchContext, type Usage } from "../run.ts";
 import { limitsOf, type LimitsName } from "./node-init.ts";
 
@@ -31,19 +33,14 @@ export interface LbResult {
   readonly update: Usage;
 }
 
-/** Initialised Nodes and LoadBalancer Services, and a tracker of the Services that have ingress. */
-export async function createLbCluster(admin: KubeApi, nodes: number, services: number): Promise<Tracker> {
-  await createAll(
-    admin,
-    NODES,
-    Array.from({ length: nodes }, (_, k) => initialisedNode(k + 1)),
-  );
+/** LoadBalancer Services, and a tracker of the Services that have ingress. */
+export async function createServices(admin: KubeApi, services: number): Promise<Tracker> {
   await createAll(
     admin,
     SERVICES,
     Array.from({ length: services }, (_, k) => lbService(k + 1)),
   );
-  return track<Service>(admin, SERVICES, hasIngress, LB_NAMESPACE);
+  return track<Service>(admin, SERVICES, hasIngress, { namespace: LB_NAMESPACE });
 }
 
 export async function runLoadBalancers(ctx: BenchContext, c: LbCase, manager: ManagerKind): Promise<LbResult> {
@@ -51,15 +48,12 @@ export async function runLoadBalancers(ctx: BenchContext, c: LbCase, manager: Ma
   ctx.log(`${name}: ${c.nodes} nodes, creating ${c.services} services`);
   return withSession(ctx, name, async (session) => {
     const admin = session.cp.admin;
-    const tracker = await createLbCluster(admin, c.nodes, c.services);
+    await createNodes(admin, { first: 1, count: c.nodes, initialised: true });
+    const tracker = await createServices(admin, c.services);
     try {
+      await session.cloud({ latencyMs: c.latencyMs, instances: c.nodes });
       const started = Date.now();
-      const running = await session.start({
-        kind: manager,
-        limits: limitsOf(c.limits),
-        latencyMs: c.latencyMs,
-        instances: c.nodes,
-      });
+      const running = session.start({ kind: manager, limits: limitsOf(ctx, c.limits), latencyMs: c.latencyMs });
       await tracker.waitFor(c.services, 120_000 + c.services * (c.limits === "defaults" ? 500 : 100));
       const seconds = (Date.now() - started) / 1000;
       await session.settle();
@@ -72,7 +66,7 @@ export async function runLoadBalancers(ctx: BenchContext, c: LbCase, manager: Ma
         { metadata: { labels: { [LABEL_EXCLUDE_FROM_EXTERNAL_LB]: "true" } } },
         { type: "merge" },
       );
-      await waitForUpdates(running, c.services, 120_000 + c.services * 200);
+      await waitForCalls(running.calls, "UpdateLoadBalancer", c.services, 120_000 + c.services * 200);
       const updateSeconds = (Date.now() - updateStarted) / 1000;
       await session.settle();
       const total = await session.usage();
@@ -89,17 +83,6 @@ export async function runLoadBalancers(ctx: BenchContext, c: LbCase, manager: Ma
       tracker.stop();
     }
   });
-}
-
-async function waitForUpdates(running: RunningManager, services: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const updates = (await running.calls()).UpdateLoadBalancer ?? 0;
-    if (updates >= services) return;
-    if (Date.now() > deadline)
-      throw new Error(`only ${updates} of ${services} load balancers updated after ${timeoutMs / 1000} s`);
-    await Bun.sleep(100);
-  }
 }
 
 /** What happened between two readings (CPU, requests and calls); peak RSS is the later reading's. */

@@ -7,7 +7,7 @@
 import { NODES } from "../../../src/kube/api.ts";
 import type { Node } from "../../../src/kube/objects.ts";
 import { createAll, track } from "../load.ts";
-import { DEFAULT_LIMITS, TUNED_LIMITS, type ManagerKind } from "../managers.ts";
+import { DEFAULT_LIMITS, type Limits, type ManagerKind } from "../managers.ts";
 import { isInitialised, registeredNode } from "../objects.ts";
 import { withSession, type BenchContext, type Usage } from "../run.ts";
 import { downsample, type Timeline } from "../timeline.ts";
@@ -29,10 +29,12 @@ export interface NodeInitResult extends Usage {
   readonly requestsPerNode: number;
   readonly cloudCallsPerNode: number;
   readonly timeline: Timeline;
+  /** Threads scenario: p99 of the main thread's event-loop lag over the run (seconds, bucket bound). */
+  readonly lagP99Seconds?: number;
 }
 
-export const limitsOf = (name: LimitsName): typeof DEFAULT_LIMITS =>
-  name === "defaults" ? DEFAULT_LIMITS : TUNED_LIMITS;
+export const limitsOf = (ctx: BenchContext, name: LimitsName): Limits =>
+  name === "defaults" ? DEFAULT_LIMITS : ctx.tuned;
 
 /** Generous: the slowest expected pace (QPS 20 and three writes per Node) with room to spare. */
 function timeoutMs(c: NodeInitCase): number {
@@ -67,13 +69,14 @@ export async function runNodeInit(
     );
     const tracker = await track<Node>(admin, NODES, isInitialised);
     try {
+      await session.cloud({ latencyMs: c.latencyMs, instances: c.nodes });
       const started = Date.now();
       tracker.restart();
-      await session.start({
+      const limits = limitsOf(ctx, c.limits);
+      session.start({
         kind: manager,
-        limits: limitsOf(c.limits),
+        limits,
         latencyMs: c.latencyMs,
-        instances: c.nodes,
         threads,
         extraArgs: o.extraArgs,
         profile: o.profile,

@@ -9,7 +9,7 @@ import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsHub, MetricsSnapshot } from "../../metrics/hub.ts";
 import { ControllerConfigError } from "../../controllers/context.ts";
 import { ControllerCrashedError, type LeaderDeps } from "../run-controllers.ts";
-import { planThreads, type ThreadPlan } from "./plan.ts";
+import { describePlan, planThreads, type ThreadPlan } from "./plan.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
 
 export interface ThreadDeps extends LeaderDeps {
@@ -32,7 +32,8 @@ interface Thread {
 
 const METRICS_TIMEOUT_MS = 5000;
 
-function spawn(deps: ThreadDeps, plan: ThreadPlan): Thread {
+/** `all`: every thread of the manager (filled as they are spawned), for the controllers' health checks. */
+function spawn(deps: ThreadDeps, plan: ThreadPlan, all: readonly Thread[]): Thread {
   const worker = new Worker(deps.workerUrl);
   const pending = new Map<number, (m: MetricsSnapshot) => void>();
   let nextId = 0;
@@ -54,7 +55,7 @@ function spawn(deps: ThreadDeps, plan: ThreadPlan): Thread {
   };
   worker.onmessage = (event: MessageEvent<FromWorker>): void => {
     const m = event.data;
-    if (m.type === "status") mirror(deps, thread, m.checks);
+    if (m.type === "status") mirror(deps, all, thread, m.checks);
     else if (m.type === "metrics") pending.get(m.id)?.(m.metrics);
     else resolveExit(m);
   };
@@ -77,26 +78,39 @@ function register(deps: ThreadDeps, thread: Thread): () => void {
   return deps.hub.addSource(() => thread.metrics());
 }
 
-function mirror(deps: ThreadDeps, thread: Thread, checks: Readonly<Record<string, string | null>>): void {
+/**
+ * A controller runs on several threads: its one `/healthz` check fails while it fails on any of them,
+ * naming the thread.
+ */
+function mirror(
+  deps: ThreadDeps,
+  all: readonly Thread[],
+  thread: Thread,
+  checks: Readonly<Record<string, string | null>>,
+): void {
   for (const name of Object.keys(checks)) {
-    if (name !== "informer-sync" && !(name in thread.checks))
-      deps.health.add(name, () => thread.checks[name] ?? undefined);
+    if (name !== "informer-sync" && !all.some((t) => name in t.checks))
+      deps.health.add(name, () => firstFailure(all, name));
   }
   thread.checks = checks;
 }
 
+function firstFailure(all: readonly Thread[], name: string): string | undefined {
+  const failing = all.find((t) => typeof t.checks[name] === "string");
+  return failing && `thread ${failing.plan.thread}: ${failing.checks[name]}`;
+}
+
 export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal): Promise<void> {
   const plans = planThreads(deps.config.controllers, deps.config.controllerThreads);
-  const threads = plans.map((plan) => spawn(deps, plan));
+  const threads: Thread[] = [];
+  for (const plan of plans) threads.push(spawn(deps, plan, threads));
   const unregister = threads.map((t) => register(deps, t));
   const { config, providerConfig, bucket } = deps;
   for (const t of threads) {
-    const { thread, controllers } = t.plan;
-    t.send({ type: "start", config, providerConfig, thread, controllers, bucket, replica: deps.replica });
+    const { thread, controllers, shard } = t.plan;
+    t.send({ type: "start", config, providerConfig, thread, controllers, shard, bucket, replica: deps.replica });
   }
-  deps.logger.info(
-    `running ${plans.length} controller thread(s): ${plans.map((p) => `[${p.controllers.join(", ")}]`).join(" ")}`,
-  );
+  deps.logger.info(describePlan(plans));
   const early = Promise.race(threads.map((t) => t.exited.then((exit) => ({ thread: t, exit }))));
   const stopped = new Promise<undefined>((resolve) =>
     signal.aborted ? resolve(undefined) : signal.addEventListener("abort", () => resolve(undefined), { once: true }),

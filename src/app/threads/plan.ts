@@ -1,27 +1,52 @@
 /**
- * Which controllers share a worker thread. Controllers that read the same caches go together when
- * threads are scarce (each thread runs its own informers): the node-centric pair first, then the
- * service / route pair.
+ * What each controller thread runs (`--controller-threads=N`). Every thread runs every enabled controller
+ * whose work is per key, and takes the keys whose hash falls to it (kube/shard.ts): a burst on one
+ * controller spreads over every thread, and one key is always on one thread. A controller whose work is
+ * whole-cluster runs on thread 0 alone.
  */
-import type { ControllerName } from "../../names/controllers.ts";
+import { WHOLE, type Shard } from "../../kube/shard.ts";
+import { CONTROLLER_NAMES, type ControllerName } from "../../names/controllers.ts";
 
-const AFFINITY_ORDER: readonly ControllerName[] = [
-  "cloud-node-controller",
-  "service-lb-controller",
-  "cloud-node-lifecycle-controller",
-  "node-route-controller",
-];
+/** How a controller's work splits over threads; the reason for each is in the controller's file. */
+export const SPLIT: Readonly<Record<ControllerName, "keys" | "thread-0">> = {
+  // Node names: initialisation and the periodic address refresh of a Node.
+  "cloud-node-controller": "keys",
+  // Node names: each thread's monitor pass covers its own Nodes.
+  "cloud-node-lifecycle-controller": "keys",
+  // One reconcile of every Node against the whole route table: not divisible by key.
+  "node-route-controller": "thread-0",
+  // Service keys: Ensure / Delete, and the node pass over the Services the thread ensured.
+  "service-lb-controller": "keys",
+};
 
 export interface ThreadPlan {
   readonly thread: number;
+  /** In `CONTROLLER_NAMES` order. */
   readonly controllers: readonly ControllerName[];
+  readonly shard: Shard;
 }
 
-/** `threads` worker threads over the enabled controllers; threads left without work are not planned. */
+/** `threads` worker threads over the enabled controllers; a thread left without work is not planned. */
 export function planThreads(enabled: readonly ControllerName[], threads: number): ThreadPlan[] {
-  const ordered = AFFINITY_ORDER.filter((name) => enabled.includes(name));
-  const count = Math.max(1, Math.min(threads, ordered.length));
-  const plans = Array.from({ length: count }, (_, thread) => ({ thread, controllers: [] as ControllerName[] }));
-  ordered.forEach((name, i) => plans[i % count]?.controllers.push(name));
-  return plans.filter((p) => p.controllers.length > 0);
+  const ordered = CONTROLLER_NAMES.filter((name) => enabled.includes(name));
+  const keyed = ordered.filter((name) => SPLIT[name] === "keys");
+  if (keyed.length === 0) return ordered.length > 0 ? [{ thread: 0, controllers: ordered, shard: WHOLE }] : [];
+  const count = Math.max(1, threads);
+  return Array.from({ length: count }, (_, thread) => ({
+    thread,
+    controllers: thread === 0 ? ordered : keyed,
+    shard: { index: thread, count },
+  }));
+}
+
+/** The startup line: which controllers share their keys over the threads, and which run on thread 0. */
+export function describePlan(plans: readonly ThreadPlan[]): string {
+  const all = [...new Set(plans.flatMap((p) => p.controllers))];
+  const keyed = all.filter((name) => SPLIT[name] === "keys");
+  const whole = all.filter((name) => SPLIT[name] === "thread-0");
+  const parts = [
+    keyed.length > 0 ? `keys split by hash over every thread: ${keyed.join(", ")}` : "",
+    whole.length > 0 ? `on thread 0 alone: ${whole.join(", ")}` : "",
+  ];
+  return `running ${plans.length} controller thread(s); ${parts.filter(Boolean).join("; ") || "no controllers"}`;
 }

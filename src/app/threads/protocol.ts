@@ -2,6 +2,7 @@
 import type { ProviderInit } from "../../cloud/provider.ts";
 import type { ProviderConfig } from "../../cloud/registry.ts";
 import type { Config } from "../../config/config.ts";
+import type { Shard } from "../../kube/shard.ts";
 import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsSnapshot } from "../../metrics/hub.ts";
 import type { ControllerName } from "../../names/controllers.ts";
@@ -13,6 +14,8 @@ export interface ThreadStart {
   readonly providerConfig: ProviderConfig;
   readonly thread: number;
   readonly controllers: readonly ControllerName[];
+  /** The thread's share of the keys of its per-key controllers. */
+  readonly shard: Shard;
   readonly bucket: SharedBucket;
   /** Who leads (leader election on): the provider compares its configuration with the last leader's. */
   readonly replica?: ProviderInit["replica"];

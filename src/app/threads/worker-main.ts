@@ -2,7 +2,7 @@
  * A controller thread: it receives the manager's frozen configuration (never re-reading flags or files),
  * builds its own process dependencies with the same `buildProcess` as the main thread (drawing from the
  * main thread's token bucket through shared memory), and runs the controllers it was given exactly as the
- * single-thread manager would. Leader election and serving stay in the main thread.
+ * single-thread manager would, on its share of their keys. Leader election and serving stay in the main thread.
  */
 import { ControllerConfigError } from "../../controllers/context.ts";
 import { resolveConnection } from "../../kube/connection.ts";
@@ -54,7 +54,7 @@ async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerS
       .then((snapshot) => scope.postMessage({ type: "metrics", id: m.id, metrics: snapshot }));
   });
   const only = new Set(start.controllers);
-  return { ...built.deps, health: createHealthRegistry({}), only, replica: start.replica };
+  return { ...built.deps, health: createHealthRegistry({}), only, shard: start.shard, replica: start.replica };
 }
 
 async function runThread(start: ThreadStart, builtins: Builtins, scope: WorkerScope, stop: AbortSignal): Promise<void> {

@@ -2,6 +2,9 @@
  * `cloud-node-controller` (upstream controllers/node): initialises Nodes that kubelet registered with the
  * uninitialized taint, keeps beta→GA labels in step, and refreshes every Node's addresses periodically.
  * Runs only when the provider can describe instances.
+ *
+ * Threads: per key. Each thread's queue takes its share of the Node names, and its address refresh covers
+ * the same Nodes, so one Node's initialisation and refreshes always run on one thread.
  */
 import { WorkQueue } from "../../kube/queue.ts";
 import { defaultControllerRateLimiter } from "../../kube/rate-limiters.ts";
@@ -35,6 +38,7 @@ export const cloudNodeController: ControllerFactory = (ctx) => {
       rateLimiter: defaultControllerRateLimiter(),
       clock: ctx.clock,
       metrics: ctx.queueMetrics,
+      shard: ctx.shard,
     }),
   };
   const wiring: Wiring<NodeSyncDeps, Queues> = { ctx, deps, queues };
@@ -62,7 +66,12 @@ async function run(w: Wiring<NodeSyncDeps, Queues>, signal: AbortSignal): Promis
         signal,
       ),
       runNodeStatusUpdates(
-        { ...deps, periodMs: config.nodeStatusUpdateFrequencyMs, workers: config.concurrentNodeStatusUpdates },
+        {
+          ...deps,
+          periodMs: config.nodeStatusUpdateFrequencyMs,
+          workers: config.concurrentNodeStatusUpdates,
+          shard: ctx.shard,
+        },
         signal,
       ),
     ]);

@@ -4,6 +4,7 @@
  * patched when they differ. `--concurrent-node-status-updates` loops work through the Nodes in chunks of
  * the lookup's batch size, so a batching provider answers a whole chunk in one call.
  */
+import { ownsKey, type Shard } from "../../kube/shard.ts";
 import { errorMessage } from "../../kube/worker.ts";
 import { forEachChunk } from "../../util/chunks.ts";
 import { needsInitialization } from "./plan.ts";
@@ -12,6 +13,8 @@ import { ensureAddresses, type NodeSyncDeps } from "./sync.ts";
 export interface StatusUpdateDeps extends Pick<NodeSyncDeps, "api" | "nodes" | "lookup" | "logger" | "clock"> {
   readonly periodMs: number;
   readonly workers: number;
+  /** The Nodes this thread refreshes (those its node queue owns). */
+  readonly shard: Shard;
 }
 
 export async function runNodeStatusUpdates(deps: StatusUpdateDeps, signal: AbortSignal): Promise<void> {
@@ -24,7 +27,7 @@ export async function runNodeStatusUpdates(deps: StatusUpdateDeps, signal: Abort
 export async function updateNodeStatus(deps: StatusUpdateDeps, signal?: AbortSignal): Promise<void> {
   const started = deps.clock.now();
   // Initialising Nodes are syncNode's; it writes their addresses itself.
-  const nodes = deps.nodes.list().filter((n) => !needsInitialization(n));
+  const nodes = deps.nodes.list().filter((n) => !needsInitialization(n) && ownsKey(deps.shard, n.metadata.name));
   await forEachChunk(nodes, { chunkSize: deps.lookup.batchSize, workers: deps.workers, signal }, async (node) => {
     try {
       const metadata = await deps.lookup.metadata(node);

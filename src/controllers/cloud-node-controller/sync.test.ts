@@ -1,7 +1,8 @@
 /**
  * syncNode's writes against an in-memory API: which requests an initialisation costs, and what happens
- * around them (stale cache, Conflict, a failed address write, no metadata). The decisions themselves are
- * in plan.test.ts; the real API server is in test/integration.
+ * around them (stale cache, Conflict, a failed address write, no metadata), and which Nodes a sharded
+ * address refresh covers. The decisions themselves are in plan.test.ts; the real API server is in
+ * test/integration.
  */
 import { beforeEach, describe, expect, test } from "bun:test";
 import { fakeKubeApi, type FakeKubeApi } from "../../../test/harness/fake-kube-api.ts";
@@ -9,12 +10,14 @@ import { kubeletNode } from "../../../test/harness/fixtures.ts";
 import type { InstanceLookup } from "../../cloud/instance-lookup.ts";
 import type { InstanceMetadata } from "../../cloud/provider.ts";
 import { NODES } from "../../kube/api.ts";
+import { shardOf } from "../../kube/shard.ts";
 import type { EventType } from "../../kube/events.ts";
 import type { Node } from "../../kube/objects.ts";
 import { KubeUnreachableError } from "../../kube/transport.ts";
 import { createLogger } from "../../log/logger.ts";
 import { createMetrics, type Metrics } from "../../metrics/metrics.ts";
 import { realClock } from "../../util/clock.ts";
+import { updateNodeStatus } from "./status.ts";
 import { newInitProgress, syncNode, type NodeSyncDeps } from "./sync.ts";
 
 const METADATA: InstanceMetadata = {
@@ -187,5 +190,23 @@ describe("syncNode", () => {
     h.cache.set("node-a", stored);
     await syncNode(h.deps, "node-a");
     expect(h.events).toEqual([]);
+  });
+});
+
+describe("updateNodeStatus over shards", () => {
+  test("each thread refreshes the addresses of its own Nodes; together every initialised Node once", async () => {
+    const h = harness();
+    const names = Array.from({ length: 10 }, (_, i) => `node-${i}`);
+    for (const name of names) h.register(kubeletNode(name, { uninitialized: false }));
+    h.register(kubeletNode("initialising"));
+    const perThread: string[][] = [];
+    for (const index of [0, 1]) {
+      h.lookups.length = 0;
+      await updateNodeStatus({ ...h.deps, periodMs: 1, workers: 1, shard: { index, count: 2 } });
+      perThread.push([...h.lookups]);
+      for (const name of h.lookups) expect(shardOf(name, 2)).toBe(index);
+    }
+    expect(perThread.flat().sort()).toEqual([...names].sort());
+    expect(perThread.every((asked) => asked.length > 0)).toBe(true);
   });
 });

@@ -3,6 +3,9 @@
  * (sliding: the period runs from the end of a pass), delete Nodes whose instance is gone and taint the
  * ones whose instance is shut down. No work queue and no informer handlers: a periodic loop over the
  * cache, as upstream. Runs only when the provider can describe instances.
+ *
+ * Threads: per key. Every thread runs the loop over its share of the Nodes (by name, the same share as the
+ * cloud-node-controller's), so no Node is ever deleted or tainted by two threads.
  */
 import { errorMessage } from "../../kube/worker.ts";
 import type { ControllerFactory, Wiring } from "../context.ts";
@@ -23,6 +26,7 @@ export const cloudNodeLifecycleController: ControllerFactory = (ctx) => {
     clock: ctx.clock,
     policy: { confirm: config.nodeDeletionConfirmation, periodMs: config.nodeMonitorPeriodMs },
     missingSince: new Map(),
+    shard: ctx.shard,
   };
   const wiring: Wiring<LifecycleDeps> = { ctx, deps, queues: {} };
   return { name: ID, run: (signal) => run(wiring, signal) };

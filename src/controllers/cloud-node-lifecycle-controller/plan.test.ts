@@ -14,9 +14,11 @@ import {
 const SHUTDOWN: Taint = { key: TAINT_SHUTDOWN, effect: "NoSchedule" };
 const OTHER: Taint = { key: "example.com/dedicated", value: "db", effect: "NoSchedule" };
 
+/** `ready` undefined: a Node without a Ready condition. */
 const node = (ready: boolean | undefined, taints: Taint[] = []): Node => {
-  const n = kubeletNode("node-a", { ready, uninitialized: false });
+  const n = kubeletNode("node-a", { ready: ready ?? false, uninitialized: false });
   n.spec = { ...n.spec, taints };
+  if (ready === undefined) n.status = { ...n.status, conditions: [] };
   return n;
 };
 

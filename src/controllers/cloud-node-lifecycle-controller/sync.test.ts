@@ -8,6 +8,7 @@ import { kubeletNode, type KubeletNodeOptions } from "../../../test/harness/fixt
 import type { InstanceLookup } from "../../cloud/instance-lookup.ts";
 import type { InstanceState } from "../../cloud/provider.ts";
 import { NODES } from "../../kube/api.ts";
+import { shardOf } from "../../kube/shard.ts";
 import type { Node, Taint } from "../../kube/objects.ts";
 import { TAINT_SHUTDOWN } from "../../kube/well-known.ts";
 import { createLogger } from "../../log/logger.ts";
@@ -85,6 +86,21 @@ describe("monitorNodes", () => {
     await monitorNodes(h.deps);
     expect(h.asked.sort()).toEqual(["not-ready", "unknown"]);
     expect(h.api.requests).toEqual([]);
+  });
+
+  test("sharded over two threads, each pass asks about its own Nodes only; together they ask about each once", async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `node-${i}`);
+    for (const name of names) h.register(name, { ready: false });
+    h.cloud = Object.fromEntries(names.map((name) => [name, RUNNING]));
+    const perThread: string[][] = [];
+    for (const index of [0, 1]) {
+      h.asked.length = 0;
+      await monitorNodes({ ...h.deps, shard: { index, count: 2 } });
+      perThread.push([...h.asked]);
+      for (const name of h.asked) expect(shardOf(name, 2)).toBe(index);
+    }
+    expect(perThread.flat().sort()).toEqual([...names].sort());
+    expect(perThread.every((asked) => asked.length > 0)).toBe(true);
   });
 
   test("deletes only when a second 'does not exist' comes a full period after the first, with UID precondition and event", async () => {

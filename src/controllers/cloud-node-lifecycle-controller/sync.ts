@@ -10,6 +10,7 @@ import type { EventRecorder } from "../../kube/events.ts";
 import type { Lister } from "../../kube/informer.ts";
 import type { Node } from "../../kube/objects.ts";
 import { patchWithPrecondition } from "../../kube/patch.ts";
+import { ownsKey, WHOLE, type Shard } from "../../kube/shard.ts";
 import { isNotFound } from "../../kube/transport.ts";
 import { errorMessage } from "../../kube/worker.ts";
 import type { Logger } from "../../log/logger.ts";
@@ -33,12 +34,15 @@ export interface LifecycleDeps {
   readonly policy: DeletionPolicy;
   /** Node UID → when the first unconfirmed "does not exist" arrived. */
   readonly missingSince: Map<string, number>;
+  /** The Nodes this thread monitors, by name; default: every Node. */
+  readonly shard?: Shard;
 }
 
 const uidOf = (node: Node): string => node.metadata.uid ?? node.metadata.name;
 
 export async function monitorNodes(deps: LifecycleDeps, signal?: AbortSignal): Promise<void> {
-  const nodes = deps.nodes.list();
+  const shard = deps.shard ?? WHOLE;
+  const nodes = deps.nodes.list().filter((node) => ownsKey(shard, node.metadata.name));
   const listed = new Set(nodes.map(uidOf));
   for (const uid of deps.missingSince.keys()) if (!listed.has(uid)) deps.missingSince.delete(uid);
   const notReady: Node[] = [];

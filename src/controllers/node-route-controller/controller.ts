@@ -8,6 +8,9 @@
  * addresses) reconcile at once against the view of the last listing plus our own changes, so reacting to
  * a Node costs no listing (upstream lists every 10 s; KEP-5237 lists on every Node event). Both kinds run
  * through one single-key queue, so they never overlap.
+ *
+ * Threads: whole-cluster. A reconcile compares every Node with the whole route table, so it cannot be
+ * split by key; the controller runs on thread 0 alone (app/threads/plan.ts).
  */
 import { enqueueOnChange } from "../../kube/handlers.ts";
 import { WorkQueue } from "../../kube/queue.ts";

@@ -8,12 +8,18 @@
  * Beyond upstream: `--load-balancer-class` serves one class as well; `--load-balancer-resync-period`
  * re-ensures every LB periodically so drift in the cloud is corrected; a Service deleted without our
  * finalizer is still cleaned up from the last copy we saw.
+ *
+ * Threads: per key. Each thread's `service` queue takes its share of the Service keys, the resync and the
+ * delete handler included. The `node` queue holds one key and is not sharded: every thread runs its own
+ * node pass, and a pass updates only the Services this thread has ensured (its cache's), so each load
+ * balancer is still updated by exactly one thread.
  */
 import { findRetryError } from "../../cloud/errors.ts";
 import { enqueueOnChange } from "../../kube/handlers.ts";
 import type { EventHandler } from "../../kube/informer.ts";
 import { objectKey, type Service } from "../../kube/objects.ts";
 import { WorkQueue } from "../../kube/queue.ts";
+import type { Shard } from "../../kube/shard.ts";
 import { exponentialLimiter } from "../../kube/rate-limiters.ts";
 import { runWorkers } from "../../kube/worker.ts";
 import { CONTROLLERS } from "../../names/controllers.ts";
@@ -37,14 +43,15 @@ type ServiceWiring = Wiring<NodeSyncDeps, Queues>;
 export const serviceLbController: ControllerFactory = (ctx) => {
   const balancer = ctx.provider.loadBalancer;
   if (!balancer) return { skip: "the cloud provider does not support external load balancers" };
-  const queue = (name: string): WorkQueue =>
+  const queue = (name: string, shard?: Shard): WorkQueue =>
     new WorkQueue({
       name,
       rateLimiter: exponentialLimiter(BACKOFF_BASE_MS, BACKOFF_MAX_MS),
       clock: ctx.clock,
       metrics: ctx.queueMetrics,
+      shard,
     });
-  const queues: Queues = { services: queue(NAMES.queues.services), nodes: queue(NAMES.queues.nodes) };
+  const queues: Queues = { services: queue(NAMES.queues.services, ctx.shard), nodes: queue(NAMES.queues.nodes) };
   const deps: NodeSyncDeps = {
     api: ctx.api,
     services: ctx.informers.services(),
@@ -130,6 +137,7 @@ function serviceHandler(w: ServiceWiring): EventHandler<Service> {
     },
     delete: (service) => {
       const key = objectKey(service);
+      if (!queue.owns(key)) return;
       const known = deps.cache.get(key)?.metadata.uid === service.metadata.uid;
       if (!known && (service.metadata.deletionTimestamp !== undefined || !wantsLoadBalancer(service, served))) return;
       deps.cache.setIfAbsent(key, service);

@@ -21,6 +21,7 @@ import (
 type cloudSettings struct {
 	latency   time.Duration
 	callsFile string
+	endpoint  string
 }
 
 // The operations counted, named as the TypeScript fake cloud names its own.
