@@ -1,8 +1,15 @@
 import { describe, expect, test } from "bun:test";
-import type { Node } from "../../kube/objects.ts";
-import { parseCIDR } from "../../net/ip.ts";
+import type { Node, NodeAddress } from "../../kube/objects.ts";
+import { formatCIDR, parseCIDR } from "../../net/ip.ts";
 import { kubeletNode } from "../../../test/harness/fixtures.ts";
-import { podCIDRs, shouldReconcileUpdatedNode, validateClusterCidrs } from "./predicates.ts";
+import {
+  isNormalIPv4CIDR,
+  normalCIDR,
+  podCIDRs,
+  sameAddresses,
+  shouldReconcileUpdatedNode,
+  validateClusterCidrs,
+} from "./predicates.ts";
 
 describe("validateClusterCidrs", () => {
   test.each([
@@ -46,11 +53,18 @@ describe("node changes that reach the route plan", () => {
       want: true,
     },
     {
+      name: "pod CIDR respelled with host bits",
+      change: (n: Node) => void ((n.spec!.podCIDRs = ["10.244.0.7/24"]), (n.spec!.podCIDR = "10.244.0.7/24")),
+      want: false,
+    },
+    {
       name: "address changed",
       change: (n: Node) => void (n.status!.addresses = [{ type: "InternalIP", address: "10.0.0.2" }]),
       want: true,
     },
   ])("$name → $want", ({ change, want }) => {
+    base.spec!.podCIDRs = ["10.244.0.0/24"];
+    base.spec!.podCIDR = "10.244.0.0/24";
     const after = structuredClone(base);
     change(after);
     expect(shouldReconcileUpdatedNode(base, after)).toBe(want);
@@ -60,5 +74,41 @@ describe("node changes that reach the route plan", () => {
     const n = kubeletNode("a");
     n.spec!.podCIDR = "fd00:0010:0000:0001::/64";
     expect(podCIDRs(n)).toEqual(["fd00:10:0:1::/64"]);
+  });
+});
+
+describe("normalCIDR", () => {
+  test.each([
+    { text: "10.244.1.0/24", normal: true },
+    { text: "0.0.0.0/0", normal: true },
+    { text: "255.255.255.255/32", normal: true },
+    { text: "10.244.1.7/24", normal: false },
+    { text: "10.244.1.0/33", normal: false },
+    { text: "010.244.1.0/24", normal: false },
+    { text: "10.244.1.0/024", normal: false },
+    { text: "256.0.0.0/8", normal: false },
+    { text: " 10.244.1.0/24", normal: false },
+    { text: "fd00:0010::/64", normal: false },
+    { text: "fd00:10::/64", normal: false },
+    { text: "not a cidr", normal: false },
+  ])("$text: normal IPv4 $normal, and the same answer as the general parse", ({ text, normal }) => {
+    expect(isNormalIPv4CIDR(text)).toBe(normal);
+    const cidr = parseCIDR(text);
+    expect(normalCIDR(text)).toBe(cidr ? formatCIDR(cidr) : text);
+  });
+});
+
+describe("sameAddresses", () => {
+  const a: NodeAddress = { type: "InternalIP", address: "10.0.0.1" };
+  const b: NodeAddress = { type: "Hostname", address: "a" };
+  test.each([
+    { x: [a, b], y: [a, b], want: true },
+    { x: [a, b], y: [b, a], want: true },
+    { x: [a], y: [a, b], want: false },
+    { x: [a, a], y: [a], want: true },
+    { x: undefined, y: [], want: true },
+    { x: [a], y: [{ ...a, type: "ExternalIP" }], want: false },
+  ])("%#", ({ x, y, want }) => {
+    expect(sameAddresses(x, y)).toBe(want);
   });
 });

@@ -35,31 +35,60 @@ export function responsibleForRoute(route: Route, clusterCidrs: readonly CIDR[])
   return clusterCidrs.some((c) => cidrContains(c, first) || cidrContains(c, last));
 }
 
-/** The same CIDR however the provider spells it (IPv6 zero compression, host bits). */
+/**
+ * The same CIDR however the provider spells it (IPv6 zero compression, host bits). Every reconcile
+ * normalises every Node's and route's CIDR: an IPv4 CIDR already in normal form is returned as it is,
+ * without the general parse.
+ */
 export function normalCIDR(text: string): string {
+  if (isNormalIPv4CIDR(text)) return text;
   const cidr = parseCIDR(text);
   return cidr ? formatCIDR(cidr) : text;
 }
 
-export function podCIDRs(node: Node): string[] {
+const IPV4_CIDR = /^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\/(0|[1-9]\d?)$/;
+
+/** Dotted decimal without leading zeros, every octet ≤ 255, prefix ≤ 32, no host bits set. */
+export function isNormalIPv4CIDR(text: string): boolean {
+  const m = IPV4_CIDR.exec(text);
+  if (!m) return false;
+  const [a, b, c, d, prefix] = m.slice(1).map(Number) as [number, number, number, number, number];
+  if (a > 255 || b > 255 || c > 255 || d > 255 || prefix > 32) return false;
+  const value = ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
+  const hostBits = 32 - prefix;
+  return hostBits === 0 || value % 2 ** hostBits === 0;
+}
+
+function rawPodCIDRs(node: Node): readonly string[] {
   const spec = node.spec ?? {};
-  const cidrs = spec.podCIDRs && spec.podCIDRs.length > 0 ? spec.podCIDRs : spec.podCIDR ? [spec.podCIDR] : [];
-  return cidrs.map(normalCIDR);
+  return spec.podCIDRs && spec.podCIDRs.length > 0 ? spec.podCIDRs : spec.podCIDR ? [spec.podCIDR] : [];
+}
+
+export function podCIDRs(node: Node): string[] {
+  return rawPodCIDRs(node).map(normalCIDR);
 }
 
 const addressKey = (a: NodeAddress): string => `${a.type}\u0000${a.address}`;
 
 /** Set equality of addresses (upstream `equalNodeAddrs`). */
 export function sameAddresses(a: readonly NodeAddress[] | undefined, b: readonly NodeAddress[] | undefined): boolean {
+  if (sameInOrder(a ?? [], b ?? [], (x, y) => x.type === y.type && x.address === y.address)) return true;
   const x = new Set((a ?? []).map(addressKey));
   const y = new Set((b ?? []).map(addressKey));
   return x.size === y.size && [...x].every((k) => y.has(k));
 }
 
-/** Only pod CIDRs and addresses feed the route plan (KEP-5237's update filter). */
+function sameInOrder<T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean): boolean {
+  return a === b || (a.length === b.length && a.every((x, i) => same(x, b[i] as T)));
+}
+
+/**
+ * Only pod CIDRs and addresses feed the route plan (KEP-5237's update filter). Called on every Node
+ * update, heartbeats included: unchanged spellings are equal without being parsed.
+ */
 export function shouldReconcileUpdatedNode(oldNode: Node, newNode: Node): boolean {
-  return (
-    podCIDRs(oldNode).join(",") !== podCIDRs(newNode).join(",") ||
-    !sameAddresses(oldNode.status?.addresses, newNode.status?.addresses)
-  );
+  const [oldCIDRs, newCIDRs] = [rawPodCIDRs(oldNode), rawPodCIDRs(newNode)];
+  const sameCIDRs =
+    sameInOrder(oldCIDRs, newCIDRs, (x, y) => x === y) || podCIDRs(oldNode).join(",") === podCIDRs(newNode).join(",");
+  return !sameCIDRs || !sameAddresses(oldNode.status?.addresses, newNode.status?.addresses);
 }
