@@ -12,7 +12,7 @@ import { runWorkers } from "../../kube/worker.ts";
 import { CONTROLLERS } from "../../names/controllers.ts";
 import type { ControllerFactory, Wiring } from "../context.ts";
 import { runNodeStatusUpdates } from "./status.ts";
-import { forgetNode, newInitProgress, syncNode, type NodeSyncDeps } from "./sync.ts";
+import { forgetNode, newInitProgress, syncNode, updateNeedsSync, type NodeSyncDeps } from "./sync.ts";
 
 const ID = "cloud-node-controller";
 const NAMES = CONTROLLERS[ID];
@@ -82,14 +82,17 @@ async function run(w: Wiring<NodeSyncDeps, Queues>, signal: AbortSignal): Promis
 }
 
 /**
- * Upstream enqueues on every add and update (no delete handler); the delete handler here only drops what
- * this controller remembers about the Node.
+ * Upstream enqueues on every add and update (no delete handler); here an update is enqueued only when the
+ * sync has something to do with it (`updateNeedsSync`), and the delete handler only drops what this
+ * controller remembers about the Node.
  */
 function addHandlers(w: Wiring<NodeSyncDeps, Queues>): () => void {
   const { deps, queues } = w;
   return w.ctx.informers.nodes().addHandler({
     add: (node) => queues.nodes.add(node.metadata.name),
-    update: (_old, node) => queues.nodes.add(node.metadata.name),
+    update: (_old, node) => {
+      if (updateNeedsSync(deps.progress, node)) queues.nodes.add(node.metadata.name);
+    },
     delete: (node) => forgetNode(deps.progress, node),
   });
 }

@@ -18,7 +18,7 @@ import { createLogger } from "../../log/logger.ts";
 import { createMetrics, type Metrics } from "../../metrics/metrics.ts";
 import { realClock } from "../../util/clock.ts";
 import { updateNodeStatus } from "./status.ts";
-import { newInitProgress, syncNode, type NodeSyncDeps } from "./sync.ts";
+import { newInitProgress, syncNode, updateNeedsSync, type NodeSyncDeps } from "./sync.ts";
 
 const METADATA: InstanceMetadata = {
   providerID: "fake://node-a",
@@ -208,5 +208,36 @@ describe("updateNodeStatus over shards", () => {
     }
     expect(perThread.flat().sort()).toEqual([...names].sort());
     expect(perThread.every((asked) => asked.length > 0)).toBe(true);
+  });
+});
+
+describe("updateNeedsSync: which Node updates reach the queue", () => {
+  const initialised = (): Node => kubeletNode("a", { nodeIP: "10.0.0.1", uninitialized: false });
+  test.each([
+    { name: "a status heartbeat of an initialised Node", node: initialised, unfinished: false, want: false },
+    { name: "a Node still tainted uninitialized", node: () => kubeletNode("a"), unfinished: false, want: true },
+    { name: "initialised, addresses still to write", node: initialised, unfinished: true, want: true },
+    {
+      name: "a beta label whose GA twin differs",
+      node: (): Node => {
+        const n = initialised();
+        n.metadata.labels = { "beta.kubernetes.io/instance-type": "m5.large" };
+        return n;
+      },
+      unfinished: false,
+      want: true,
+    },
+  ])("$name → $want", ({ node, unfinished, want }) => {
+    const progress = newInitProgress();
+    const n = node();
+    if (unfinished)
+      progress.unfinished.set(n.metadata.uid ?? n.metadata.name, {
+        providerID: "fake://a",
+        instanceType: "",
+        nodeAddresses: [],
+        zone: "",
+        region: "",
+      });
+    expect(updateNeedsSync(progress, n)).toBe(want);
   });
 });

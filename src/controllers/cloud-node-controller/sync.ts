@@ -52,6 +52,15 @@ export function forgetNode(progress: InitProgress, node: Node): void {
 
 const uidOf = (node: Node): string => node.metadata.uid ?? node.metadata.name;
 
+/**
+ * Whether a Node update gives `syncNode` anything to do: initialisation, its unfinished second half, or
+ * labels to reconcile. Upstream enqueues every update and lets the sync find nothing; here a heartbeat
+ * (a status-only update, thousands a minute in a large cluster) costs no queue round trip.
+ */
+export function updateNeedsSync(progress: InitProgress, node: Node): boolean {
+  return needsInitialization(node) || progress.unfinished.has(uidOf(node)) || planLabelReconcile(node) !== undefined;
+}
+
 export async function syncNode(deps: NodeSyncDeps, name: string): Promise<void> {
   const node = deps.nodes.get(name);
   if (!node) return;
