@@ -223,17 +223,28 @@ async function* watchEvents<T>(transport: Transport, res: Resource, o: WatchOpti
   for await (const line of lines(stream)) yield JSON.parse(line) as WatchEvent<T>;
 }
 
-/** Splits a byte stream into non-empty text lines (watch events are newline-delimited JSON). */
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+/** A line starting with a visible character (an event starts with `{`) is not blank; only others are trimmed. */
+const notBlank = (line: string): boolean => line.length > 0 && (line.charCodeAt(0) > 32 || line.trim() !== "");
+
+/**
+ * Splits a byte stream into non-empty text lines (watch events are newline-delimited JSON). A chunk
+ * without a newline is only appended: an event spread over many chunks is split once, not once per chunk.
+ */
+export async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   let buffered = "";
   try {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      buffered += decoder.decode(chunk.value, { stream: true });
-      const parts = buffered.split("\n");
-      buffered = parts.pop() ?? "";
-      yield* parts.filter((line) => line.trim() !== "");
+      const text = decoder.decode(chunk.value, { stream: true });
+      const end = text.lastIndexOf("\n");
+      if (end < 0) {
+        buffered += text;
+        continue;
+      }
+      const complete = buffered + text.slice(0, end);
+      buffered = text.slice(end + 1);
+      yield* complete.split("\n").filter(notBlank);
     }
   } finally {
     await reader.cancel().catch(() => undefined);
