@@ -48,5 +48,8 @@ export function describeConfig(config: BaremetalConfig): string {
     : lb.source === "cluster"
       ? "address pools from AddressPool objects"
       : `${lb.pools.length} address pool(s)`;
-  return `${inv.byName.size} machine(s), ${inv.patterns.length} pattern(s), unmatched nodes: ${inv.unmatchedNodes}, ${lbs}`;
+  const bmcs = [...inv.byName.values()].filter((m) => m.bmc).length;
+  const power = bmcs > 0 ? `, ${bmcs} with power state from a BMC` : "";
+  const machines = `${inv.byName.size} machine(s), ${inv.patterns.length} pattern(s)${power}`;
+  return `${machines}, unmatched nodes: ${inv.unmatchedNodes}, ${lbs}`;
 }

@@ -13,7 +13,12 @@ export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> =
   create: async (input, context) => (await import("./provider.ts")).createBaremetalProvider(input, context),
   // The allocated addresses go to an annotation announcers read (kube-vip.io/loadbalancerIPs): a merge
   // patch of the Service's metadata, never an update, never its spec.
-  rbacRules: [{ apiGroups: [""], resources: ["services"], verbs: ["patch"] }, ...ADDRESS_POOL_RULES],
+  rbacRules: [
+    { apiGroups: [""], resources: ["services"], verbs: ["patch"] },
+    // A machine's bmc may name a Secret with the BMC credentials, in any namespace (credentialsNamespace).
+    { apiGroups: [""], resources: ["secrets"], verbs: ["get"] },
+    ...ADDRESS_POOL_RULES,
+  ],
   customResourceDefinitions: [addressPoolCrd()],
 };
 

@@ -28,6 +28,7 @@ import {
   type Problems,
   type Raw,
 } from "../shared/config-reader.ts";
+import { parseBmc } from "./bmc-config.ts";
 import {
   globToRegExp,
   LABEL_RACK,
@@ -66,6 +67,7 @@ const MACHINE_KEYS = [
   "addresses",
   "decommissioned",
   "shutdown",
+  "bmc",
   ...TRAIT_KEYS,
 ];
 const ADDRESS_TYPES: readonly NodeAddressType[] = [
@@ -166,12 +168,14 @@ function readIdentity(p: Problems, raw: Raw, path: string): { name?: string; pat
 /** Fields that describe one machine only make sense on a `name` entry. */
 function checkSingleMachineFields(p: Problems, raw: Raw, path: string, isPattern: boolean): void {
   if (!isPattern) return;
-  for (const key of ["providerID", "addresses"]) {
+  for (const key of ["providerID", "addresses", "bmc"]) {
     if (raw[key] !== undefined) p.add(`${path}.${key}`, "belongs to one machine; a pattern entry matches many nodes");
   }
 }
 
-function readState(p: Problems, raw: Raw, path: string): Pick<Machine, "providerID" | "decommissioned" | "shutdown"> {
+type MachineState = Pick<Machine, "providerID" | "decommissioned" | "shutdown" | "bmc">;
+
+function readState(p: Problems, raw: Raw, path: string): MachineState {
   const providerID = optionalString(p, raw, "providerID", path);
   if (providerID !== undefined && !PROVIDER_ID.test(providerID))
     p.add(`${path}.providerID`, `${JSON.stringify(providerID)} is not of the form <scheme>://<id>`);
@@ -179,7 +183,10 @@ function readState(p: Problems, raw: Raw, path: string): Pick<Machine, "provider
   const shutdown = optionalBool(p, raw, "shutdown", path) ?? false;
   if (decommissioned && shutdown)
     p.add(path, "cannot be both decommissioned (gone) and shutdown (powered off, still there)");
-  return { providerID, decommissioned, shutdown };
+  const bmc = parseBmc(p, raw.bmc, `${path}.bmc`);
+  if (raw.bmc !== undefined && raw.shutdown !== undefined)
+    p.add(`${path}.shutdown`, "is read from the BMC when the machine names one; remove shutdown or bmc");
+  return { providerID, decommissioned, shutdown, bmc };
 }
 
 function readMachine(p: Problems, item: unknown, path: string, context: Context): Machine | undefined {
@@ -195,7 +202,7 @@ function readMachine(p: Problems, item: unknown, path: string, context: Context)
   const rack = optionalString(p, raw, "rack", path);
   if (rack !== undefined && !context.racks.has(rack))
     p.add(`${path}.rack`, `no rack named ${JSON.stringify(rack)} in inventory.racks`);
-  const { providerID, decommissioned, shutdown } = readState(p, raw, path);
+  const { providerID, decommissioned, shutdown, bmc } = readState(p, raw, path);
   const addresses = listAt(p, raw, "addresses", path).flatMap(
     (a, i) => readAddress(p, a, `${path}.addresses[${i}]`) ?? [],
   );
@@ -205,6 +212,7 @@ function readMachine(p: Problems, item: unknown, path: string, context: Context)
     addresses,
     decommissioned,
     shutdown,
+    bmc,
     ...layerTraits(context, rack, readTraits(p, raw, path)),
   };
 }

@@ -6,6 +6,7 @@
 import type { InstanceMetadata } from "../../src/cloud/provider.ts";
 import type { Node, NodeAddress } from "../../src/kube/objects.ts";
 import { ANNOTATION_PROVIDED_NODE_IP } from "../../src/kube/well-known.ts";
+import type { BmcSettings } from "./bmc-config.ts";
 
 export const PROVIDER_ID_SCHEME = "baremetal://";
 /** Added to every machine that names a rack, so workloads can spread across racks. */
@@ -29,8 +30,10 @@ export interface Machine extends MachineTraits {
   readonly addresses: readonly NodeAddress[];
   /** The machine is gone for good: its NotReady node may be deleted. */
   readonly decommissioned: boolean;
-  /** Powered off on purpose (maintenance): the node is shut down, not gone. */
+  /** Powered off on purpose (maintenance): the node is shut down, not gone. Set by hand; see `bmc`. */
   readonly shutdown: boolean;
+  /** The machine's Redfish system: when present, power state and existence come from it, not the file. */
+  readonly bmc?: BmcSettings;
 }
 
 /**
@@ -50,7 +53,13 @@ export interface Inventory {
 
 /** The inventory's answer for one Node. */
 export type Verdict =
-  | { readonly kind: "present"; readonly metadata: InstanceMetadata; readonly shutdown: boolean }
+  | {
+      readonly kind: "present";
+      readonly metadata: InstanceMetadata;
+      readonly shutdown: boolean;
+      /** Ask this BMC for power state and existence instead of trusting `shutdown`. */
+      readonly bmc?: BmcSettings;
+    }
   /** Definitely gone: decommissioned, or unmatched under `unmatchedNodes: delete`. */
   | { readonly kind: "absent"; readonly reason: string }
   /** Unmatched under `leave`: exists, but nothing is known about it. */
@@ -111,7 +120,10 @@ export function judgeNode(inventory: Inventory, node: Node): Verdict {
   const match = findMachine(inventory, node);
   if (match?.machine.decommissioned)
     return { kind: "absent", reason: `machine ${match.name} is decommissioned in the inventory` };
-  if (match) return { kind: "present", metadata: metadataOf(match, node), shutdown: match.machine.shutdown ?? false };
+  if (match) {
+    const { shutdown, bmc } = match.machine;
+    return { kind: "present", metadata: metadataOf(match, node), shutdown: shutdown ?? false, bmc };
+  }
   switch (inventory.unmatchedNodes) {
     case "leave":
       return { kind: "unlisted" };

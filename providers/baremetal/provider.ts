@@ -5,9 +5,13 @@
  * configuration stays in force.
  */
 import type { CloudProvider, ProviderContext } from "../../src/cloud/provider.ts";
+import type { KubeApi } from "../../src/kube/api.ts";
 import { followCloudConfig } from "../../src/cloud/follow-file.ts";
 import { describeConfig, parseBaremetalConfig, type BaremetalConfig } from "./config.ts";
 import { inventoryInstances } from "./instances.ts";
+import { credentialKey, readCredentials } from "./bmc-credentials.ts";
+import { createPowerLookup, type PowerLookupDeps } from "./power-lookup.ts";
+import { createRedfishApi, type RedfishApiDeps } from "./redfish-api.ts";
 import { createSourcedLoadBalancer, type SourcedLoadBalancer } from "../shared/address-pools/pool-source.ts";
 
 export interface BaremetalProviderInput {
@@ -21,6 +25,12 @@ export interface BaremetalProviderInput {
 export interface BaremetalProviderOptions {
   /** How often the cloud-config file is checked for edits. */
   readonly followIntervalMs?: number;
+  /** How long one BMC answer is used (default 5 s). */
+  readonly powerTtlMs?: PowerLookupDeps["ttlMs"];
+  /** Per BMC request (default 10 s). */
+  readonly bmcTimeoutMs?: RedfishApiDeps["timeoutMs"];
+  /** The API client for BMC credential Secrets before initialize (tests); initialize supplies the manager's. */
+  readonly kube?: KubeApi;
 }
 
 export interface BaremetalProvider extends CloudProvider {
@@ -37,6 +47,13 @@ export function createBaremetalProvider(
 ): BaremetalProvider {
   const log = context.logger;
   let current = input.config;
+  let kube = options.kube;
+  const power = createPowerLookup({
+    api: createRedfishApi({ observeCall: context.observeCall, timeoutMs: options.bmcTimeoutMs }),
+    readCredentials: (credentials) => readCredentials(credentials, { kube: () => kube, namespace: context.namespace }),
+    credentialKey: (credentials) => credentialKey(credentials, context.namespace),
+    ttlMs: options.powerTtlMs,
+  });
   /** The load-balancer capability is fixed at start: the service controller is built (or skipped) once. */
   const startSettings = input.config.loadBalancers;
   const settings = (): NonNullable<BaremetalConfig["loadBalancers"]> =>
@@ -92,10 +109,11 @@ export function createBaremetalProvider(
   log.info(`bare-metal provider: ${describeConfig(input.config)}`);
   return {
     name: "baremetal",
-    instances: inventoryInstances(() => current.inventory),
+    instances: inventoryInstances(() => current.inventory, power),
     loadBalancer: lb?.lb.loadBalancer,
     apply,
     initialize(init) {
+      kube ??= init.kube;
       lb?.initialize(init);
       return Promise.resolve();
     },

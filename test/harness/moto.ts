@@ -3,10 +3,9 @@
  * a virtualenv in the cache (once per version), started on loopback, shared by the whole test run and
  * killed at its end. `reset()` empties every region between tests.
  */
-import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cacheRoot } from "../../scripts/control-plane/binaries.ts";
 import { freePort } from "../../scripts/control-plane/ports.ts";
+import { ensurePipTool, tail } from "./pip-tool.ts";
 import { track } from "./processes.ts";
 
 export const MOTO_VERSION = "5.2.5";
@@ -26,54 +25,12 @@ export function moto(): Promise<Moto> {
   return shared;
 }
 
-async function run(command: string[], what: string): Promise<void> {
-  const proc = Bun.spawn(command, { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  if (code !== 0) throw new Error(`${what} failed (exit ${code}):\n${out.slice(-2000)}\n${err.slice(-2000)}`);
-}
-
-/**
- * The virtualenv holding moto. A marker file written after a successful install makes an interrupted
- * install start over (virtualenvs are not relocatable, so it is built in place).
- */
+/** moto's server in its virtualenv, installed on first use. */
 export async function ensureMotoServer(
   log: (line: string) => void = (l) => console.error(`[moto] ${l}`),
 ): Promise<string> {
-  const venv = join(cacheRoot(), `moto-${MOTO_VERSION}`);
-  const server = join(venv, "bin", "moto_server");
-  const marker = join(venv, ".installed");
-  if (existsSync(marker)) return server;
-  rmSync(venv, { recursive: true, force: true });
-  log(`installing moto[server]==${MOTO_VERSION} from PyPI into ${venv} (first run only)…`);
-  await run(["python3", "-m", "venv", venv], "python3 -m venv (needs python3 with the venv module)");
-  await run(
-    [join(venv, "bin", "pip"), "install", "--quiet", "--disable-pip-version-check", `moto[server]==${MOTO_VERSION}`],
-    "pip install moto[server]",
-  );
-  writeFileSync(marker, `moto[server]==${MOTO_VERSION}\n`);
-  return server;
-}
-
-/** Keeps the last lines of a stream, for error messages. */
-function tail(stream: ReadableStream<Uint8Array>, keep = 40): () => string {
-  const lines: string[] = [];
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) {
-      lines.push(
-        ...decoder
-          .decode(chunk, { stream: true })
-          .split("\n")
-          .filter((l) => l !== ""),
-      );
-      lines.splice(0, Math.max(0, lines.length - keep));
-    }
-  })();
-  return () => lines.join("\n");
+  const venv = await ensurePipTool({ dir: `moto-${MOTO_VERSION}`, requirement: `moto[server]==${MOTO_VERSION}`, log });
+  return join(venv, "bin", "moto_server");
 }
 
 async function startMoto(): Promise<Moto> {
