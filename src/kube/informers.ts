@@ -1,6 +1,7 @@
 /**
  * One informer per resource type, shared by every controller that asks for it, so the manager opens one
- * Node watch and one Service watch however many controllers run.
+ * Node watch and one Service watch however many controllers run. With controller threads only the main
+ * thread lists and watches; each thread reads a mirror of these caches (informer-mirror.ts).
  */
 import type { Logger } from "../log/logger.ts";
 import type { Clock } from "../util/clock.ts";
@@ -13,7 +14,7 @@ import { trimNode, trimService } from "./transforms.ts";
 /** The resources the manager caches, by plural. */
 export type CachedResource = "nodes" | "services";
 
-/** What controllers see of the informers. */
+/** What controllers see: the same whether the informers run here or in the main thread (a mirror). */
 export interface SharedInformers {
   nodes(): InformerView<Node>;
   services(): InformerView<Service>;
