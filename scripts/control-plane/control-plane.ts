@@ -32,7 +32,10 @@ export interface ControlPlane {
   readonly kubeconfigs: Kubeconfigs;
   readonly admin: KubeApi;
   readonly pki: Pki;
-  /** Metadata-level audit log of writes to nodes, services, events and leases (JSON lines). */
+  /**
+   * Metadata-level audit log of writes to nodes, services, events and leases, and of lists and watches of
+   * nodes and services (JSON lines).
+   */
   readonly auditLog: string;
   /** Stops kube-apiserver only (etcd keeps the data); `startApiServer` brings it back on the same port. */
   stopApiServer(): Promise<void>;
@@ -169,7 +172,10 @@ function startApiServer(
   return proc;
 }
 
-/** Who wrote what: tests check which identity (e.g. a per-controller ServiceAccount) made each write. */
+/**
+ * Who wrote what: tests check which identity (e.g. a per-controller ServiceAccount) made each write, and
+ * how many lists and watches of the cached resources a manager opened.
+ */
 function writeAuditPolicy(dir: string, rules?: readonly object[]): string {
   const path = join(dir, "audit-policy.json");
   const policy = {
@@ -196,6 +202,7 @@ function writeAuditPolicy(dir: string, rules?: readonly object[]): string {
           { group: "coordination.k8s.io", resources: ["leases"] },
         ],
       },
+      { level: "Metadata", verbs: ["list", "watch"], resources: [{ group: "", resources: ["nodes", "services"] }] },
       { level: "None" },
     ],
   };

@@ -23,6 +23,8 @@ export interface LeaderDeps extends ProcessDeps {
   readonly replica?: ProviderInit["replica"];
   /** A controller thread's share of every sharded controller's keys; default: every key. */
   readonly shard?: Shard;
+  /** A controller thread: its mirror of the main thread's informers. Absent: this process lists and watches. */
+  readonly informers?: SharedInformers;
 }
 
 /** Provider checks are registered under this prefix; they count for `/readyz` only. */
@@ -38,7 +40,7 @@ export class ControllerCrashedError extends Error {
 
 export async function runControllers(deps: LeaderDeps, signal: AbortSignal): Promise<void> {
   const { config, logger } = deps;
-  const informers = createSharedInformers({ api: deps.root, logger, clock: deps.clock });
+  const informers = deps.informers ?? createSharedInformers({ api: deps.root, logger, clock: deps.clock });
   deps.health.add("informer-sync", () => (informers.synced ? undefined : "caches not synced yet"));
   if (deps.provider.initialize) {
     await deps.provider.initialize({

@@ -2,26 +2,17 @@
  * A shared informer: list (paged) then watch from the list's resourceVersion with bookmarks; re-watch
  * when the server ends a watch; relist on 410 Gone; reconnect with jittered exponential backoff on
  * errors. Objects pass through `transform` before they are cached, so the cache holds only the fields the
- * controllers read. Handlers are called synchronously and should only enqueue keys.
+ * controllers read. Handlers are called synchronously and should only enqueue keys (informer-cache.ts).
  */
 import type { Logger } from "../log/logger.ts";
 import { backoff, jitter, realClock, type Clock } from "../util/clock.ts";
 import type { KubeApi, Resource, WatchEvent } from "./api.ts";
+import { InformerCache, type EventHandler, type InformerView } from "./informer-cache.ts";
 import { objectKey, type KubeObject } from "./objects.ts";
 import { isGone } from "./transport.ts";
 import { errorMessage } from "./worker.ts";
 
-export interface EventHandler<T> {
-  add?(obj: T): void;
-  update?(oldObj: T, newObj: T): void;
-  delete?(obj: T): void;
-}
-
-export interface Lister<T> {
-  get(key: string): T | undefined;
-  list(): T[];
-  readonly size: number;
-}
+export type { EventHandler, InformerView, Lister } from "./informer-cache.ts";
 
 export interface InformerOptions<T extends KubeObject> {
   readonly api: KubeApi;
@@ -52,56 +43,42 @@ const MIN_WATCH_TIMEOUT_S = 300;
 const BACKOFF_INITIAL_MS = 800;
 const BACKOFF_MAX_MS = 30_000;
 
-export class Informer<T extends KubeObject> implements Lister<T> {
+export class Informer<T extends KubeObject> implements InformerView<T> {
   readonly resource: Resource;
   readonly #o: InformerOptions<T>;
-  readonly #store = new Map<string, T>();
-  readonly #handlers = new Set<EventHandler<T>>();
+  readonly #cache: InformerCache<T>;
   readonly #clock: Clock;
-  #synced = false;
-  #syncWaiters: (() => void)[] = [];
   #resourceVersion: string | undefined;
 
   constructor(options: InformerOptions<T>) {
     this.#o = options;
     this.resource = options.resource;
+    this.#cache = new InformerCache<T>(options.resource.plural, options.logger);
     this.#clock = options.clock ?? realClock;
   }
 
   get synced(): boolean {
-    return this.#synced;
+    return this.#cache.synced;
   }
 
   get size(): number {
-    return this.#store.size;
+    return this.#cache.size;
   }
 
   get(key: string): T | undefined {
-    return this.#store.get(key);
+    return this.#cache.get(key);
   }
 
   list(): T[] {
-    return [...this.#store.values()];
+    return this.#cache.list();
   }
 
-  /** Registers a handler; objects already cached are replayed to it as adds (client-go semantics). */
   addHandler(handler: EventHandler<T>): () => void {
-    this.#handlers.add(handler);
-    for (const obj of this.#store.values()) handler.add?.(obj);
-    return () => this.#handlers.delete(handler);
+    return this.#cache.addHandler(handler);
   }
 
-  async waitForSync(signal: AbortSignal): Promise<boolean> {
-    if (this.#synced) return true;
-    if (signal.aborted) return false;
-    return new Promise((resolve) => {
-      const onAbort = (): void => resolve(false);
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.#syncWaiters.push(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(true);
-      });
-    });
+  waitForSync(signal: AbortSignal): Promise<boolean> {
+    return this.#cache.waitForSync(signal);
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -140,25 +117,9 @@ export class Informer<T extends KubeObject> implements Lister<T> {
       page = list.metadata.continue || undefined;
       resourceVersion = list.metadata.resourceVersion;
     } while (page);
-    this.#replace(fresh);
+    this.#cache.replace(fresh);
     this.#resourceVersion = resourceVersion;
-    this.#markSynced();
-  }
-
-  /** Swaps in a full listing, telling handlers what changed since the last one. */
-  #replace(fresh: Map<string, T>): void {
-    for (const [key, old] of this.#store) {
-      if (!fresh.has(key)) {
-        this.#store.delete(key);
-        this.#emit((h) => h.delete?.(old));
-      }
-    }
-    for (const [key, obj] of fresh) {
-      const old = this.#store.get(key);
-      this.#store.set(key, obj);
-      if (!old) this.#emit((h) => h.add?.(obj));
-      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.#emit((h) => h.update?.(old, obj));
-    }
+    this.#cache.markSynced();
   }
 
   async #watch(signal: AbortSignal): Promise<void> {
@@ -176,36 +137,11 @@ export class Informer<T extends KubeObject> implements Lister<T> {
     this.#resourceVersion = event.object.metadata.resourceVersion ?? this.#resourceVersion;
     if (event.type === "BOOKMARK") return;
     const obj = this.#prepare(event.object);
-    const key = objectKey(obj);
-    const old = this.#store.get(key);
-    if (event.type === "DELETED") {
-      this.#store.delete(key);
-      this.#emit((h) => h.delete?.(old ?? obj));
-      return;
-    }
-    this.#store.set(key, obj);
-    this.#emit((h) => (old ? h.update?.(old, obj) : h.add?.(obj)));
+    if (event.type === "DELETED") this.#cache.remove(obj);
+    else this.#cache.upsert(obj);
   }
 
   #prepare(obj: T): T {
     return this.#o.transform ? this.#o.transform(obj) : obj;
-  }
-
-  #emit(call: (h: EventHandler<T>) => void): void {
-    for (const handler of this.#handlers) {
-      try {
-        call(handler);
-      } catch (error) {
-        this.#o.logger.error(`${this.resource.plural}: event handler failed: ${errorMessage(error)}`);
-      }
-    }
-  }
-
-  #markSynced(): void {
-    if (this.#synced) return;
-    this.#synced = true;
-    const waiters = this.#syncWaiters;
-    this.#syncWaiters = [];
-    for (const resolve of waiters) resolve();
   }
 }

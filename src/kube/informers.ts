@@ -1,18 +1,24 @@
 /**
  * One informer per resource type, shared by every controller that asks for it, so the manager opens one
- * Node watch and one Service watch however many controllers run.
+ * Node watch and one Service watch however many controllers run. With controller threads only the main
+ * thread lists and watches; each thread reads a mirror of these caches (informer-mirror.ts).
  */
 import type { Logger } from "../log/logger.ts";
 import type { Clock } from "../util/clock.ts";
 import { NODES, SERVICES, type KubeApi } from "./api.ts";
+import type { InformerView } from "./informer-cache.ts";
 import { Informer } from "./informer.ts";
 import type { Node, Service } from "./objects.ts";
 import { trimNode, trimService } from "./transforms.ts";
 
+/** The resources the manager caches, by plural. */
+export type CachedResource = "nodes" | "services";
+
+/** What controllers see: the same whether the informers run here or in the main thread (a mirror). */
 export interface SharedInformers {
-  nodes(): Informer<Node>;
-  services(): Informer<Service>;
-  /** Runs every informer requested so far until `signal` aborts. */
+  nodes(): InformerView<Node>;
+  services(): InformerView<Service>;
+  /** Runs every informer requested so far, and each one requested later, until `signal` aborts. */
   run(signal: AbortSignal): Promise<void>;
   /** Resolves true once every requested informer has listed, false if `signal` aborts first. */
   waitForSync(signal: AbortSignal): Promise<boolean>;
@@ -21,42 +27,48 @@ export interface SharedInformers {
   describe(): string;
 }
 
-export function createSharedInformers(deps: { api: KubeApi; logger: Logger; clock?: Clock }): SharedInformers {
+export interface InformersDeps {
+  readonly api: KubeApi;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+}
+
+export function createSharedInformers(deps: InformersDeps): SharedInformers {
   let nodes: Informer<Node> | undefined;
   let services: Informer<Service> | undefined;
-  const all = (): Pick<Informer<Node>, "run" | "waitForSync" | "synced">[] =>
-    [nodes, services].filter((i) => i !== undefined);
+  const all = (): InformerView<unknown>[] => [nodes, services].filter((i) => i !== undefined);
   const logger = deps.logger.withTag("informers");
+  let running: { signal: AbortSignal; runs: Promise<void>[] } | undefined;
+  const started = <T extends Informer<Node> | Informer<Service>>(informer: T): T => {
+    if (running) running.runs.push(informer.run(running.signal));
+    return informer;
+  };
+  const options = { api: deps.api, logger, clock: deps.clock };
   return {
-    nodes: () =>
-      (nodes ??= new Informer<Node>({
-        api: deps.api,
-        resource: NODES,
-        logger,
-        transform: trimNode,
-        clock: deps.clock,
-      })),
+    nodes: () => (nodes ??= started(new Informer<Node>({ ...options, resource: NODES, transform: trimNode }))),
     services: () =>
-      (services ??= new Informer<Service>({
-        api: deps.api,
-        resource: SERVICES,
-        logger,
-        transform: trimService,
-        clock: deps.clock,
-      })),
+      (services ??= started(new Informer<Service>({ ...options, resource: SERVICES, transform: trimService }))),
     async run(signal) {
-      await Promise.all(all().map((i) => i.run(signal)));
+      running = { signal, runs: [nodes, services].filter((i) => i !== undefined).map((i) => i.run(signal)) };
+      await new Promise<void>((resolve) =>
+        signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true }),
+      );
+      await Promise.all(running.runs);
     },
-    async waitForSync(signal) {
-      const results = await Promise.all(all().map((i) => i.waitForSync(signal)));
-      return results.every(Boolean);
-    },
+    waitForSync: (signal) => waitForAll(all(), signal),
     get synced() {
       return all().every((i) => i.synced);
     },
-    describe() {
-      const parts = [nodes && `${nodes.size} node(s)`, services && `${services.size} service(s)`].filter(Boolean);
-      return parts.length > 0 ? parts.join(", ") : "no informers in use";
-    },
+    describe: () => describeCaches(nodes, services),
   };
+}
+
+export async function waitForAll(informers: readonly InformerView<unknown>[], signal: AbortSignal): Promise<boolean> {
+  const results = await Promise.all(informers.map((i) => i.waitForSync(signal)));
+  return results.every(Boolean);
+}
+
+export function describeCaches(nodes?: InformerView<Node>, services?: InformerView<Service>): string {
+  const parts = [nodes && `${nodes.size} node(s)`, services && `${services.size} service(s)`].filter(Boolean);
+  return parts.length > 0 ? parts.join(", ") : "no informers in use";
 }

@@ -3,19 +3,24 @@
  * (several Services spread over both threads, each ensured exactly once); a thread that dies (an uncaught
  * error in provider background work, injected by the fake cloud) stops the manager with a non-zero status
  * instead of leaving it half-running, as in the single-thread mode; losing the Lease stops every thread.
+ * However many threads, the API server sees one list and one watch of Nodes and of Services (the audit log
+ * counts them): the main thread's informers feed every thread.
  */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { LEASES, NAMESPACES, SERVICES } from "../../src/kube/api.ts";
 import type { Lease, Service } from "../../src/kube/objects.ts";
 import { shardOf } from "../../src/kube/shard.ts";
+import { auditOffset, countRequests } from "../../scripts/bench/audit.ts";
+import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts";
 import { freePort } from "../../scripts/control-plane/ports.ts";
 import { startCcm, type CcmProcess } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { startFakeCloud, type TestFakeCloud } from "../harness/fake-cloud.ts";
-import { loadBalancerService, uniqueName } from "../harness/fixtures.ts";
+import { kubeletNode, loadBalancerService, uniqueName } from "../harness/fixtures.ts";
 import { grantLease } from "../harness/rbac.ts";
 import { eventually } from "../harness/wait.ts";
+import { deleteNodes, getNode, isInitialised, registerNode } from "./nodes.ts";
 
 /** A manager on the fake cloud without serving or routes, with these flags added. */
 async function startWithoutRoutes(cloud: TestFakeCloud, extra: readonly string[]): Promise<CcmProcess> {
@@ -30,6 +35,47 @@ async function startWithoutRoutes(cloud: TestFakeCloud, extra: readonly string[]
       ...extra,
     ],
   });
+}
+
+/** `count` names `prefix-0`, `prefix-1`, … taken so that each of two threads owns half of the keys. */
+function spreadOverTwo(prefix: string, count: number, key: (name: string) => string = (n) => n): string[] {
+  const names: string[] = [];
+  const per = [0, 0];
+  for (let i = 0; names.length < count; i++) {
+    const name = `${prefix}-${i}`;
+    const thread = shardOf(key(name), 2);
+    if ((per[thread] ?? 0) >= count / 2) continue;
+    per[thread] = (per[thread] ?? 0) + 1;
+    names.push(name);
+  }
+  return names;
+}
+
+const CACHED = ["list nodes", "watch nodes", "list services", "watch services"];
+
+/**
+ * A manager with `threads` controller threads initialises fresh Nodes and ensures fresh LoadBalancer
+ * Services, on both shards; the lists and watches of nodes and services it sent meanwhile, by verb.
+ */
+async function cacheRequests(cp: ControlPlane, cloud: TestFakeCloud, threads: number): Promise<Record<string, number>> {
+  const namespace = uniqueName(`one-watch-${threads}`);
+  await cp.admin.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+  const nodes = spreadOverTwo(uniqueName("one-watch"), 4);
+  const services = spreadOverTwo("web", 4, (name) => `${namespace}/${name}`);
+  for (const name of nodes) await registerNode(cp, kubeletNode(name));
+  for (const name of services) await cp.admin.create(SERVICES, loadBalancerService(name, namespace));
+  const offset = auditOffset(cp.auditLog);
+  const ccm = await startWithoutRoutes(cloud, ["--leader-elect=false", `--controller-threads=${threads}`]);
+  for (const name of nodes) await eventually(`${name} initialised`, async () => isInitialised(await getNode(cp, name)));
+  for (const name of services)
+    await eventually(`an ingress address for ${name}`, async () => {
+      const s = await cp.admin.get<Service>(SERVICES, name, { namespace });
+      return Boolean(s.status?.loadBalancer?.ingress?.length);
+    });
+  expect(await ccm.stop("SIGTERM")).toBe(0);
+  await deleteNodes(cp, nodes);
+  const { byVerb } = countRequests(cp.auditLog, offset);
+  return Object.fromEntries(CACHED.map((request) => [request, byVerb[request] ?? 0]));
 }
 
 describe("controller threads", () => {
@@ -101,6 +147,16 @@ describe("controller threads", () => {
     expect(body).toContain('running_managed_controllers{name="service",manager="cloud-controller-manager"} 1');
     expect(await ccm.stop("SIGTERM")).toBe(0);
     expect(ccm.output()).toContain("released lease");
+    await cloud.stop();
+  }, 90_000);
+
+  test("one list and one watch of Nodes and of Services, with or without threads", async () => {
+    const cp = await controlPlane();
+    const cloud = startFakeCloud("autoInstances: true");
+    const single = await cacheRequests(cp, cloud, 0);
+    const threaded = await cacheRequests(cp, cloud, 2);
+    expect(single).toEqual({ "list nodes": 1, "watch nodes": 1, "list services": 1, "watch services": 1 });
+    expect(threaded).toEqual(single);
     await cloud.stop();
   }, 90_000);
 

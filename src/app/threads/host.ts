@@ -2,12 +2,16 @@
  * `--controller-threads=N`: the leader runs its controllers in N worker threads instead of its own event
  * loop. Each thread reports its health every second and its metrics on request; `/healthz` and `/metrics`
  * of the main thread cover them. Threads start from the main thread's frozen configuration (a structured
- * clone), never from the flags. A thread that ends on its own (a crashed controller, an uncaught error)
- * stops every other thread and the manager exits non-zero: never a silently half-running manager.
+ * clone), never from the flags. The informers run here, once for the whole process, and every change
+ * of their caches goes to each thread's mirror (kube/informer-mirror.ts). A thread that ends on its own
+ * (a crashed controller, an uncaught error) stops every other thread and the manager exits non-zero:
+ * never a silently half-running manager.
  */
 import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsHub, MetricsSnapshot } from "../../metrics/hub.ts";
 import { ControllerConfigError } from "../../controllers/context.ts";
+import { forwardInformers, type InformerForwarder, type MirrorOp } from "../../kube/informer-mirror.ts";
+import { createSharedInformers, type CachedResource } from "../../kube/informers.ts";
 import { ControllerCrashedError, type LeaderDeps } from "../run-controllers.ts";
 import { describePlan, planThreads, type ThreadPlan } from "./plan.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
@@ -32,8 +36,16 @@ interface Thread {
 
 const METRICS_TIMEOUT_MS = 5000;
 
-/** `all`: every thread of the manager (filled as they are spawned), for the controllers' health checks. */
-function spawn(deps: ThreadDeps, plan: ThreadPlan, all: readonly Thread[]): Thread {
+/**
+ * `all`: every thread of the manager (filled as they are spawned), for the controllers' health checks;
+ * `watch`: a thread asks for the informers its controllers read.
+ */
+function spawn(
+  deps: ThreadDeps,
+  plan: ThreadPlan,
+  all: readonly Thread[],
+  watch: (resources: readonly CachedResource[]) => void,
+): Thread {
   const worker = new Worker(deps.workerUrl);
   const pending = new Map<number, (m: MetricsSnapshot) => void>();
   let nextId = 0;
@@ -57,6 +69,7 @@ function spawn(deps: ThreadDeps, plan: ThreadPlan, all: readonly Thread[]): Thre
     const m = event.data;
     if (m.type === "status") mirror(deps, all, thread, m.checks);
     else if (m.type === "metrics") pending.get(m.id)?.(m.metrics);
+    else if (m.type === "watch") watch(m.resources);
     else resolveExit(m);
   };
   worker.onerror = (event: ErrorEvent): void => resolveExit({ type: "exited", code: 1, error: event.message });
@@ -100,31 +113,62 @@ function firstFailure(all: readonly Thread[], name: string): string | undefined 
   return failing && `thread ${failing.plan.thread}: ${failing.checks[name]}`;
 }
 
+/** The process's one set of informers, each batch of changes encoded once and posted to every thread. */
+function shareInformers(
+  deps: ThreadDeps,
+  threads: readonly Thread[],
+  stop: AbortSignal,
+): { forwarder: InformerForwarder; done: Promise<void> } {
+  const informers = createSharedInformers({ api: deps.root, logger: deps.logger, clock: deps.clock });
+  const done = informers.run(stop);
+  const send = (ops: readonly MirrorOp[]): void => {
+    const encoded = JSON.stringify(ops);
+    for (const t of threads) t.send({ type: "informers", ops: encoded });
+  };
+  return { forwarder: forwardInformers({ informers, send }), done };
+}
+
 export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal): Promise<void> {
   const plans = planThreads(deps.config.controllers, deps.config.controllerThreads);
   const threads: Thread[] = [];
-  for (const plan of plans) threads.push(spawn(deps, plan, threads));
+  const informerStop = new AbortController();
+  const shared = shareInformers(deps, threads, informerStop.signal);
+  const watch = (resources: readonly CachedResource[]): void => shared.forwarder.watch(resources, informerStop.signal);
+  for (const plan of plans) threads.push(spawn(deps, plan, threads, watch));
   const unregister = threads.map((t) => register(deps, t));
+  start(deps, threads);
+  const early = Promise.race(threads.map((t) => t.exited.then((exit) => ({ thread: t, exit }))));
+  const first = await Promise.race([early, aborted(signal)]);
+  const graceful = await stopThreads(deps, threads);
+  shared.forwarder.close();
+  informerStop.abort();
+  for (const t of threads) t.worker.terminate();
+  unregister.forEach((remove) => remove());
+  await shared.done;
+  if (first) throw threadFailure(first.thread, first.exit);
+  if (!graceful) deps.logger.warn("controller threads did not finish within the shutdown grace period; stopped them");
+}
+
+function start(deps: ThreadDeps, threads: readonly Thread[]): void {
   const { config, providerConfig, bucket } = deps;
   for (const t of threads) {
     const { thread, controllers, shard } = t.plan;
     t.send({ type: "start", config, providerConfig, thread, controllers, shard, bucket, replica: deps.replica });
   }
-  deps.logger.info(describePlan(plans));
-  const early = Promise.race(threads.map((t) => t.exited.then((exit) => ({ thread: t, exit }))));
-  const stopped = new Promise<undefined>((resolve) =>
+  deps.logger.info(describePlan(threads.map((t) => t.plan)));
+}
+
+function aborted(signal: AbortSignal): Promise<undefined> {
+  return new Promise((resolve) =>
     signal.aborted ? resolve(undefined) : signal.addEventListener("abort", () => resolve(undefined), { once: true }),
   );
-  const first = await Promise.race([early, stopped]);
+}
+
+/** Asks every thread to stop; true when all have exited within the grace period (and a little more). */
+async function stopThreads(deps: ThreadDeps, threads: readonly Thread[]): Promise<boolean> {
   for (const t of threads) t.send({ type: "stop" });
-  const graceful = await Promise.race([
-    Promise.all(threads.map((t) => t.exited)),
-    deps.clock.sleep(deps.config.shutdownGracePeriodMs + 2000).then(() => undefined),
-  ]);
-  for (const t of threads) t.worker.terminate();
-  unregister.forEach((remove) => remove());
-  if (first) throw threadFailure(first.thread, first.exit);
-  if (!graceful) deps.logger.warn("controller threads did not finish within the shutdown grace period; stopped them");
+  const exited = Promise.all(threads.map((t) => t.exited)).then(() => true);
+  return Promise.race([exited, deps.clock.sleep(deps.config.shutdownGracePeriodMs + 2000).then(() => false)]);
 }
 
 function threadFailure(thread: Thread, exit: Exit): Error {

@@ -2,6 +2,7 @@
 import type { ProviderInit } from "../../cloud/provider.ts";
 import type { ProviderConfig } from "../../cloud/registry.ts";
 import type { Config } from "../../config/config.ts";
+import type { CachedResource } from "../../kube/informers.ts";
 import type { Shard } from "../../kube/shard.ts";
 import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsSnapshot } from "../../metrics/hub.ts";
@@ -26,11 +27,15 @@ export type ToWorker =
   | ThreadStart
   /** Stop taking work, finish in-flight syncs, then report `exited`. */
   | { readonly type: "stop" }
-  | { readonly type: "metrics"; readonly id: number };
+  | { readonly type: "metrics"; readonly id: number }
+  /** Changes of the main thread's caches for the thread's mirror: `MirrorOp[]` as JSON, encoded once for all. */
+  | { readonly type: "informers"; readonly ops: string };
 
 export type FromWorker =
   /** Health of the thread's checks (null: healthy), pushed every second. */
   | { readonly type: "status"; readonly checks: Readonly<Record<string, string | null>> }
   | { readonly type: "metrics"; readonly id: number; readonly metrics: MetricsSnapshot }
+  /** The thread's controllers read these caches: the main thread runs their informers (once for all threads). */
+  | { readonly type: "watch"; readonly resources: readonly CachedResource[] }
   /** 0: stopped as asked; 1: a controller crashed; 2: a controller found its flags unusable. */
   | { readonly type: "exited"; readonly code: 0 | 1 | 2; readonly error?: string };

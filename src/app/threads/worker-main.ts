@@ -2,12 +2,14 @@
  * A controller thread: it receives the manager's frozen configuration (never re-reading flags or files),
  * builds its own process dependencies with the same `buildProcess` as the main thread (drawing from the
  * main thread's token bucket through shared memory), and runs the controllers it was given exactly as the
- * single-thread manager would, on its share of their keys. Leader election and serving stay in the main thread.
+ * single-thread manager would, on its share of their keys. Leader election and serving stay in the main thread,
+ * and so do the informers: the thread's controllers read a mirror of the main thread's caches.
  */
 import { ControllerConfigError } from "../../controllers/context.ts";
 import { resolveConnection } from "../../kube/connection.ts";
+import { createMirrorInformers, type MirrorInformers, type MirrorOp } from "../../kube/informer-mirror.ts";
 import { errorMessage } from "../../kube/worker.ts";
-import { createLogger } from "../../log/logger.ts";
+import { createLogger, type Logger } from "../../log/logger.ts";
 import { createLogSink } from "../../log/sink.ts";
 import { createHealthRegistry } from "../../serving/health.ts";
 import { deepFreeze } from "../../util/freeze.ts";
@@ -34,6 +36,7 @@ async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerS
   });
   const write = (line: string, error: boolean): void => sink.write(line, error);
   const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write }).withTag(host);
+  const informers = mirrorOf(scope, logger);
   const built = await buildProcess({
     config,
     providerConfig: deepFreeze(start.providerConfig),
@@ -54,7 +57,20 @@ async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerS
       .then((snapshot) => scope.postMessage({ type: "metrics", id: m.id, metrics: snapshot }));
   });
   const only = new Set(start.controllers);
-  return { ...built.deps, health: createHealthRegistry({}), only, shard: start.shard, replica: start.replica };
+  const { shard, replica } = start;
+  return { ...built.deps, health: createHealthRegistry({}), only, shard, replica, informers };
+}
+
+/** Listening from the start: the main thread's changes may arrive while the thread still builds. */
+function mirrorOf(scope: WorkerScope, logger: Logger): MirrorInformers {
+  const informers = createMirrorInformers({
+    logger,
+    watch: (resources) => scope.postMessage({ type: "watch", resources }),
+  });
+  scope.onMessage((m) => {
+    if (m.type === "informers") informers.apply(JSON.parse(m.ops) as MirrorOp[]);
+  });
+  return informers;
 }
 
 async function runThread(start: ThreadStart, builtins: Builtins, scope: WorkerScope, stop: AbortSignal): Promise<void> {

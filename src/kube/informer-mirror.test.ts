@@ -1,0 +1,206 @@
+import { describe, expect, test } from "bun:test";
+import { createLogger } from "../log/logger.ts";
+import { InformerCache, type EventHandler } from "./informer-cache.ts";
+import { createMirrorInformers, forwardInformers, type MirrorOp } from "./informer-mirror.ts";
+import type { CachedResource, SharedInformers } from "./informers.ts";
+import type { KubeObject, Node, Service } from "./objects.ts";
+
+const quiet = createLogger({ verbosity: 0, format: "text", write: () => undefined });
+
+const node = (name: string, resourceVersion = "1"): Node => ({ metadata: { name, resourceVersion } });
+const service = (name: string, resourceVersion = "1"): Service => ({
+  metadata: { name, namespace: "default", resourceVersion },
+});
+
+/** The main thread's side: real caches, filled by hand as an informer's list and watch would. */
+function mainInformers(): SharedInformers & { nodeCache: InformerCache<Node>; serviceCache: InformerCache<Service> } {
+  const nodeCache = new InformerCache<Node>("nodes", quiet);
+  const serviceCache = new InformerCache<Service>("services", quiet);
+  return {
+    nodeCache,
+    serviceCache,
+    nodes: () => nodeCache,
+    services: () => serviceCache,
+    run: () => Promise.resolve(),
+    waitForSync: () => Promise.resolve(true),
+    synced: true,
+    describe: () => "",
+  };
+}
+
+/** Every handler call, as `add a`, `update a 1→2`, `delete a`. */
+function recorder<T extends KubeObject>(seen: string[]): EventHandler<T> {
+  const rv = (o: T): string => o.metadata.resourceVersion ?? "";
+  return {
+    add: (o) => seen.push(`add ${o.metadata.name}`),
+    update: (old, o) => seen.push(`update ${o.metadata.name} ${rv(old)}→${rv(o)}`),
+    delete: (o) => seen.push(`delete ${o.metadata.name} ${rv(o)}`),
+  };
+}
+
+/** Main informers forwarding to one mirror; batches go out on `flush()`, as at the end of a turn. */
+function wired(): {
+  main: ReturnType<typeof mainInformers>;
+  mirror: ReturnType<typeof createMirrorInformers>;
+  watched: CachedResource[][];
+  batches: MirrorOp[][];
+  flush: () => Promise<void>;
+  close: () => void;
+} {
+  const main = mainInformers();
+  const watched: CachedResource[][] = [];
+  const batches: MirrorOp[][] = [];
+  const pending: (() => void)[] = [];
+  const stop = new AbortController();
+  const mirror = createMirrorInformers({ logger: quiet, watch: (r) => void watched.push([...r]) });
+  const forwarder = forwardInformers({
+    informers: main,
+    // Through JSON, as between threads.
+    send: (ops) => {
+      batches.push(JSON.parse(JSON.stringify(ops)) as MirrorOp[]);
+      mirror.apply(batches.at(-1) ?? []);
+    },
+    schedule: (flush) => void pending.push(flush),
+  });
+  forwarder.watch(["nodes", "services"], stop.signal);
+  const flush = async (): Promise<void> => {
+    // The sync marker follows the listing a few promise hops later, within the same turn.
+    await Bun.sleep(0);
+    for (const f of pending.splice(0)) f();
+  };
+  return { main, mirror, watched, batches, flush, close: () => forwarder.close() };
+}
+
+describe("informer mirror", () => {
+  test("handlers see the same events, in the same order, as the main thread's", async () => {
+    const { main, mirror, flush } = wired();
+    const onMain: string[] = [];
+    const onMirror: string[] = [];
+    main.nodeCache.addHandler(recorder(onMain));
+    mirror.nodes().addHandler(recorder(onMirror));
+    main.nodeCache.upsert(node("a"));
+    main.nodeCache.upsert(node("b"));
+    main.nodeCache.upsert(node("a", "2"));
+    main.nodeCache.remove(node("b"));
+    expect(onMirror).toEqual([]);
+    await flush();
+    expect(onMain).toEqual(["add a", "add b", "update a 1→2", "delete b 1"]);
+    expect(onMirror).toEqual(onMain);
+    expect(mirror.nodes().list()).toEqual([node("a", "2")]);
+    expect(mirror.nodes().get("a")).toEqual(node("a", "2"));
+    expect(mirror.nodes().size).toBe(1);
+  });
+
+  test("one batch per turn, changes of both resources in order", async () => {
+    const { main, batches, flush } = wired();
+    main.nodeCache.upsert(node("a"));
+    main.serviceCache.upsert(service("web"));
+    main.nodeCache.remove(node("a"));
+    await flush();
+    expect(batches.map((b) => b.map((op) => `${op[0]} ${op[1]}`))).toEqual([
+      ["nodes set", "services set", "nodes delete"],
+    ]);
+  });
+
+  test("synced only when the main thread says so, after the listing it covers", async () => {
+    const { main, mirror, flush } = wired();
+    const nodes = mirror.nodes();
+    mirror.services();
+    const waiting = mirror.waitForSync(new AbortController().signal);
+    main.nodeCache.replace(new Map([["a", node("a")]]));
+    main.nodeCache.markSynced();
+    await flush();
+    expect(nodes.synced).toBe(true);
+    expect(mirror.synced).toBe(false);
+    main.serviceCache.markSynced();
+    await flush();
+    expect(mirror.synced).toBe(true);
+    expect(await waiting).toBe(true);
+    expect(mirror.describe()).toBe("1 node(s), 0 service(s)");
+  });
+
+  test("waitForSync resolves false when stopped first", async () => {
+    const { mirror } = wired();
+    mirror.nodes();
+    const stop = new AbortController();
+    const waiting = mirror.waitForSync(stop.signal);
+    stop.abort();
+    expect(await waiting).toBe(false);
+  });
+
+  test("a delete of an object the mirror never saw still reaches its handlers", async () => {
+    const { mirror } = wired();
+    const seen: string[] = [];
+    mirror.services().addHandler(recorder(seen));
+    mirror.apply([["services", "delete", service("gone", "7")]]);
+    expect(seen).toEqual(["delete gone 7"]);
+  });
+
+  test("a relist: what vanished is deleted, what is new added, what moved updated", async () => {
+    const { main, mirror, flush } = wired();
+    main.nodeCache.replace(new Map(["a", "b", "c"].map((n) => [n, node(n)])));
+    await flush();
+    const seen: string[] = [];
+    mirror.nodes().addHandler(recorder(seen));
+    seen.length = 0;
+    main.nodeCache.replace(
+      new Map([
+        ["a", node("a")],
+        ["c", node("c", "2")],
+        ["d", node("d")],
+      ]),
+    );
+    await flush();
+    expect(seen).toEqual(["delete b 1", "update c 1→2", "add d"]);
+    expect(
+      mirror
+        .nodes()
+        .list()
+        .map((n) => n.metadata.name),
+    ).toEqual(["a", "c", "d"]);
+  });
+
+  test("a handler added late gets the cached objects as adds", async () => {
+    const { main, mirror, flush } = wired();
+    main.nodeCache.upsert(node("a"));
+    await flush();
+    const seen: string[] = [];
+    mirror.nodes().addHandler(recorder(seen));
+    expect(seen).toEqual(["add a"]);
+  });
+
+  test("the thread asks for what its controllers read: at run, then each new one at once", async () => {
+    const { mirror, watched } = wired();
+    mirror.nodes();
+    mirror.nodes();
+    expect(watched).toEqual([]);
+    const stop = new AbortController();
+    const running = mirror.run(stop.signal);
+    expect(watched).toEqual([["nodes"]]);
+    mirror.services();
+    mirror.services();
+    expect(watched).toEqual([["nodes"], ["services"]]);
+    stop.abort();
+    await running;
+  });
+
+  test("the main thread starts forwarding a resource once, however many threads ask", () => {
+    const main = mainInformers();
+    const stop = new AbortController();
+    let asked = 0;
+    const counting = { ...main, nodes: () => (asked++, main.nodeCache) };
+    const forwarder = forwardInformers({ informers: counting, send: () => undefined, schedule: () => undefined });
+    forwarder.watch(["nodes"], stop.signal);
+    forwarder.watch(["nodes"], stop.signal);
+    expect(asked).toBe(1);
+  });
+
+  test("after close nothing more is sent", async () => {
+    const { main, batches, flush, close } = wired();
+    main.nodeCache.upsert(node("a"));
+    close();
+    main.nodeCache.upsert(node("b"));
+    await flush();
+    expect(batches).toEqual([]);
+  });
+});
