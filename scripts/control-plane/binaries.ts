@@ -10,6 +10,8 @@ import { join } from "node:path";
 
 export const KUBERNETES_VERSION = "v1.36.3";
 export const ETCD_VERSION = "v3.6.16";
+/** The helm the chart tests run (`go/helm` pins it); keep in step with that module. */
+export const HELM_VERSION = "v3.19.5";
 
 export interface KubeBinaries {
   readonly kubeApiserver: string;
@@ -49,6 +51,16 @@ export async function ensureKubeBinaries(
   });
   await goBuild(log, dir, { module: "etcd", pkg: "go.etcd.io/etcd/server/v3", output: "etcd", ldflags: "-s -w" });
   return { kubeApiserver: join(dir, "kube-apiserver"), etcd: join(dir, "etcd") };
+}
+
+/** helm for the chart tests, built like kube-apiserver and cached next to it. */
+export async function ensureHelm(log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  return goBuild(log, join(cacheRoot(env), `helm-${HELM_VERSION}`), {
+    module: "helm",
+    pkg: "helm.sh/helm/v3/cmd/helm",
+    output: "helm",
+    ldflags: `-s -w -X helm.sh/helm/v3/internal/version.version=${HELM_VERSION}`,
+  });
 }
 
 /**

@@ -4,24 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "./cli.ts";
 import { builtins, subCommands } from "../builtins.ts";
-
-async function run(
-  argv: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const io = {
-    env,
-    stdout: (t: string) => void (out += t),
-    stderr: (t: string) => void (err += t),
-    signal: new AbortController().signal,
-    hostname: "test",
-    workerUrl: "",
-  };
-  const code = await runCli(argv, io, builtins(), subCommands());
-  return { code, out, err };
-}
+import { runCommand } from "./run-cli.test-support.ts";
 
 describe("start-up rejects bad input with status 2, one line per problem, before anything starts", () => {
   const dir = mkdtempSync(join(tmpdir(), "ccm-run-"));
@@ -138,7 +121,7 @@ describe("start-up rejects bad input with status 2, one line per problem, before
   ];
   for (const c of cases) {
     test(c.name, async () => {
-      const { code, out, err } = await run(c.argv, c.env);
+      const { code, out, err } = await runCommand(c.argv, c.env);
       expect(code).toBe(2);
       expect(err.trim().split("\n")).toEqual(c.want);
       expect(out).toBe("");
@@ -146,12 +129,12 @@ describe("start-up rejects bad input with status 2, one line per problem, before
   }
 
   test("routes off: no --cluster-cidr needed", async () => {
-    const { err } = await run(["--cloud-provider=fake", "--configure-cloud-routes=false", "--kubeconfig=/nope"]);
+    const { err } = await runCommand(["--cloud-provider=fake", "--configure-cloud-routes=false", "--kubeconfig=/nope"]);
     expect(err).not.toContain("--cluster-cidr");
   });
 
   test("--help lists flags by group and marks compatibility-only flags", async () => {
-    const { code, out } = await run(["--help"]);
+    const { code, out } = await runCommand(["--help"]);
     expect(code).toBe(0);
     expect(out).toContain("Leader election flags:");
     expect(out).toMatch(/--kube-api-qps float\s+QPS to use while talking with kubernetes apiserver\. \(default 20\)/);

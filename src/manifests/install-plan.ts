@@ -3,7 +3,7 @@
  * checks readability, writes and prints.
  */
 import { ARGS_VARIABLE, environmentFile, systemdUnit, sysusersEntry } from "./systemd.ts";
-import { DEFAULTS, NAME, type PackageOptions } from "./options.ts";
+import { DEFAULTS, NAME, type HostFile, type PackageOptions } from "./options.ts";
 
 export interface PlannedFile {
   /** The path on the target system (the command may write it under another root). */
@@ -43,4 +43,34 @@ export function renderNextSteps(plan: InstallPlan): string {
     ...plan.nextSteps.map((s) => `  ${s}`),
     "",
   ].join("\n");
+}
+
+/** An input of the service (kubeconfig, cloud-config, certificate) that cannot be read now. */
+export interface UnreadableInput extends HostFile {
+  readonly reason: string;
+}
+
+export interface InputProblems {
+  /** Refuse: exit 2, write nothing. */
+  readonly errors: readonly string[];
+  /** Go on: the operator puts the file in place before starting the service. */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * A real install refuses inputs it cannot read (the unit would fail at start); a preview (`--dry-run`,
+ * `manifests systemd`) only warns, since it is often run before kubeadm or the operator writes
+ * `/etc/kubernetes/*`. One line per file, naming the flag.
+ */
+export function inputProblems(missing: readonly UnreadableInput[], preview: boolean): InputProblems {
+  if (preview) {
+    const warnings = missing.map(
+      (f) => `${f.path} (--${f.flag}) cannot be read yet: ${f.reason}; put it in place before starting the service`,
+    );
+    return { errors: [], warnings };
+  }
+  const errors = missing.map(
+    (f) => `invalid value ${JSON.stringify(f.path)} for flag --${f.flag}: cannot read it: ${f.reason}`,
+  );
+  return { errors, warnings: [] };
 }

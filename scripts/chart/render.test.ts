@@ -1,0 +1,15 @@
+/** The committed chart is what the generator makes from today's catalog (run `npm run chart` when not). */
+import { expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { CHART_DIR, renderChart } from "./render.ts";
+
+test("charts/cloud-controller-manager matches the manifests catalog (regenerate with `npm run chart`)", () => {
+  const committed = readdirSync(CHART_DIR, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(CHART_DIR, join(e.parentPath, e.name)));
+  const generated = renderChart();
+  expect(committed.sort()).toEqual([...generated.keys()].sort());
+  for (const [path, content] of generated)
+    expect({ path, content }).toEqual({ path, content: readFileSync(join(CHART_DIR, path), "utf8") });
+});
