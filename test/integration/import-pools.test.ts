@@ -6,27 +6,13 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runCli } from "../../src/cli/cli.ts";
-import { builtins, subCommands } from "../../src/builtins.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";
 import { ADDRESS_POOLS } from "../../providers/shared/address-pools/crd.ts";
 import { KUBE_VIP_YAML, METALLB_YAML } from "../../providers/shared/address-pools/import.fixtures.test-support.ts";
 import { controlPlane } from "../harness/control-plane.ts";
+import { runCommand } from "./support.ts";
 
-async function importPools(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const io = {
-    env: {},
-    stdout: (t: string) => void (out += t),
-    stderr: (t: string) => void (err += t),
-    signal: new AbortController().signal,
-    hostname: "test",
-    workerUrl: "",
-  };
-  const code = await runCli(["import-pools", ...argv], io, builtins(), subCommands());
-  return { code, out, err };
-}
+const importPools = (argv: string[]): ReturnType<typeof runCommand> => runCommand(["import-pools", ...argv]);
 
 describe("import-pools", () => {
   const dir = mkdtempSync(join(tmpdir(), "import-pools-"));

@@ -5,6 +5,8 @@ import { isNotFound } from "../../src/kube/transport.ts";
 import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts";
 import { startCcm, type CcmProcess } from "../harness/ccm.ts";
 import type { TestFakeCloud } from "../harness/fake-cloud.ts";
+import { runCli } from "../../src/cli/cli.ts";
+import { builtins, subCommands } from "../../src/builtins.ts";
 
 /** Per test and hook: the first one also starts the control plane, and CCM (re)starts take seconds each. */
 export const INTEGRATION_TIMEOUT_MS = 180_000;
@@ -76,4 +78,20 @@ export async function deleteNodes(admin: KubeApi, names: readonly string[]): Pro
 
 export async function createNode(admin: KubeApi, node: Node): Promise<Node> {
   return admin.create(NODES, node);
+}
+
+/** One command of the executable in this process (`import-pools`, `export-inventory`), its output captured. */
+export async function runCommand(argv: readonly string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const io = {
+    env: {},
+    stdout: (t: string) => void (out += t),
+    stderr: (t: string) => void (err += t),
+    signal: new AbortController().signal,
+    hostname: "test",
+    workerUrl: "",
+  };
+  const code = await runCli([...argv], io, builtins(), subCommands());
+  return { code, out, err };
 }
