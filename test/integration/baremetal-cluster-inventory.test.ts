@@ -19,10 +19,9 @@ import { startCcm, type CcmProcess } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { kubeletNode, uniqueName } from "../harness/fixtures.ts";
 import { eventually, holds } from "../harness/wait.ts";
-import { deleteNodes, getNode, isInitialised, registerNode, setReady } from "./nodes.ts";
+import { deleteNodes, getNode, isInitialised, nodeControllerFlags, registerNode, setReady } from "./nodes.ts";
 import { eventsFor } from "./support.ts";
 
-const PERIOD_S = 1;
 const controllersAvailable = ["cloud-node-controller", "cloud-node-lifecycle-controller"].every(
   (name) => controllerFactories()[name as never] !== undefined,
 );
@@ -60,18 +59,7 @@ describe.skipIf(!controllersAvailable)("bare metal with BareMetalMachine objects
     await registerNode(cp, kubeletNode(names.b, { ready: false, nodeIP: "10.41.0.2" }));
     const config = join(mkdtempSync(join(tmpdir(), "baremetal-inventory-")), "cloud.yaml");
     writeFileSync(config, "inventory: { source: cluster, racks: [{ name: r1, zone: zone-r1 }] }\n");
-    ccm = startCcm({
-      args: [
-        "--cloud-provider=baremetal",
-        `--cloud-config=${config}`,
-        `--kubeconfig=${cp.kubeconfigs.ccm}`,
-        "--leader-elect=false",
-        "--secure-port=0",
-        "--configure-cloud-routes=false",
-        "--controllers=cloud-node-controller,cloud-node-lifecycle-controller",
-        `--node-monitor-period=${PERIOD_S}s`,
-      ],
-    });
+    ccm = startCcm({ args: nodeControllerFlags(cp, "baremetal", config) });
     await ccm.waitForLine(/inventory from BareMetalMachine objects: 1 machine\(s\), 1 pattern\(s\)/, 60_000);
   }, 240_000);
 
@@ -101,7 +89,8 @@ describe.skipIf(!controllersAvailable)("bare metal with BareMetalMachine objects
   test("an object that cannot be read: a Warning event, and its node neither initialised nor deleted", async () => {
     const message = await eventually("a Warning event on the unreadable object", () => warning(names.b), 30_000);
     expect(message).toContain('spec.rack: no rack named "no-such-rack"');
-    await holds(`${names.b} kept, not initialised`, 2 * 1000 * (PERIOD_S + 2), async () => {
+    // Several node-monitor periods (1 s).
+    await holds(`${names.b} kept, not initialised`, 6_000, async () => {
       const node = await getNode(cp, names.b);
       return node !== undefined && !isInitialised(node);
     });
