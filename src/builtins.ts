@@ -13,6 +13,7 @@ import { manifestsCommand } from "./cli/commands/manifests.ts";
 import { checkCommand } from "./cli/commands/check.ts";
 import { installCommand } from "./cli/commands/install.ts";
 import { importPoolsCommand } from "./cli/commands/import-pools.ts";
+import { exportInventoryCommand } from "./cli/commands/export-inventory.ts";
 
 export function providerFactories(): ProviderFactory<never>[] {
   return [
@@ -34,5 +35,6 @@ export function subCommands(): SubCommands {
     check: checkCommand,
     install: installCommand,
     "import-pools": importPoolsCommand,
+    "export-inventory": exportInventoryCommand,
   };
 }

@@ -50,6 +50,9 @@ export function describeConfig(config: BaremetalConfig): string {
       : `${lb.pools.length} address pool(s)`;
   const bmcs = [...inv.byName.values()].filter((m) => m.bmc).length;
   const power = bmcs > 0 ? `, ${bmcs} with power state from a BMC` : "";
-  const machines = `${inv.byName.size} machine(s), ${inv.patterns.length} pattern(s)${power}`;
+  const machines =
+    inv.source === "cluster"
+      ? "machines from BareMetalMachine objects"
+      : `${inv.byName.size} machine(s), ${inv.patterns.length} pattern(s)${power}`;
   return `${machines}, unmatched nodes: ${inv.unmatchedNodes}, ${lbs}`;
 }

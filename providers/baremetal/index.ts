@@ -3,6 +3,7 @@ import type { ProviderFactory } from "../../src/cloud/provider.ts";
 import { parseBaremetalConfig } from "./config.ts";
 import { ADDRESS_POOL_RULES, addressPoolCrd } from "../shared/address-pools/crd.ts";
 import type { BaremetalProviderInput } from "./provider.ts";
+import { BARE_METAL_MACHINE_RULES, bareMetalMachineCrd } from "./machine-crd.ts";
 
 export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> = {
   name: "baremetal",
@@ -18,8 +19,10 @@ export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> =
     // A machine's bmc may name a Secret with the BMC credentials, in any namespace (credentialsNamespace).
     { apiGroups: [""], resources: ["secrets"], verbs: ["get"] },
     ...ADDRESS_POOL_RULES,
+    // inventory: { source: cluster } reads BareMetalMachine objects.
+    ...BARE_METAL_MACHINE_RULES,
   ],
-  customResourceDefinitions: [addressPoolCrd()],
+  customResourceDefinitions: [addressPoolCrd(), bareMetalMachineCrd()],
 };
 
 export { parseBaremetalConfig, type BaremetalConfig } from "./config.ts";

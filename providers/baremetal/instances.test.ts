@@ -75,3 +75,27 @@ describe("instances of machines with a BMC", () => {
     expect(asked).toEqual([]);
   });
 });
+
+describe("instances while nothing is known about a node (BareMetalMachine objects unread or unreadable)", () => {
+  test("every call fails with a plain error: never gone, never shut down, never initialised", async () => {
+    const parsed = parseBaremetalConfig("inventory: { source: cluster, unmatchedNodes: delete }");
+    if (!parsed.ok) throw new Error(parsed.errors.join("\n"));
+    const i = inventoryInstances(() => ({ ...parsed.config.inventory, unread: "objects not read yet" }));
+    const calls = [
+      i.instanceExists(node("a")),
+      i.instanceShutdown(node("a")),
+      i.instanceMetadata(node("a")),
+      i.batch!.instanceStateBatch([node("a")]).then(([a]) => Promise.reject((a as { error: Error }).error)),
+      i.batch!.instanceMetadataBatch([node("a")]).then(([a]) => Promise.reject((a as { error: Error }).error)),
+    ];
+    for (const call of calls) {
+      const error = await call.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(InstanceNotFoundError);
+      expect((error as Error).message).toContain("objects not read yet");
+    }
+  });
+});

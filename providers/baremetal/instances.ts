@@ -19,14 +19,21 @@ function notFound(node: Node, reason: string): InstanceNotFoundError {
   return new InstanceNotFoundError(`no instance for node ${node.metadata.name}: ${reason}`);
 }
 
+/** "Could not find out": a plain error, which the controllers retry and never take for "gone". */
+function unknown(node: Node, reason: string): Error {
+  return new Error(`nothing is known about node ${node.metadata.name} yet: ${reason}`);
+}
+
 function metadataOf(node: Node, verdict: Verdict): InstanceMetadata | undefined {
   if (verdict.kind === "absent") throw notFound(node, verdict.reason);
+  if (verdict.kind === "unknown") throw unknown(node, verdict.reason);
   return verdict.kind === "present" ? verdict.metadata : undefined;
 }
 
 /** The state of one node: from the inventory, or from its BMC when the machine names one. */
 async function stateOf(node: Node, verdict: Verdict, power?: PowerOf, signal?: AbortSignal): Promise<InstanceState> {
   if (verdict.kind === "absent") return { exists: false };
+  if (verdict.kind === "unknown") throw unknown(node, verdict.reason);
   if (verdict.kind === "unlisted") return { exists: true, shutdown: false };
   if (!verdict.bmc || !power) return { exists: true, shutdown: verdict.shutdown };
   const what = `node ${node.metadata.name} (BMC ${verdict.bmc.address})`;

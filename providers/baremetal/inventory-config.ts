@@ -13,6 +13,9 @@
  *     - { name: old-3, decommissioned: true }
  *   unmatchedNodes: leave      # leave | initialize | delete
  * ```
+ *
+ * `source: cluster` takes the machines from BareMetalMachine objects instead (machine-objects.ts): the
+ * section then keeps `defaults`, `zones`, `racks` and `unmatchedNodes`, and lists no `machines`.
  */
 import type { NodeAddress, NodeAddressType } from "../../src/kube/objects.ts";
 import { parseIP } from "../../src/net/ip.ts";
@@ -35,29 +38,16 @@ import {
   PROVIDER_ID_SCHEME,
   UNMATCHED_POLICIES,
   type Inventory,
+  type InventoryLayers,
+  type InventorySource,
   type Machine,
   type MachineTraits,
+  type NamedLayer,
+  type TraitLayer,
   type UnmatchedPolicy,
 } from "./inventory.ts";
 
-interface PartialTraits {
-  readonly zone?: string;
-  readonly region?: string;
-  readonly instanceType?: string;
-  readonly labels: Readonly<Record<string, string>>;
-}
-
-interface Group extends PartialTraits {
-  readonly name: string;
-}
-
-interface Context {
-  readonly defaults: PartialTraits;
-  readonly zones: ReadonlyMap<string, Group>;
-  readonly racks: ReadonlyMap<string, Group>;
-}
-
-const INVENTORY_KEYS = ["defaults", "zones", "racks", "machines", "unmatchedNodes"];
+const INVENTORY_KEYS = ["source", "defaults", "zones", "racks", "machines", "unmatchedNodes"];
 const TRAIT_KEYS = ["zone", "region", "instanceType", "labels"];
 const MACHINE_KEYS = [
   "name",
@@ -88,7 +78,7 @@ function labelValue(p: Problems, raw: Raw, key: string, path: string): string | 
   return problem ? undefined : value;
 }
 
-function readTraits(p: Problems, raw: Raw, path: string): PartialTraits {
+function readTraits(p: Problems, raw: Raw, path: string): TraitLayer {
   return {
     zone: labelValue(p, raw, "zone", path),
     region: labelValue(p, raw, "region", path),
@@ -98,8 +88,8 @@ function readTraits(p: Problems, raw: Raw, path: string): PartialTraits {
 }
 
 /** `zones` and `racks`: named trait bundles, names unique. */
-function readGroups(p: Problems, raw: Raw, key: "zones" | "racks"): Map<string, Group> {
-  const groups = new Map<string, Group>();
+function readGroups(p: Problems, raw: Raw, key: "zones" | "racks"): Map<string, NamedLayer> {
+  const groups = new Map<string, NamedLayer>();
   const keys = key === "zones" ? ["name", "region", "instanceType", "labels"] : ["name", ...TRAIT_KEYS];
   listAt(p, raw, key, "inventory").forEach((item, i) => {
     const path = `inventory.${key}[${i}]`;
@@ -133,7 +123,7 @@ function readAddress(p: Problems, item: unknown, path: string): NodeAddress | un
 }
 
 /** Most specific wins; labels merge from general to specific, the rack label before the machine's own. */
-export function layerTraits(context: Context, rackName: string | undefined, own: PartialTraits): MachineTraits {
+export function layerTraits(context: InventoryLayers, rackName: string | undefined, own: TraitLayer): MachineTraits {
   const rack = rackName === undefined ? undefined : context.racks.get(rackName);
   const d = context.defaults;
   const zone = own.zone ?? rack?.zone ?? d.zone ?? "";
@@ -189,7 +179,8 @@ function readState(p: Problems, raw: Raw, path: string): MachineState {
   return { providerID, decommissioned, shutdown, bmc };
 }
 
-function readMachine(p: Problems, item: unknown, path: string, context: Context): Machine | undefined {
+/** One machine entry (a file's `machines[i]`, or a BareMetalMachine's spec), layered on `context`. */
+export function readMachine(p: Problems, item: unknown, path: string, context: InventoryLayers): Machine | undefined {
   const raw = mappingAt(p, item, path);
   if (!raw) {
     p.add(path, "must be a mapping");
@@ -241,12 +232,27 @@ function indexMachines(
   return { byName, byProviderID, patterns };
 }
 
+function readSource(p: Problems, raw: Raw): InventorySource {
+  const source = optionalString(p, raw, "source", "inventory") ?? "file";
+  if (source !== "file" && source !== "cluster") {
+    p.add("inventory.source", "must be file or cluster");
+    return "file";
+  }
+  if (source === "cluster" && raw.machines !== undefined)
+    p.add(
+      "inventory.machines",
+      "source: cluster reads BareMetalMachine objects; remove machines (or set source: file)",
+    );
+  return source;
+}
+
 export function parseInventory(p: Problems, value: unknown): Inventory {
   const raw = mappingAt(p, value, "inventory") ?? {};
   onlyKeys(p, raw, "inventory", INVENTORY_KEYS);
+  const source = readSource(p, raw);
   const rawDefaults = mappingAt(p, raw.defaults, "inventory.defaults") ?? {};
   onlyKeys(p, rawDefaults, "inventory.defaults", TRAIT_KEYS);
-  const context: Context = {
+  const context: InventoryLayers = {
     defaults: readTraits(p, rawDefaults, "inventory.defaults"),
     zones: readGroups(p, raw, "zones"),
     racks: readGroups(p, raw, "racks"),
@@ -258,6 +264,8 @@ export function parseInventory(p: Problems, value: unknown): Inventory {
   if (!UNMATCHED_POLICIES.includes(policy as UnmatchedPolicy))
     p.add("inventory.unmatchedNodes", `must be one of ${UNMATCHED_POLICIES.join(", ")}`);
   return {
+    source,
+    layers: context,
     ...indexMachines(p, machines),
     defaults: layerTraits(context, undefined, { labels: {} }),
     unmatchedNodes: policy as UnmatchedPolicy,

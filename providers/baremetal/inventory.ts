@@ -1,7 +1,9 @@
 /**
  * The machine inventory and the one pure question the instance calls ask of it: what does the inventory
  * say about this Node? Lookup follows upstream InstancesV2: `spec.providerID` first, then the node name
- * (exact names before patterns, patterns in file order).
+ * (exact names before patterns, patterns in file order). With machines from BareMetalMachine objects the
+ * inventory may also be unread (not listed yet) or hold nodes whose object cannot be read: the answer for
+ * those is "unknown", an error for that node alone, never "gone".
  */
 import type { InstanceMetadata } from "../../src/cloud/provider.ts";
 import type { Node, NodeAddress } from "../../src/kube/objects.ts";
@@ -36,6 +38,37 @@ export interface Machine extends MachineTraits {
   readonly bmc?: BmcSettings;
 }
 
+/** One level of the layering: `defaults`, a zone's or a rack's entry, or a machine's own fields. */
+export interface TraitLayer {
+  readonly zone?: string;
+  readonly region?: string;
+  readonly instanceType?: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+export interface NamedLayer extends TraitLayer {
+  readonly name: string;
+}
+
+/** What a machine's traits are layered on: kept, because BareMetalMachine objects are layered on it too. */
+export interface InventoryLayers {
+  readonly defaults: TraitLayer;
+  readonly zones: ReadonlyMap<string, NamedLayer>;
+  readonly racks: ReadonlyMap<string, NamedLayer>;
+}
+
+/** Where the machines come from: the cloud-config's `machines`, or BareMetalMachine objects. */
+export type InventorySource = "file" | "cluster";
+
+/** Nodes an unreadable BareMetalMachine names: nothing is known about them until it is fixed. */
+export interface HeldClaim {
+  readonly name?: string;
+  readonly providerID?: string;
+  readonly pattern?: RegExp;
+  /** Why, for the error the node's lookup fails with. */
+  readonly reason: string;
+}
+
 /**
  * What to do with a node no machine matches. `leave` (default) never deletes and never initialises it;
  * `initialize` gives it the inventory defaults; `delete` treats it as gone, like a cloud would.
@@ -44,11 +77,17 @@ export type UnmatchedPolicy = "leave" | "initialize" | "delete";
 export const UNMATCHED_POLICIES: readonly UnmatchedPolicy[] = ["leave", "initialize", "delete"];
 
 export interface Inventory {
+  readonly source: InventorySource;
+  readonly layers: InventoryLayers;
   readonly byName: ReadonlyMap<string, Machine>;
   readonly byProviderID: ReadonlyMap<string, Machine>;
   readonly patterns: readonly Machine[];
   readonly defaults: MachineTraits;
   readonly unmatchedNodes: UnmatchedPolicy;
+  /** Set while the machines are not read yet (cluster source): every node is unknown meanwhile. */
+  readonly unread?: string;
+  /** Nodes named by objects that cannot be read and have no earlier readable version (cluster source). */
+  readonly held?: readonly HeldClaim[];
 }
 
 /** The inventory's answer for one Node. */
@@ -63,7 +102,9 @@ export type Verdict =
   /** Definitely gone: decommissioned, or unmatched under `unmatchedNodes: delete`. */
   | { readonly kind: "absent"; readonly reason: string }
   /** Unmatched under `leave`: exists, but nothing is known about it. */
-  | { readonly kind: "unlisted" };
+  | { readonly kind: "unlisted" }
+  /** Cannot say (machines unread, or the node's object unreadable): an error, never "gone". */
+  | { readonly kind: "unknown"; readonly reason: string };
 
 interface Match {
   readonly machine: MachineTraits & Partial<Machine>;
@@ -116,14 +157,21 @@ function metadataOf(match: Match, node: Node): InstanceMetadata {
   };
 }
 
-export function judgeNode(inventory: Inventory, node: Node): Verdict {
-  const match = findMachine(inventory, node);
-  if (match?.machine.decommissioned)
-    return { kind: "absent", reason: `machine ${match.name} is decommissioned in the inventory` };
-  if (match) {
-    const { shutdown, bmc } = match.machine;
-    return { kind: "present", metadata: metadataOf(match, node), shutdown: shutdown ?? false, bmc };
-  }
+/** The unreadable object that names this node, when no readable machine names it exactly. */
+function heldBy(inventory: Inventory, node: Node): HeldClaim | undefined {
+  const name = node.metadata.name;
+  const providerID = node.spec?.providerID ?? "";
+  const fromID = providerID.startsWith(PROVIDER_ID_SCHEME) ? providerID.slice(PROVIDER_ID_SCHEME.length) : undefined;
+  return inventory.held?.find(
+    (c) =>
+      (providerID !== "" && c.providerID === providerID) ||
+      (c.name !== undefined && (c.name === name || c.name === fromID)) ||
+      c.pattern?.test(name),
+  );
+}
+
+/** A node no machine matches: what `unmatchedNodes` says. */
+function judgeUnmatched(inventory: Inventory, node: Node): Verdict {
   switch (inventory.unmatchedNodes) {
     case "leave":
       return { kind: "unlisted" };
@@ -139,6 +187,18 @@ export function judgeNode(inventory: Inventory, node: Node): Verdict {
         reason: `node ${node.metadata.name} matches no machine in the inventory (unmatchedNodes: delete)`,
       };
   }
+}
+
+export function judgeNode(inventory: Inventory, node: Node): Verdict {
+  if (inventory.unread !== undefined) return { kind: "unknown", reason: inventory.unread };
+  const match = findMachine(inventory, node);
+  const held = match && match.machine.pattern === undefined ? undefined : heldBy(inventory, node);
+  if (held) return { kind: "unknown", reason: held.reason };
+  if (!match) return judgeUnmatched(inventory, node);
+  if (match.machine.decommissioned)
+    return { kind: "absent", reason: `machine ${match.name} is decommissioned in the inventory` };
+  const { shutdown, bmc } = match.machine;
+  return { kind: "present", metadata: metadataOf(match, node), shutdown: shutdown ?? false, bmc };
 }
 
 /** Glob (`*`, `?`) over node-name characters to an anchored RegExp. */

@@ -2,7 +2,8 @@
  * `--cloud-provider=baremetal`: node metadata from an inventory and load-balancer addresses from pools, for
  * clusters with no cloud API. No routes: the route controller stays off. The cloud-config file is followed;
  * a valid edit applies without a restart, a broken one is logged line by line and the last good
- * configuration stays in force.
+ * configuration stays in force. With `inventory.source: cluster` the machines are BareMetalMachine objects
+ * the leader watches (cluster-inventory.ts); the source itself is fixed at start.
  */
 import type { CloudProvider, ProviderContext } from "../../src/cloud/provider.ts";
 import type { KubeApi } from "../../src/kube/api.ts";
@@ -13,6 +14,8 @@ import { credentialKey, readCredentials } from "./bmc-credentials.ts";
 import { createPowerLookup, type PowerLookupDeps } from "./power-lookup.ts";
 import { createRedfishApi, type RedfishApiDeps } from "./redfish-api.ts";
 import { createSourcedLoadBalancer, type SourcedLoadBalancer } from "../shared/address-pools/pool-source.ts";
+import { createClusterInventory } from "./cluster-inventory.ts";
+import type { Inventory } from "./inventory.ts";
 
 export interface BaremetalProviderInput {
   readonly config: BaremetalConfig;
@@ -67,23 +70,38 @@ export function createBaremetalProvider(
       })
     : undefined;
 
-  function apply(config: BaremetalConfig): void {
+  const startSource = input.config.inventory.source;
+  const cluster =
+    startSource === "cluster" ? createClusterInventory({ base: () => current.inventory, logger: log }) : undefined;
+  const inventory = (): Inventory => cluster?.inventory() ?? current.inventory;
+
+  function loadBalancersOf(config: BaremetalConfig): BaremetalConfig["loadBalancers"] {
     if ((config.loadBalancers === undefined) !== (startSettings === undefined)) {
       log.warn(
         `adding or removing the loadBalancers section takes a restart; until then load balancers stay ${startSettings ? "on, with the last pools" : "off"}`,
       );
-      current = { inventory: config.inventory, loadBalancers: current.loadBalancers };
-      return;
+      return current.loadBalancers;
     }
     const source = config.loadBalancers?.source;
     if (startSettings && source !== startSettings.source) {
       log.warn(
         `changing loadBalancers.source (${startSettings.source} → ${source ?? "none"}) takes a restart; until then pools stay as they were`,
       );
-      current = { inventory: config.inventory, loadBalancers: current.loadBalancers };
-      return;
+      return current.loadBalancers;
     }
-    current = config;
+    return config.loadBalancers;
+  }
+
+  function inventoryOf(config: BaremetalConfig): Inventory {
+    if (config.inventory.source === startSource) return config.inventory;
+    log.warn(
+      `changing inventory.source (${startSource} → ${config.inventory.source}) takes a restart; until then the inventory stays as it was`,
+    );
+    return current.inventory;
+  }
+
+  function apply(config: BaremetalConfig): void {
+    current = { inventory: inventoryOf(config), loadBalancers: loadBalancersOf(config) };
   }
 
   let lastText = input.text;
@@ -109,11 +127,12 @@ export function createBaremetalProvider(
   log.info(`bare-metal provider: ${describeConfig(input.config)}`);
   return {
     name: "baremetal",
-    instances: inventoryInstances(() => current.inventory, power),
+    instances: inventoryInstances(inventory, power),
     loadBalancer: lb?.lb.loadBalancer,
     apply,
     initialize(init) {
       kube ??= init.kube;
+      cluster?.start(init);
       lb?.initialize(init);
       return Promise.resolve();
     },

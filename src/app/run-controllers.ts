@@ -50,6 +50,7 @@ export async function runControllers(deps: LeaderDeps, signal: AbortSignal): Pro
       waitForSync: (s) => informers.waitForSync(s),
       kube: deps.root,
       addReadinessCheck: (name, check) => deps.health.add(`${PROVIDER_READINESS_PREFIX}${name}`, check),
+      recorder: deps.events.recorder("cloud-controller-manager"),
       replica: deps.replica,
     });
   }

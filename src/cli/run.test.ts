@@ -116,7 +116,9 @@ describe("start-up rejects bad input with status 2, one line per problem, before
     {
       name: "unknown command",
       argv: ["serve"],
-      want: ['error: unknown command "serve" (commands: run, fake-cloud, manifests, check, install, import-pools)'],
+      want: [
+        'error: unknown command "serve" (commands: run, fake-cloud, manifests, check, install, import-pools, export-inventory)',
+      ],
     },
   ];
   for (const c of cases) {

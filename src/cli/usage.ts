@@ -57,7 +57,7 @@ export function renderManagerHelp(name = "cloud-controller-manager"): string {
     `  ${name} --cloud-provider=NAME [flags]`,
     `  ${name} <command> [flags]      (run "${name} <command> --help")`,
     ``,
-    `Commands: run (default), fake-cloud, manifests, check, install, import-pools`,
+    `Commands: run (default), fake-cloud, manifests, check, install, import-pools, export-inventory`,
   ];
   for (const [group, specs] of byGroup()) {
     if (specs.length === 0) continue;

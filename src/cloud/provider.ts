@@ -10,6 +10,7 @@
  *   an answer: a wrong "does not exist" deletes a healthy Node.
  * - Every method honours `signal` when given; the manager aborts it on shutdown.
  */
+import type { EventRecorder } from "../kube/events.ts";
 import type { KubeApi } from "../kube/api.ts";
 import type { Lister } from "../kube/informer.ts";
 import type { LoadBalancerStatus, Manifest, Node, NodeAddress, PolicyRule, Service } from "../kube/objects.ts";
@@ -216,6 +217,11 @@ export interface ProviderInit {
   requestServiceSync?(key: string): void;
   /** Beyond upstream: adds a check to `/readyz` only; a failing one marks the manager not ready, never restarts it. */
   addReadinessCheck?(name: string, check: () => string | undefined): void;
+  /**
+   * Beyond upstream: events about the provider's own objects (e.g. a Warning on a custom resource it cannot
+   * read), sent as the manager's identity with component `cloud-controller-manager`.
+   */
+  readonly recorder?: EventRecorder;
   /** Who leads, when leader election is on: the Lease holder identity, the host name and the Lease. */
   readonly replica?: {
     readonly identity: string;

@@ -384,17 +384,21 @@ describe("pods", () => {
 });
 
 describe("crds", () => {
-  test("the bare-metal AddressPool CRD: cluster-scoped, structural, with a status subresource", () => {
+  test("the bare-metal CRDs: cluster-scoped, structural; AddressPool with a status subresource, BareMetalMachine without", () => {
     const registry = createRegistry([baremetalProviderFactory as never]);
     const result = packageOptions(splitArgs(["crds", "--cloud-provider=baremetal"], PACKAGE_FLAG_LIST), registry);
     if (!result.ok) throw new Error(result.errors.join("\n"));
-    const [crd] = result.options.customResources as unknown as {
+    const [pools, machines] = result.options.customResources as unknown as {
       metadata: { name: string };
-      spec: { scope: string; versions: { subresources?: object }[] };
+      spec: { scope: string; names: { shortNames: string[] }; versions: { subresources?: object }[] };
     }[];
-    expect(crd!.metadata.name).toBe("addresspools.cloud-controller-manager.io");
-    expect(crd!.spec.scope).toBe("Cluster");
-    expect(crd!.spec.versions[0]!.subresources).toEqual({ status: {} });
+    expect(pools!.metadata.name).toBe("addresspools.cloud-controller-manager.io");
+    expect(pools!.spec.scope).toBe("Cluster");
+    expect(pools!.spec.versions[0]!.subresources).toEqual({ status: {} });
+    expect(machines!.metadata.name).toBe("baremetalmachines.cloud-controller-manager.io");
+    expect(machines!.spec.scope).toBe("Cluster");
+    expect(machines!.spec.names.shortNames).toEqual(["bmm"]);
+    expect(machines!.spec.versions[0]!.subresources).toBeUndefined();
     expect(render(result.kind, result.options)).toContain("kind: CustomResourceDefinition");
   });
 
@@ -402,8 +406,25 @@ describe("crds", () => {
     const registry = createRegistry([baremetalProviderFactory as never, vsphereProviderFactory as never]);
     expect(registry.customResources().map((crd) => crd.metadata.name)).toEqual([
       "addresspools.cloud-controller-manager.io",
+      "baremetalmachines.cloud-controller-manager.io",
     ]);
     expect(registry.customResources("vsphere")).toHaveLength(1);
+  });
+
+  test("the bare-metal provider's ClusterRole reads BareMetalMachine objects (inventory: { source: cluster })", () => {
+    const registry = createRegistry([baremetalProviderFactory as never]);
+    const result = packageOptions(splitArgs(["rbac", "--cloud-provider=baremetal"], PACKAGE_FLAG_LIST), registry);
+    if (!result.ok) throw new Error(result.errors.join("\n"));
+    const roles = [Bun.YAML.parse(render(result.kind, result.options)) as Doc | Doc[]].flat() as unknown as {
+      metadata: { name: string };
+      rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    }[];
+    const own = roles.find((d) => d.metadata.name === "system:cloud-controller-manager:baremetal");
+    expect(own?.rules).toContainEqual({
+      apiGroups: ["cloud-controller-manager.io"],
+      resources: ["baremetalmachines"],
+      verbs: ["get", "list", "watch"],
+    });
   });
 
   test("a provider without custom resources prints a comment", () => {

@@ -19,10 +19,9 @@ import { controlPlane } from "../harness/control-plane.ts";
 import { kubeletNode, uniqueName } from "../harness/fixtures.ts";
 import { startSushy, type Sushy } from "../harness/sushy.ts";
 import { eventually, holds } from "../harness/wait.ts";
-import { deleteNodes, getNode, isInitialised, registerNode, setReady } from "./nodes.ts";
+import { deleteNodes, getNode, isInitialised, nodeControllerFlags, registerNode, setReady } from "./nodes.ts";
 
 const SECRETS: Resource = { group: "", version: "v1", plural: "secrets", kind: "Secret", namespaced: true };
-const PERIOD_S = 1;
 const controllersAvailable = ["cloud-node-controller", "cloud-node-lifecycle-controller"].every(
   (name) => controllerFactories()[name as never] !== undefined,
 );
@@ -70,18 +69,7 @@ inventory:
     if (!parsed.ok) throw new Error(parsed.errors.join("; "));
     const config = join(mkdtempSync(join(tmpdir(), "baremetal-redfish-")), "cloud.yaml");
     writeFileSync(config, yaml);
-    ccm = startCcm({
-      args: [
-        "--cloud-provider=baremetal",
-        `--cloud-config=${config}`,
-        `--kubeconfig=${cp.kubeconfigs.ccm}`,
-        "--leader-elect=false",
-        "--secure-port=0",
-        "--configure-cloud-routes=false",
-        "--controllers=cloud-node-controller,cloud-node-lifecycle-controller",
-        `--node-monitor-period=${PERIOD_S}s`,
-      ],
-    });
+    ccm = startCcm({ args: nodeControllerFlags(cp, "baremetal", config) });
     for (const name of Object.values(names)) {
       await registerNode(cp, kubeletNode(name, { ready: true, nodeIP: "10.40.0.1" }));
       await eventually(`node ${name} initialised`, async () => isInitialised(await getNode(cp, name)), 60_000);

@@ -11,18 +11,22 @@ import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts"
 import type { TestFakeCloud } from "../harness/fake-cloud.ts";
 import { readyCondition } from "../harness/fixtures.ts";
 
-export function nodeControllerArgs(cp: ControlPlane, cloud: TestFakeCloud, extra: readonly string[] = []): string[] {
+/** The node controllers' flags, as the restricted identity, for any provider and cloud-config. */
+export function nodeControllerFlags(cp: ControlPlane, provider: string, configFile: string): string[] {
   return [
-    "--cloud-provider=fake",
-    `--cloud-config=${cloud.configFile}`,
+    `--cloud-provider=${provider}`,
+    `--cloud-config=${configFile}`,
     `--kubeconfig=${cp.kubeconfigs.ccm}`,
     "--leader-elect=false",
     "--secure-port=0",
     "--configure-cloud-routes=false",
     "--controllers=cloud-node-controller,cloud-node-lifecycle-controller",
     "--node-monitor-period=1s",
-    ...extra,
   ];
+}
+
+export function nodeControllerArgs(cp: ControlPlane, cloud: TestFakeCloud, extra: readonly string[] = []): string[] {
+  return [...nodeControllerFlags(cp, "fake", cloud.configFile), ...extra];
 }
 
 export interface KubeEvent extends KubeObject {

@@ -9,6 +9,7 @@ import { defineCommand } from "citty";
 import { importPools } from "../../../providers/shared/address-pools/import.ts";
 import { toYaml } from "../../manifests/catalog.ts";
 import type { CommandData } from "../cli.ts";
+import { fileArgs, usageFailure } from "./file-input.ts";
 
 /** Every YAML document of each file, or the one line naming the file that could not be read. */
 function readDocuments(paths: readonly string[]): { documents: unknown[] } | { error: string } {
@@ -34,11 +35,8 @@ export const importPoolsCommand = defineCommand({
   args: { files: { type: "positional", description: "YAML files to read", required: false } },
   run({ rawArgs, data }) {
     const command = data as CommandData;
-    const paths = rawArgs.filter((a) => a === "-" || !a.startsWith("-"));
-    const fail = (line: string): void => {
-      command.io.stderr(`error: ${line}\n`);
-      command.exitCode = 2;
-    };
+    const paths = fileArgs(rawArgs);
+    const fail = usageFailure(command);
     if (paths.length === 0) return fail("name the files to import (MetalLB IPAddressPools, the kubevip ConfigMap)");
     const read = readDocuments(paths);
     if ("error" in read) return fail(read.error);

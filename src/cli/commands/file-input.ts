@@ -1,0 +1,17 @@
+/**
+ * What the file-converting commands (`import-pools`, `export-inventory`) share: the file arguments (`-` is
+ * standard input) and the one-line failure with exit status 2.
+ */
+import type { CommandData } from "../cli.ts";
+
+export function fileArgs(rawArgs: readonly string[]): string[] {
+  return rawArgs.filter((a) => a === "-" || !a.startsWith("-"));
+}
+
+/** Writes `error: <line>` and sets exit status 2. */
+export function usageFailure(command: CommandData): (line: string) => void {
+  return (line) => {
+    command.io.stderr(`error: ${line}\n`);
+    command.exitCode = 2;
+  };
+}
