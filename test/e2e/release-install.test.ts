@@ -30,6 +30,7 @@ import { FILE_NAMES, KINDS } from "../../src/manifests/catalog.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { expectNoNodeProblems } from "../harness/clean-nodes.ts";
+import { embeddedKubeconfig } from "../harness/kubeconfig.ts";
 
 const repo = join(import.meta.dir, "..", "..");
 const README = readFileSync(join(repo, "README.md"), "utf8");
@@ -85,22 +86,6 @@ async function simulatedHost(): Promise<Host> {
   );
   chmodSync(join(shims, "kubectl"), 0o755);
   return { root, shims, cwd: repo };
-}
-
-/** The harness's kubeconfig with its certificates embedded, as kubeadm writes them. */
-function embeddedKubeconfig(path: string): string {
-  const config = JSON.parse(readFileSync(path, "utf8")) as {
-    clusters: { cluster: Record<string, string> }[];
-    users: { user: Record<string, string> }[];
-  };
-  const embed = (o: Record<string, string>, key: string): void => {
-    if (o[key] === undefined) return;
-    o[`${key}-data`] = readFileSync(o[key]).toString("base64");
-    delete o[key];
-  };
-  for (const { cluster } of config.clusters) embed(cluster, "certificate-authority");
-  for (const { user } of config.users) ["client-certificate", "client-key"].forEach((k) => embed(user, k));
-  return JSON.stringify(config, null, 2);
 }
 
 /** Host paths in a command move under the simulated root. */
