@@ -6,7 +6,7 @@
  * with the manager inside it leading against the test API server. And the SBOM beside it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Spec, Validation } from "@cyclonedx/cyclonedx-library";
@@ -69,11 +69,12 @@ let image: BuiltImage;
 /** The archive unpacked (an OCI layout) and its one layer unpacked (the root filesystem). */
 let layout: string;
 let rootfs: string;
+let readDir: string | undefined;
 
 beforeAll(async () => {
   if (hostProblem) return;
   image = await releaseImage();
-  const dir = mkdtempSync(join(tmpdir(), "ccm-image-read-"));
+  const dir = (readDir = mkdtempSync(join(tmpdir(), "ccm-image-read-")));
   layout = join(dir, "layout");
   rootfs = join(dir, "rootfs");
   mkdirSync(layout);
@@ -82,6 +83,11 @@ beforeAll(async () => {
   const layer = join(layout, "blobs", image.image!.archive.layer.digest.replace(":", "/"));
   await run(["tar", "-xzf", layer, "-C", rootfs]);
 }, BUILD_TIMEOUT_MS);
+
+// The unpacked copies hold the executable twice (about 250 MB).
+afterAll(() => {
+  if (readDir) rmSync(readDir, { recursive: true, force: true });
+});
 
 describe.skipIf(!!hostProblem)(`the image${hostProblem ? ` (skipped: ${hostProblem})` : ""}`, () => {
   test("archive: OCI layout plus docker manifest.json, entries sorted, owned by 0:0, dated at the commit", async () => {
