@@ -24,15 +24,21 @@ export async function gitCommit(): Promise<string> {
   return changes === "" ? out : `${out}-dirty`;
 }
 
+/** The commit's time in seconds (SOURCE_DATE_EPOCH), or undefined outside a git checkout. */
+export async function commitEpoch(): Promise<number | undefined> {
+  const proc = Bun.spawn(["git", "log", "-1", "--format=%ct"], { cwd: root, stdout: "pipe", stderr: "ignore" });
+  const seconds = Number((await new Response(proc.stdout).text()).trim());
+  if ((await proc.exited) !== 0 || !Number.isFinite(seconds) || seconds <= 0) return undefined;
+  return seconds;
+}
+
 /**
  * The commit's time in upstream's `buildDate` spelling (`2006-01-02T15:04:05Z`): a rebuild of the same
  * commit reports the same date, so builds stay reproducible.
  */
 export async function commitDate(): Promise<string> {
-  const proc = Bun.spawn(["git", "log", "-1", "--format=%ct"], { cwd: root, stdout: "pipe", stderr: "ignore" });
-  const seconds = Number((await new Response(proc.stdout).text()).trim());
-  if ((await proc.exited) !== 0 || !Number.isFinite(seconds) || seconds <= 0) return "";
-  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const seconds = await commitEpoch();
+  return seconds === undefined ? "" : new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 /** Extra entry points compiled into the binary (worker threads). */

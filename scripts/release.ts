@@ -7,10 +7,13 @@
  *       manifests/<provider>/…                    every kind `manifests` prints, for every provider
  *       INSTALL.md                                the README's install section, with this release's facts
  *       SHA256SUMS                                of the files above
- *   SHA256SUMS                                    of the executables and tarballs
+ *   cloud-controller-manager-<version>-linux-amd64.oci.tar   the container image (scripts/image/)
+ *   cloud-controller-manager-<version>.cdx.json              the SBOM (CycloneDX)
+ *   SHA256SUMS                                    of the executables, tarballs, image and SBOM
  *
  * Cross-compiling for arm64 makes Bun fetch the arm64 runtime; where that fails (no network) arm64 is
- * skipped with the reason, in the output and in INSTALL.md.
+ * skipped with the reason, in the output and in INSTALL.md. The image is made from Debian packages and
+ * skipped, the same way, on a host that is not Debian amd64.
  */
 import { createRegistry } from "../src/cloud/registry.ts";
 import {
@@ -25,7 +28,8 @@ import {
 } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import pkg from "../package.json" with { type: "json" };
-import { build, gitCommit } from "./build.ts";
+import { build, commitEpoch, gitCommit } from "./build.ts";
+import { releaseImageAndSbom, type ReleaseFiles } from "./image/release-files.ts";
 import { providerFactories } from "../src/builtins.ts";
 import { splitArgs } from "../src/cli/command-args.ts";
 import { packageOptions, PACKAGE_FLAG_LIST } from "../src/cli/package-options.ts";
@@ -46,6 +50,9 @@ export interface Release {
   readonly version: string;
   readonly built: readonly string[];
   readonly skipped: readonly { arch: string; reason: string }[];
+  /** The image's reference once imported, when it was built; else why not. */
+  readonly imageRef?: string;
+  readonly imageSkipped?: string;
 }
 
 /** The flags every shipped manifest is generated with (placeholder-free; regenerate for others). */
@@ -89,7 +96,36 @@ export function installSection(readme: string): string {
   return readme.slice(start + 1, end < 0 ? undefined : end).trim();
 }
 
-function installMd(o: { version: string; arch: string; commit: string; skipped: Release["skipped"] }): string {
+/** Where the source lives: package.json's `repository`, else the git remote `origin`; undefined if neither. */
+async function sourceUrl(): Promise<string | undefined> {
+  const repository = (pkg as { repository?: string | { url?: string } }).repository;
+  const declared = typeof repository === "string" ? repository : repository?.url;
+  if (declared) return declared;
+  const proc = Bun.spawn(["git", "remote", "get-url", "origin"], { cwd: root, stdout: "pipe", stderr: "ignore" });
+  const url = (await new Response(proc.stdout).text()).trim();
+  return (await proc.exited) === 0 && url !== "" ? url : undefined;
+}
+
+function imageLines(files: ReleaseFiles): string[] {
+  const sbom = `- \`${basename(files.sbom)}\` (beside this tarball): the SBOM, CycloneDX JSON: the npm packages in the executable and the Debian packages in the image;`;
+  if (!files.image) return [sbom, `- no container image: ${files.imageSkipped ?? "not built"};`];
+  const { archive, ref } = files.image;
+  return [
+    sbom,
+    `- \`${basename(archive.file)}\` (beside this tarball): the container image \`${ref}\` (manifest \`${archive.manifest.digest}\`),`,
+    `  the executable at \`/usr/local/bin/${NAME}\` with its libraries from Debian; \`ctr -n k8s.io images import\` it on every node;`,
+  ];
+}
+
+interface InstallFacts {
+  readonly version: string;
+  readonly arch: string;
+  readonly commit: string;
+  readonly skipped: Release["skipped"];
+  readonly files: ReleaseFiles;
+}
+
+function installMd(o: InstallFacts): string {
   const providers = providerFactories()
     .map((f) => f.name)
     .sort();
@@ -102,7 +138,9 @@ function installMd(o: { version: string; arch: string; commit: string; skipped: 
     `- \`${NAME}\`: the executable (glibc-linked, nothing else needed beside it);`,
     `- \`manifests/<provider>/\` for ${providers.map((p) => `\`${p}\``).join(", ")}: ${KINDS.map((k) => `\`${FILE_NAMES[k]}\``).join(", ")}, generated with`,
     `  \`${defaultFlags("<provider>").join(" ")}\`; print others with \`./${NAME} manifests <kind> <flags>\`;`,
-    "- `SHA256SUMS`: check with `sha256sum -c SHA256SUMS`.",
+    "- `SHA256SUMS`: check with `sha256sum -c SHA256SUMS`;",
+    ...imageLines(o.files),
+    "- the release's own `SHA256SUMS` (beside this tarball) covers the tarballs, executables, image and SBOM.",
     "",
     ...(skipped ? ["Architectures:", "", skipped] : []),
     installSection(readFileSync(join(root, "README.md"), "utf8")),
@@ -164,6 +202,16 @@ export async function release(out = join(root, "dist", "release")): Promise<Rele
   const version = `v${pkg.version}`;
   const commit = await gitCommit();
   const { built, skipped } = await buildArches(out);
+  const files = await releaseImageAndSbom({
+    out,
+    projectDir: root,
+    binary: built.find((b) => b.arch === "x64")!.binary,
+    version,
+    commit,
+    epoch: (await commitEpoch()) ?? 0,
+    license: pkg.license,
+    source: await sourceUrl(),
+  });
   const shipped: string[] = [];
   for (const { arch, binary } of built) {
     const stage = join(out, ".stage", `${NAME}-${version}-linux-${arch}`);
@@ -171,21 +219,29 @@ export async function release(out = join(root, "dist", "release")): Promise<Rele
     copyFileSync(binary, join(stage, NAME));
     chmodSync(join(stage, NAME), 0o755);
     writeManifests(stage);
-    writeFileSync(join(stage, "INSTALL.md"), installMd({ version, arch, commit, skipped }));
+    writeFileSync(join(stage, "INSTALL.md"), installMd({ version, arch, commit, skipped, files }));
     writeSums(stage, filesUnder(stage));
     shipped.push(binary, await tarball(out, stage));
   }
   rmSync(join(out, ".stage"), { recursive: true, force: true });
+  shipped.push(...(files.image ? [files.image.archive.file] : []), files.sbom);
   writeSums(
     out,
     shipped.map((p) => relative(out, p)),
   );
-  return { dir: out, version, built: built.map((b) => b.arch), skipped };
+  return {
+    dir: out,
+    version,
+    built: built.map((b) => b.arch),
+    skipped,
+    ...(files.image ? { imageRef: files.image.ref } : { imageSkipped: files.imageSkipped }),
+  };
 }
 
 if (import.meta.main) {
   const result = await release();
   for (const s of result.skipped) console.error(`skipped linux-${s.arch}: ${s.reason}`);
+  if (result.imageSkipped) console.error(`skipped the container image: ${result.imageSkipped}`);
   console.log(
     `release ${result.version} for ${result.built.map((a) => `linux-${a}`).join(", ")} in ${relative(process.cwd(), result.dir) || "."}:`,
   );

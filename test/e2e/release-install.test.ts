@@ -3,10 +3,13 @@
  * builds. The host is simulated under a temporary root: absolute `/etc/` and `/usr/local/bin/` paths in
  * the commands move under it and `install systemd` gets `--root` for its defaults (output is compared
  * with that root taken out again); `kubectl` is a stand-in that does what the two kubectl commands do
- * through the API (test/harness/kubectl-shim.ts). Nothing else is substituted.
+ * through the API (test/harness/kubectl-shim.ts); the image's `ctr` commands reach a containerd of the
+ * test's own (`CONTAINERD_ADDRESS`) and keep their paths, which are inside the image. Nothing else is
+ * substituted.
  *
- * Along the way the release itself is checked: SHA256SUMS, the tarball's contents, INSTALL.md, and the
- * shipped manifests (equal to what the binary prints, accepted by a server-side dry run).
+ * Along the way the release itself is checked: SHA256SUMS (the image and SBOM too), the tarball's
+ * contents, INSTALL.md, and the shipped manifests (equal to what the binary prints, accepted by a
+ * server-side dry run). test/e2e/image.test.ts reads the image and the SBOM themselves.
  *
  * The tests run in order and build on each other (the release, then installs from it).
  */
@@ -25,16 +28,30 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { applyObjects, resourceFor } from "../../scripts/control-plane/admin.ts";
+import { imageHostProblem } from "../../scripts/image/host.ts";
+import { imageFileName, sbomFileName } from "../../scripts/image/release-files.ts";
 import { installSection } from "../../scripts/release.ts";
 import { FILE_NAMES, KINDS } from "../../src/manifests/catalog.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { expectNoNodeProblems } from "../harness/clean-nodes.ts";
+import { containerdSupport, startTestContainerd } from "../harness/image.ts";
+import { embeddedKubeconfig } from "../harness/kubeconfig.ts";
 
 const repo = join(import.meta.dir, "..", "..");
 const README = readFileSync(join(repo, "README.md"), "utf8");
 const version = `v${pkg.version}`;
 const base = `cloud-controller-manager-${version}-linux-x64`;
+const imageFile = imageFileName(version);
+const sbomFile = sbomFileName(version);
+const imageRef = `localhost/cloud-controller-manager:${version}`;
+/** The image is made on Debian amd64 hosts only; elsewhere the release ships without it. */
+const imageProblem = imageHostProblem();
+const imageFiles = imageProblem ? [sbomFile] : [imageFile, sbomFile];
+const containerd = imageProblem ? { ok: false as const, reason: imageProblem } : await containerdSupport();
+const versionLine = new RegExp(
+  `^cloud-controller-manager ${version.replaceAll(".", "\\.")} \\(commit [0-9a-f]{12}(-dirty)?\\)\\n$`,
+);
 
 interface Block {
   readonly section: string;
@@ -87,22 +104,6 @@ async function simulatedHost(): Promise<Host> {
   return { root, shims, cwd: repo };
 }
 
-/** The harness's kubeconfig with its certificates embedded, as kubeadm writes them. */
-function embeddedKubeconfig(path: string): string {
-  const config = JSON.parse(readFileSync(path, "utf8")) as {
-    clusters: { cluster: Record<string, string> }[];
-    users: { user: Record<string, string> }[];
-  };
-  const embed = (o: Record<string, string>, key: string): void => {
-    if (o[key] === undefined) return;
-    o[`${key}-data`] = readFileSync(o[key]).toString("base64");
-    delete o[key];
-  };
-  for (const { cluster } of config.clusters) embed(cluster, "certificate-authority");
-  for (const { user } of config.users) ["client-certificate", "client-key"].forEach((k) => embed(user, k));
-  return JSON.stringify(config, null, 2);
-}
-
 /** Host paths in a command move under the simulated root. */
 function reroot(h: Host, line: string): string {
   const moved = line.replace(/(^|[\s=>])(\/etc\/|\/usr\/local\/bin\/)/g, `$1${h.root}$2`);
@@ -111,18 +112,25 @@ function reroot(h: Host, line: string): string {
 
 const unroot = (h: Host, text: string): string => text.replaceAll(h.root, "");
 
+interface ShOptions {
+  /** Host paths move under the simulated root (not for paths inside a container). */
+  readonly reroot?: boolean;
+  readonly env?: Record<string, string>;
+}
+
 /** Runs one command line as the README shows it (rerooted), in the host's current directory. */
-async function sh(h: Host, line: string): Promise<string> {
+async function sh(h: Host, line: string, options: ShOptions = {}): Promise<string> {
   const cd = /^cd (\S+)$/.exec(line);
   if (cd) {
     h.cwd = join(h.cwd, cd[1]!);
     return "";
   }
   const cp = await controlPlane();
-  const proc = Bun.spawn(["bash", "-euo", "pipefail", "-c", reroot(h, line)], {
+  const proc = Bun.spawn(["bash", "-euo", "pipefail", "-c", options.reroot === false ? line : reroot(h, line)], {
     cwd: h.cwd,
     env: {
       ...process.env,
+      ...options.env,
       PATH: `${h.shims}:${join(h.root, "usr/local/bin")}:${process.env.PATH ?? ""}`,
       KUBECONFIG: cp.kubeconfigs.admin,
     },
@@ -136,10 +144,10 @@ async function sh(h: Host, line: string): Promise<string> {
 }
 
 /** Every command of a block, in order; returns the last one's output. */
-async function runBlock(h: Host, block: Block): Promise<string> {
+async function runBlock(h: Host, block: Block, options?: ShOptions): Promise<string> {
   expect(block.lang).toBe("sh");
   let output = "";
-  for (const line of block.body.split("\n").filter((l) => l.trim() !== "")) output = await sh(h, line);
+  for (const line of block.body.split("\n").filter((l) => l.trim() !== "")) output = await sh(h, line, options);
   return output;
 }
 
@@ -171,7 +179,8 @@ async function sha256sumCheck(dir: string, ...flags: string[]): Promise<string> 
 describe("release and README install", () => {
   test("air-gapped: the release builds, verifies and unpacks as the README says", async () => {
     const h = (host = await simulatedHost());
-    const [build, site] = blocksOf("Air-gapped sites");
+    const [build, site, image, ...rest] = blocksOf("Air-gapped sites");
+    expect([image?.body.split("\n")[0], rest]).toEqual(["cd ..", []]);
     expect(build!.body).toBe("npm run release");
     await runBlock(h, build!);
     const release = join(repo, "dist", "release");
@@ -183,19 +192,21 @@ describe("release and README install", () => {
           `cloud-controller-manager-linux-${a}`,
           `cloud-controller-manager-${version}-linux-${a}.tar.gz`,
         ]),
+        ...imageFiles,
       ].sort(),
     );
-    expect(await sha256sumCheck(release)).toContain("cloud-controller-manager-linux-x64: OK");
+    const checked = await sha256sumCheck(release);
+    for (const file of ["cloud-controller-manager-linux-x64", `${base}.tar.gz`, ...imageFiles])
+      expect(checked).toContain(`${file}: OK\n`);
     expect(elfMachine(join(release, "cloud-controller-manager-linux-x64"))).toBe(0x3e);
     if (arches.includes("arm64")) expect(elfMachine(join(release, "cloud-controller-manager-linux-arm64"))).toBe(0xb7);
 
     h.cwd = mkdtempSync(join(tmpdir(), "ccm-site-"));
-    for (const file of [`${base}.tar.gz`, "SHA256SUMS"]) copyFileSync(join(release, file), join(h.cwd, file));
+    for (const file of [`${base}.tar.gz`, "SHA256SUMS", ...imageFiles])
+      copyFileSync(join(release, file), join(h.cwd, file));
     const printed = await runBlock(h, site!);
     expect(h.cwd.endsWith(base)).toBe(true);
-    expect(printed).toMatch(
-      new RegExp(`^cloud-controller-manager ${version.replaceAll(".", "\\.")} \\(commit [0-9a-f]{12}(-dirty)?\\)\\n$`),
-    );
+    expect(printed).toMatch(versionLine);
     expect(sums(release).get("cloud-controller-manager-linux-x64")).toBe(sums(h.cwd).get("cloud-controller-manager"));
   }, 300_000);
 
@@ -215,6 +226,12 @@ describe("release and README install", () => {
     const install = readFileSync(join(h.cwd, "INSTALL.md"), "utf8");
     expect(install).toStartWith(`# cloud-controller-manager ${version} for linux-x64\n`);
     expect(install).toContain(installSection(README));
+    expect(install).toContain(`- \`${sbomFile}\` (beside this tarball): the SBOM`);
+    expect(install).toContain(
+      imageProblem
+        ? `- no container image: ${imageProblem}`
+        : `- \`${imageFile}\` (beside this tarball): the container image \`${imageRef}\``,
+    );
     for (const kind of KINDS) {
       const proc = Bun.spawn(
         [
@@ -303,4 +320,36 @@ describe("release and README install", () => {
         .catch(() => undefined);
     }
   }, 120_000);
+
+  test.skipIf(!containerd.ok)(
+    `the image: imported into containerd, run, and named in a DaemonSet as the README says${containerd.ok ? "" : ` (skipped: ${containerd.reason})`}`,
+    async () => {
+      const h = host!;
+      const [, , block] = blocksOf("Air-gapped sites");
+      const runtime = await startTestContainerd();
+      const unpacked = h.cwd;
+      try {
+        // Paths in these commands are inside the image: nothing moves under the simulated root.
+        const outputs: string[] = [];
+        for (const line of block!.body.split("\n"))
+          outputs.push(await sh(h, line, { reroot: false, env: runtime.env }));
+        expect(outputs[1]).toContain(`unpacking ${imageRef} (sha256:`);
+        expect(outputs[2]).toMatch(versionLine);
+        const parsed = Bun.YAML.parse(readFileSync(join(h.cwd, "cloud-controller-manager.yaml"), "utf8")) as
+          KubeObject | KubeObject[];
+        const ds = [parsed].flat().find((o) => o.kind === "DaemonSet") as KubeObject & {
+          spec: { template: { spec: { containers: { image: string; command: string[] }[] } } };
+        };
+        const [container] = ds.spec.template.spec.containers;
+        expect([container!.image, container!.command[0]]).toEqual([
+          imageRef,
+          "/usr/local/bin/cloud-controller-manager",
+        ]);
+      } finally {
+        h.cwd = unpacked;
+        await runtime.stop();
+      }
+    },
+    120_000,
+  );
 });
