@@ -5,6 +5,7 @@
  *   cloud-controller-manager-<version>-linux-<arch>.tar.gz
  *       cloud-controller-manager                  the same executable
  *       manifests/<provider>/…                    every kind `manifests` prints, for every provider
+ *       chart/cloud-controller-manager/…          the Helm chart (charts/ in the repository)
  *       INSTALL.md                                the README's install section, with this release's facts
  *       SHA256SUMS                                of the files above
  *   cloud-controller-manager-<version>-linux-amd64.oci.tar   the container image (scripts/image/)
@@ -19,6 +20,7 @@ import { createRegistry } from "../src/cloud/registry.ts";
 import {
   chmodSync,
   copyFileSync,
+  cpSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -138,6 +140,7 @@ function installMd(o: InstallFacts): string {
     `- \`${NAME}\`: the executable (glibc-linked, nothing else needed beside it);`,
     `- \`manifests/<provider>/\` for ${providers.map((p) => `\`${p}\``).join(", ")}: ${KINDS.map((k) => `\`${FILE_NAMES[k]}\``).join(", ")}, generated with`,
     `  \`${defaultFlags("<provider>").join(" ")}\`; print others with \`./${NAME} manifests <kind> <flags>\`;`,
+    `- \`chart/${NAME}/\`: the Helm chart (\`helm install ccm ./chart/${NAME} -n kube-system --set provider=…\`);`,
     "- `SHA256SUMS`: check with `sha256sum -c SHA256SUMS`;",
     ...imageLines(o.files),
     "- the release's own `SHA256SUMS` (beside this tarball) covers the tarballs, executables, image and SBOM.",
@@ -219,6 +222,7 @@ export async function release(out = join(root, "dist", "release")): Promise<Rele
     copyFileSync(binary, join(stage, NAME));
     chmodSync(join(stage, NAME), 0o755);
     writeManifests(stage);
+    cpSync(join(root, "charts", NAME), join(stage, "chart", NAME), { recursive: true });
     writeFileSync(join(stage, "INSTALL.md"), installMd({ version, arch, commit, skipped, files }));
     writeSums(stage, filesUnder(stage));
     shipped.push(binary, await tarball(out, stage));

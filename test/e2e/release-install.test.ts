@@ -41,6 +41,7 @@ import { embeddedKubeconfig } from "../harness/kubeconfig.ts";
 const repo = join(import.meta.dir, "..", "..");
 const README = readFileSync(join(repo, "README.md"), "utf8");
 const version = `v${pkg.version}`;
+const CHART = join(repo, "charts", "cloud-controller-manager");
 const base = `cloud-controller-manager-${version}-linux-x64`;
 const imageFile = imageFileName(version);
 const sbomFile = sbomFileName(version);
@@ -213,6 +214,7 @@ describe("release and README install", () => {
   test("the tarball: executable, every manifest for every provider as the binary prints it, INSTALL.md", async () => {
     const h = host!;
     const providers = readdirSync(join(h.cwd, "manifests")).sort();
+    const chartFiles = filesUnder(CHART);
     expect(providers).toContain("fake");
     expect(filesUnder(h.cwd)).toEqual(
       [
@@ -220,8 +222,13 @@ describe("release and README install", () => {
         "SHA256SUMS",
         "cloud-controller-manager",
         ...providers.flatMap((p) => KINDS.map((k) => `manifests/${p}/${FILE_NAMES[k]}`).sort()),
+        ...chartFiles.map((f) => `chart/cloud-controller-manager/${f}`),
       ].sort(),
     );
+    for (const f of chartFiles)
+      expect(readFileSync(join(h.cwd, "chart/cloud-controller-manager", f), "utf8")).toBe(
+        readFileSync(join(CHART, f), "utf8"),
+      );
     expect([...sums(h.cwd).keys()].sort()).toEqual(filesUnder(h.cwd).filter((f) => f !== "SHA256SUMS"));
     const install = readFileSync(join(h.cwd, "INSTALL.md"), "utf8");
     expect(install).toStartWith(`# cloud-controller-manager ${version} for linux-x64\n`);
