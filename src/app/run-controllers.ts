@@ -23,6 +23,8 @@ export interface LeaderDeps extends ProcessDeps {
   readonly replica?: ProviderInit["replica"];
   /** A controller thread's share of every sharded controller's keys; default: every key. */
   readonly shard?: Shard;
+  /** A controller thread: those of its controllers that take every key whatever `shard` says. */
+  readonly whole?: ReadonlySet<ControllerName>;
   /** A controller thread: its mirror of the main thread's informers. Absent: this process lists and watches. */
   readonly informers?: SharedInformers;
 }
@@ -103,6 +105,7 @@ function contextFor(
   const names = CONTROLLERS[name];
   return {
     ...shared,
+    shard: deps.whole?.has(name) ? WHOLE : shared.shard,
     logger: deps.logger.withTag(name),
     api: clients.apiFor(names.identity),
     recorder: deps.events.recorder(names.component),

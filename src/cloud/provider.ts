@@ -137,6 +137,12 @@ export interface EnsuredLoadBalancer {
  */
 export interface LoadBalancer {
   /**
+   * Beyond upstream: the provider hands out addresses from a table this process keeps (address pools),
+   * not from the cloud. Two controller threads would keep two tables and could give one address to two
+   * Services, so with `--controller-threads` the service-lb-controller runs on thread 0 alone.
+   */
+  readonly allocatesInProcess?: boolean;
+  /**
    * The LB for this Service, if this controller created one (`exists: false` otherwise). Consulted only
    * before deletion and after a failed `updateLoadBalancer`.
    */

@@ -168,6 +168,31 @@ loadBalancers:
       await stopAll();
     }, 420_000);
 
+    test("two controller threads: Services created at once draw distinct addresses from one pool", async () => {
+      const ns = await namespace(admin, "bm-threads");
+      const ccm = start(
+        configFile(`loadBalancers: { pools: [{ name: shared, namespaces: [${ns}], addresses: ["172.31.8.0/26"] }] }`),
+        ["--controller-threads=2", "--concurrent-service-syncs=5"],
+      );
+      // Each thread would keep its own allocation table: the load balancers are all ensured on thread 0.
+      await ccm.waitForLine(/running 2 controller thread\(s\);.*on thread 0 alone: .*service-lb-controller/, 60_000);
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          admin.create(SERVICES, loadBalancerService(`svc-${i}`, ns), { namespace: ns }),
+        ),
+      );
+      await eventually(
+        "every Service to get an address",
+        async () => (await listServices(admin, ns)).every((s) => ingressIPs(s).length === 1),
+        120_000,
+        200,
+      );
+      const all = await listServices(admin, ns);
+      expect(all).toHaveLength(40);
+      expect(new Set(all.map((s) => ingressIPs(s)[0])).size).toBe(40);
+      await stopAll();
+    }, 240_000);
+
     test("a full pool: a Warning event on the Service and no address; the others keep theirs; room again after a delete", async () => {
       const ns = await namespace(admin, "bm-full");
       start(

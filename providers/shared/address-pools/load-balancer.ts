@@ -181,6 +181,7 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
   }
 
   const loadBalancer: LoadBalancer = {
+    allocatesInProcess: true,
     getLoadBalancerName: (_clusterName, service) => loadBalancerName(service),
     async getLoadBalancer(_clusterName, service) {
       await ready();

@@ -15,6 +15,7 @@ import { createSharedInformers, type CachedResource } from "../../kube/informers
 import { ControllerCrashedError, type LeaderDeps } from "../run-controllers.ts";
 import { describePlan, planThreads, type ThreadPlan } from "./plan.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
+import type { ControllerName } from "../../names/controllers.ts";
 
 export interface ThreadDeps extends LeaderDeps {
   /** URL of the worker entry point (`src/worker.ts`, also compiled into the executable). */
@@ -128,8 +129,16 @@ function shareInformers(
   return { forwarder: forwardInformers({ informers, send }), done };
 }
 
+/**
+ * Addresses allocated from a table each thread would keep for itself could go to two Services at once:
+ * such a provider's load balancers are all ensured on thread 0.
+ */
+function onThreadZero(deps: ThreadDeps): ControllerName[] {
+  return deps.provider.loadBalancer?.allocatesInProcess ? ["service-lb-controller"] : [];
+}
+
 export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal): Promise<void> {
-  const plans = planThreads(deps.config.controllers, deps.config.controllerThreads);
+  const plans = planThreads(deps.config.controllers, deps.config.controllerThreads, onThreadZero(deps));
   const threads: Thread[] = [];
   const informerStop = new AbortController();
   const shared = shareInformers(deps, threads, informerStop.signal);
@@ -152,8 +161,8 @@ export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal
 function start(deps: ThreadDeps, threads: readonly Thread[]): void {
   const { config, providerConfig, bucket } = deps;
   for (const t of threads) {
-    const { thread, controllers, shard } = t.plan;
-    t.send({ type: "start", config, providerConfig, thread, controllers, shard, bucket, replica: deps.replica });
+    const { thread, controllers, shard, whole } = t.plan;
+    t.send({ type: "start", config, providerConfig, thread, controllers, shard, whole, bucket, replica: deps.replica });
   }
   deps.logger.info(describePlan(threads.map((t) => t.plan)));
 }

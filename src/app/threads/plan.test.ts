@@ -53,6 +53,32 @@ describe("planThreads", () => {
     });
   }
 
+  test("a provider that allocates addresses itself: service-lb-controller on thread 0 alone, over every key", () => {
+    const plans = planThreads(all, 3, ["service-lb-controller"]);
+    expect(plans.map((p) => [p.thread, [...p.controllers], [...p.whole]])).toEqual([
+      [0, [...all], ["node-route-controller", "service-lb-controller"]],
+      [1, ["cloud-node-controller", "cloud-node-lifecycle-controller"], []],
+      [2, ["cloud-node-controller", "cloud-node-lifecycle-controller"], []],
+    ]);
+    expect(describePlan(plans)).toBe(
+      "running 3 controller thread(s); keys split by hash over every thread: cloud-node-controller, " +
+        "cloud-node-lifecycle-controller; on thread 0 alone: node-route-controller, service-lb-controller",
+    );
+    // Only the load balancers enabled: nothing left to split, one thread.
+    expect(planThreads(["service-lb-controller"], 4, ["service-lb-controller"])).toEqual([
+      {
+        thread: 0,
+        controllers: ["service-lb-controller"],
+        shard: { index: 0, count: 1 },
+        whole: ["service-lb-controller"],
+      },
+    ]);
+  });
+
+  test("only thread 0 has whole-cluster controllers, and only those not split by key", () => {
+    for (const p of planThreads(all, 4)) expect([...p.whole]).toEqual(p.thread === 0 ? ["node-route-controller"] : []);
+  });
+
   test("every keyed controller on every thread, a whole-cluster one on exactly one", () => {
     const plans = planThreads(all, 3);
     for (const name of keyed) expect(plans.filter((p) => p.controllers.includes(name)).length).toBe(3);

@@ -2,7 +2,8 @@
  * What each controller thread runs (`--controller-threads=N`). Every thread runs every enabled controller
  * whose work is per key, and takes the keys whose hash falls to it (kube/shard.ts): a burst on one
  * controller spreads over every thread, and one key is always on one thread. A controller whose work is
- * whole-cluster runs on thread 0 alone.
+ * whole-cluster runs on thread 0 alone, over every key; so does service-lb-controller when the provider
+ * allocates load-balancer addresses from a table of its own (`LoadBalancer.allocatesInProcess`).
  */
 import { WHOLE, type Shard } from "../../kube/shard.ts";
 import { CONTROLLER_NAMES, type ControllerName } from "../../names/controllers.ts";
@@ -23,27 +24,44 @@ export interface ThreadPlan {
   readonly thread: number;
   /** In `CONTROLLER_NAMES` order. */
   readonly controllers: readonly ControllerName[];
+  /** The thread's share of the keys of its per-key controllers. */
   readonly shard: Shard;
+  /** Those of `controllers` that run here alone and take every key (thread 0 only). */
+  readonly whole: readonly ControllerName[];
 }
 
-/** `threads` worker threads over the enabled controllers; a thread left without work is not planned. */
-export function planThreads(enabled: readonly ControllerName[], threads: number): ThreadPlan[] {
+/** How each controller splits: the table, with `onThreadZero` moved to thread 0 alone. */
+function splitOf(name: ControllerName, onThreadZero: readonly ControllerName[]): "keys" | "thread-0" {
+  return onThreadZero.includes(name) ? "thread-0" : SPLIT[name];
+}
+
+/**
+ * `threads` worker threads over the enabled controllers; a thread left without work is not planned.
+ * `onThreadZero`: controllers that must not split by key here (their provider keeps whole-cluster state).
+ */
+export function planThreads(
+  enabled: readonly ControllerName[],
+  threads: number,
+  onThreadZero: readonly ControllerName[] = [],
+): ThreadPlan[] {
   const ordered = CONTROLLER_NAMES.filter((name) => enabled.includes(name));
-  const keyed = ordered.filter((name) => SPLIT[name] === "keys");
-  if (keyed.length === 0) return ordered.length > 0 ? [{ thread: 0, controllers: ordered, shard: WHOLE }] : [];
+  const keyed = ordered.filter((name) => splitOf(name, onThreadZero) === "keys");
+  const whole = ordered.filter((name) => !keyed.includes(name));
+  if (keyed.length === 0) return ordered.length > 0 ? [{ thread: 0, controllers: ordered, shard: WHOLE, whole }] : [];
   const count = Math.max(1, threads);
   return Array.from({ length: count }, (_, thread) => ({
     thread,
     controllers: thread === 0 ? ordered : keyed,
     shard: { index: thread, count },
+    whole: thread === 0 ? whole : [],
   }));
 }
 
 /** The startup line: which controllers share their keys over the threads, and which run on thread 0. */
 export function describePlan(plans: readonly ThreadPlan[]): string {
   const all = [...new Set(plans.flatMap((p) => p.controllers))];
-  const keyed = all.filter((name) => SPLIT[name] === "keys");
-  const whole = all.filter((name) => SPLIT[name] === "thread-0");
+  const whole = plans.flatMap((p) => p.whole);
+  const keyed = all.filter((name) => !whole.includes(name));
   const parts = [
     keyed.length > 0 ? `keys split by hash over every thread: ${keyed.join(", ")}` : "",
     whole.length > 0 ? `on thread 0 alone: ${whole.join(", ")}` : "",

@@ -17,6 +17,8 @@ export interface ThreadStart {
   readonly controllers: readonly ControllerName[];
   /** The thread's share of the keys of its per-key controllers. */
   readonly shard: Shard;
+  /** Controllers that run on this thread alone and take every key. */
+  readonly whole: readonly ControllerName[];
   readonly bucket: SharedBucket;
   /** Who leads (leader election on): the provider compares its configuration with the last leader's. */
   readonly replica?: ProviderInit["replica"];

@@ -58,7 +58,8 @@ async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerS
   });
   const only = new Set(start.controllers);
   const { shard, replica } = start;
-  return { ...built.deps, health: createHealthRegistry({}), only, shard, replica, informers };
+  const whole = new Set(start.whole);
+  return { ...built.deps, health: createHealthRegistry({}), only, shard, whole, replica, informers };
 }
 
 /** Listening from the start: the main thread's changes may arrive while the thread still builds. */
