@@ -52,7 +52,8 @@ export async function runControllers(deps: LeaderDeps, signal: AbortSignal): Pro
       waitForSync: (s) => informers.waitForSync(s),
       kube: deps.root,
       addReadinessCheck: (name, check) => deps.health.add(`${PROVIDER_READINESS_PREFIX}${name}`, check),
-      recorder: deps.events.recorder("cloud-controller-manager"),
+      // Every thread initialises the provider: one of them speaks for it.
+      recorder: (deps.shard ?? WHOLE).index === 0 ? deps.events.recorder("cloud-controller-manager") : undefined,
       replica: deps.replica,
     });
   }

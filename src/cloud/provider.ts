@@ -225,7 +225,8 @@ export interface ProviderInit {
   addReadinessCheck?(name: string, check: () => string | undefined): void;
   /**
    * Beyond upstream: events about the provider's own objects (e.g. a Warning on a custom resource it cannot
-   * read), sent as the manager's identity with component `cloud-controller-manager`.
+   * read), sent as the manager's identity with component `cloud-controller-manager`. With
+   * `--controller-threads` only thread 0 gets one, so each event is sent once, not once per thread.
    */
   readonly recorder?: EventRecorder;
   /** Who leads, when leader election is on: the Lease holder identity, the host name and the Lease. */
