@@ -36,6 +36,17 @@ export interface CcmOptions {
   readonly cleanEnv?: boolean;
 }
 
+/** Managers still running, so a file whose test failed midway can stop them (`killCcms`). */
+const live = new Set<CcmProcess>();
+
+/**
+ * Kills every manager still running. For `afterEach` in files whose tests start their own managers: one
+ * left running by a failed test would act on the next files' objects (the control plane is shared).
+ */
+export async function killCcms(): Promise<void> {
+  for (const ccm of [...live]) await ccm.stop("SIGKILL").catch(() => undefined);
+}
+
 export function startCcm(options: CcmOptions): CcmProcess {
   const command = options.binary
     ? [options.binary, ...options.args]
@@ -74,7 +85,7 @@ export function startCcm(options: CcmOptions): CcmProcess {
     await Promise.race([drained, Bun.sleep(5000)]);
     return code;
   });
-  return {
+  const ccm: CcmProcess = {
     proc,
     lines,
     exited,
@@ -108,4 +119,7 @@ export function startCcm(options: CcmOptions): CcmProcess {
       return code;
     },
   };
+  live.add(ccm);
+  void exited.then(() => live.delete(ccm));
+  return ccm;
 }

@@ -36,10 +36,28 @@ interface Event extends KubeObject {
 
 const ingressIPs = (svc: Service): string[] => (svc.status?.loadBalancer?.ingress ?? []).map((i) => i.ip ?? "");
 
+const namespaces: string[] = [];
+
 async function namespace(admin: KubeApi, prefix: string): Promise<string> {
   const name = uniqueName(prefix);
   await admin.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  namespaces.push(name);
   return name;
+}
+
+/**
+ * The Services of these tests go with them: the test control plane has no namespace controller, and a
+ * later test's manager would otherwise ensure hundreds of load balancers that are not its own.
+ */
+async function deleteServices(admin: KubeApi): Promise<void> {
+  for (const ns of namespaces.splice(0))
+    for (const svc of await listServices(admin, ns)) {
+      const name = svc.metadata.name;
+      await admin.patch(SERVICES, name, { metadata: { finalizers: null } }, { namespace: ns, type: "merge" });
+      await admin.delete(SERVICES, name, { namespace: ns }).catch((error: unknown) => {
+        if (!isNotFound(error)) throw error;
+      });
+    }
 }
 
 function configFile(yaml: string): string {
@@ -88,7 +106,8 @@ describe.skipIf(!controllersAvailable)(
     });
     afterAll(async () => {
       for (const ccm of running) await ccm.stop("SIGKILL").catch(() => undefined);
-    });
+      await deleteServices(admin);
+    }, 120_000);
 
     function start(config: string, extra: readonly string[] = []): CcmProcess {
       const ccm = startCcm({

@@ -8,7 +8,7 @@ import { SERVICE_ACCOUNTS } from "../../src/kube/api.ts";
 import { applyObjects } from "../../scripts/control-plane/admin.ts";
 import { freePort } from "../../scripts/control-plane/ports.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";
-import { startCcm, type CcmProcess } from "../harness/ccm.ts";
+import { killCcms, startCcm } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { uniqueName } from "../harness/fixtures.ts";
 import { grantLease } from "../harness/rbac.ts";
@@ -82,22 +82,14 @@ function listeningPorts(pid: number): number[] {
 describe("secure serving", () => {
   // A manager of the fake provider deletes every Node its cloud does not know: one left running by a failed
   // test would delete the Nodes of the test files after this one.
-  const started: CcmProcess[] = [];
-  const start = (options: Parameters<typeof startCcm>[0]): CcmProcess => {
-    const ccm = startCcm(options);
-    started.push(ccm);
-    return ccm;
-  };
-  afterEach(async () => {
-    for (const ccm of started.splice(0)) await ccm.stop("SIGKILL").catch(() => undefined);
-  });
+  afterEach(killCcms);
 
   test("health is open, /metrics needs an identity allowed to get it", async () => {
     const cp = await controlPlane();
     const port = await freePort();
     const lease = uniqueName("serving");
     await grantLease(lease);
-    const ccm = start({
+    const ccm = startCcm({
       args: [
         "--cloud-provider=fake",
         `--kubeconfig=${cp.kubeconfigs.ccm}`,
@@ -146,7 +138,7 @@ describe("secure serving", () => {
 
   test("--secure-port=0 serves nothing", async () => {
     const cp = await controlPlane();
-    const ccm = start({
+    const ccm = startCcm({
       args: [
         "--cloud-provider=fake",
         `--kubeconfig=${cp.kubeconfigs.ccm}`,

@@ -6,7 +6,7 @@
  * However many threads, the API server sees one list and one watch of Nodes and of Services (the audit log
  * counts them): the main thread's informers feed every thread.
  */
-import { describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { LEASES, NAMESPACES, SERVICES } from "../../src/kube/api.ts";
 import type { Lease, Service } from "../../src/kube/objects.ts";
@@ -14,7 +14,7 @@ import { shardOf } from "../../src/kube/shard.ts";
 import { auditOffset, countRequests } from "../../scripts/bench/audit.ts";
 import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts";
 import { freePort } from "../../scripts/control-plane/ports.ts";
-import { startCcm, type CcmProcess } from "../harness/ccm.ts";
+import { killCcms, startCcm, type CcmProcess } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { startFakeCloud, type TestFakeCloud } from "../harness/fake-cloud.ts";
 import { kubeletNode, loadBalancerService, uniqueName } from "../harness/fixtures.ts";
@@ -79,6 +79,9 @@ async function cacheRequests(cp: ControlPlane, cloud: TestFakeCloud, threads: nu
 }
 
 describe("controller threads", () => {
+  // Each test starts its own managers: one left running by a failed test would act on later files' objects.
+  afterEach(killCcms);
+
   test("two threads: keys split over both, each Service ensured once; health and leadership in the main thread", async () => {
     const cp = await controlPlane();
     const cloud = startFakeCloud();
