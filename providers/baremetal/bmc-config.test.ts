@@ -25,6 +25,17 @@ describe("BMC addresses (metal3's syntax)", () => {
       "https://[fd00::9]/redfish/v1/Systems/System.Embedded.1",
     ],
     ["http://bmc/redfish/v1/Systems/1", "http://bmc/redfish/v1/Systems/1"],
+    // metal3's other Redfish drivers, copied from a BareMetalHost as they are.
+    [
+      "idrac-redfish://10.0.9.12/redfish/v1/Systems/System.Embedded.1",
+      "https://10.0.9.12/redfish/v1/Systems/System.Embedded.1",
+    ],
+    [
+      "idrac-virtualmedia+https://d/redfish/v1/Systems/System.Embedded.1",
+      "https://d/redfish/v1/Systems/System.Embedded.1",
+    ],
+    ["ilo5-redfish://ilo.example/redfish/v1/Systems/1", "https://ilo.example/redfish/v1/Systems/1"],
+    ["redfish-virtualmedia+http://127.0.0.1:8000/redfish/v1/Systems/u", "http://127.0.0.1:8000/redfish/v1/Systems/u"],
   ];
   test.each(cases)("%s → %s", (address, url) => {
     expect(redfishSystemUrl(address)).toEqual({ url });
@@ -32,6 +43,8 @@ describe("BMC addresses (metal3's syntax)", () => {
 
   const bad: [string, RegExp][] = [
     ["ipmi://10.0.9.11", /the scheme must be redfish:\/\//],
+    ["idrac://10.0.9.11/redfish/v1/Systems/1", /over Redfish only \(not IPMI, iRMC or iLO 4\)/],
+    ["ilo4://10.0.9.11/redfish/v1/Systems/1", /the scheme must be/],
     ["redfish://10.0.9.11", /must name one system: redfish:\/\/<host>\/redfish\/v1\/Systems\/<id>/],
     ["redfish://10.0.9.11/redfish/v1/Systems", /must name one system/],
     ["redfish://admin:pw@10.0.9.11/redfish/v1/Systems/1", /no user, password or query in the address/],

@@ -1,7 +1,10 @@
 /**
  * A machine's `bmc`: the Redfish system whose power state the instance calls read. Field names follow
  * metal3's BareMetalHost (`address`, `credentialsName`, `disableCertificateVerification`), and so does the
- * address syntax: `redfish://` (HTTPS), `redfish+https://`, `redfish+http://`, or a plain http(s) URL.
+ * address syntax: `redfish://` (HTTPS), `redfish+https://`, `redfish+http://`, or a plain http(s) URL. metal3's
+ * other Redfish drivers (`redfish-virtualmedia`, `idrac-redfish`, `idrac-virtualmedia`, `ilo5-redfish`,
+ * `ilo5-virtualmedia`, each also with `+http`/`+https`) read power state the same way, so a
+ * BareMetalHost's address can be copied as it is; the boot method they name does not matter here.
  *
  * ```yaml
  * bmc:
@@ -48,13 +51,24 @@ const BMC_KEYS = [
   "disableCertificateVerification",
   "caFile",
 ];
-const SCHEMES: Readonly<Record<string, string>> = {
-  "redfish:": "https:",
-  "redfish+https:": "https:",
-  "redfish+http:": "http:",
-  "https:": "https:",
-  "http:": "http:",
-};
+/** metal3's Redfish drivers; `<driver>:` and `<driver>+https:` are HTTPS, `<driver>+http:` plain HTTP. */
+const REDFISH_DRIVERS = [
+  "redfish",
+  "redfish-virtualmedia",
+  "idrac-redfish",
+  "idrac-virtualmedia",
+  "ilo5-redfish",
+  "ilo5-virtualmedia",
+];
+const SCHEMES: Readonly<Record<string, string>> = Object.fromEntries<string>([
+  ["https:", "https:"],
+  ["http:", "http:"],
+  ...REDFISH_DRIVERS.flatMap((d): [string, string][] => [
+    [`${d}:`, "https:"],
+    [`${d}+https:`, "https:"],
+    [`${d}+http:`, "http:"],
+  ]),
+]);
 const SYSTEM_PATH = /\/Systems\/[^/]+$/;
 
 /** The http(s) URL of a BMC address, or why the address is not one. */
@@ -70,7 +84,8 @@ export function redfishSystemUrl(address: string): { url: string } | { problem: 
     return {
       problem:
         `${JSON.stringify(address)}: the scheme must be redfish://, redfish+https://, redfish+http://, ` +
-        "https:// or http://",
+        "https://, http:// or another of metal3's Redfish drivers (idrac-redfish://, ilo5-redfish://, …); " +
+        "power state is read over Redfish only (not IPMI, iRMC or iLO 4)",
     };
   const path = parsed.pathname.replace(/\/+$/, "");
   if (parsed.host === "" || !SYSTEM_PATH.test(path))

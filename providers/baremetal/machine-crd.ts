@@ -25,7 +25,7 @@ const bmcSchema = obj(
   "The machine's Redfish system: its power state and existence come from it (fields as metal3's BareMetalHost).",
   {
     address: str(
-      "The Redfish ComputerSystem: redfish://, redfish+https://, redfish+http://, https:// or http://, path ending in /Systems/<id>.",
+      "The Redfish ComputerSystem: redfish://, redfish+https://, redfish+http://, metal3's other Redfish drivers (idrac-redfish://, ilo5-redfish://, …), https:// or http://; path ending in /Systems/<id>.",
       { maxLength: 2048 },
     ),
     credentialsName: str("A Secret with keys username and password.", { maxLength: 253 }),
