@@ -13,6 +13,7 @@ import { inventoryInstances } from "./instances.ts";
 import { credentialKey, readCredentials } from "./bmc-credentials.ts";
 import { createPowerLookup, type PowerLookupDeps } from "./power-lookup.ts";
 import { createRedfishApi, type RedfishApiDeps } from "./redfish-api.ts";
+import { preflightBmcs } from "./bmc-preflight.ts";
 import { createSourcedLoadBalancer, type SourcedLoadBalancer } from "../shared/address-pools/pool-source.ts";
 import { createClusterInventory } from "./cluster-inventory.ts";
 import type { Inventory } from "./inventory.ts";
@@ -51,8 +52,9 @@ export function createBaremetalProvider(
   const log = context.logger;
   let current = input.config;
   let kube = options.kube;
+  const redfish = createRedfishApi({ observeCall: context.observeCall, timeoutMs: options.bmcTimeoutMs });
   const power = createPowerLookup({
-    api: createRedfishApi({ observeCall: context.observeCall, timeoutMs: options.bmcTimeoutMs }),
+    api: redfish,
     readCredentials: (credentials) => readCredentials(credentials, { kube: () => kube, namespace: context.namespace }),
     credentialKey: (credentials) => credentialKey(credentials, context.namespace),
     ttlMs: options.powerTtlMs,
@@ -130,6 +132,16 @@ export function createBaremetalProvider(
     instances: inventoryInstances(inventory, power),
     loadBalancer: lb?.lb.loadBalancer,
     apply,
+    preflight: (signal) =>
+      preflightBmcs(
+        {
+          inventory: current.inventory,
+          api: redfish,
+          readCredentials: (credentials) => readCredentials(credentials, { kube: () => undefined, namespace: "" }),
+          logger: log,
+        },
+        signal,
+      ),
     initialize(init) {
       kube ??= init.kube;
       cluster?.start(init);
