@@ -181,9 +181,7 @@ export function providerFindings(name: string, problems: readonly string[] | und
       },
     ];
   if (problems.length === 0)
-    return [
-      { check, status: "ok", detail: `provider ${name}: configuration parsed, a read-only cloud call succeeded` },
-    ];
+    return [{ check, status: "ok", detail: `provider ${name}: configuration parsed, its preflight found no problem` }];
   return problems.map((p) => ({ check, status: "fail", detail: `provider ${name}: ${p}` }));
 }
 
