@@ -2,6 +2,7 @@
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import pkg from "../../package.json" with { type: "json" };
 import { CHART_DIR, renderChart } from "./render.ts";
 
 test("charts/cloud-controller-manager matches the manifests catalog (regenerate with `npm run chart`)", () => {
@@ -12,4 +13,8 @@ test("charts/cloud-controller-manager matches the manifests catalog (regenerate 
   expect(committed.sort()).toEqual([...generated.keys()].sort());
   for (const [path, content] of generated)
     expect({ path, content }).toEqual({ path, content: readFileSync(join(CHART_DIR, path), "utf8") });
+});
+
+test("the image tag defaults to the release image's (v<version>), so image.repository alone finds it", () => {
+  expect(renderChart().get("Chart.yaml")).toContain(`\nappVersion: v${pkg.version}\n`);
 });

@@ -35,7 +35,8 @@ function chartYaml(): string {
     description: "A Kubernetes cloud-controller-manager in TypeScript, one executable, every provider compiled in",
     type: "application",
     version,
-    appVersion: version,
+    // The release image is tagged v<version> (scripts/image): image.tag defaults to this.
+    appVersion: `v${version}`,
   })}\n`;
 }
 
