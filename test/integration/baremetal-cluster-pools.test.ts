@@ -130,7 +130,12 @@ describe("bare metal with AddressPool objects", () => {
       },
       60_000,
     );
-    const kept = (await eventsFor(admin, ns, "Service", "web")).find((e) => e.reason === "LoadBalancerAddressKept");
+    // Events go out after the status write, from the event sink's own queue.
+    const kept = await eventually(
+      "the LoadBalancerAddressKept event",
+      async () => (await eventsFor(admin, ns, "Service", "web")).find((e) => e.reason === "LoadBalancerAddressKept"),
+      30_000,
+    );
     expect(kept).toMatchObject({ type: "Warning" });
     expect(kept?.message).toContain("kept 172.30.40.0");
     expect(ingressIPs(await admin.get<Service>(SERVICES, "web", { namespace: ns }))).toEqual([web]);
