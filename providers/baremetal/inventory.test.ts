@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { InstanceNotFoundError } from "../../src/cloud/errors.ts";
 import { parseBaremetalConfig } from "./config.ts";
-import { node } from "./fixtures.test-support.ts";
+import { node, WORKER_1_IN_RACK_R1 } from "./fixtures.test-support.ts";
 import { inventoryInstances } from "./instances.ts";
-import { judgeNode, LABEL_RACK, type Inventory, type UnmatchedPolicy } from "./inventory.ts";
+import { judgeNode, type Inventory, type UnmatchedPolicy } from "./inventory.ts";
 
 function inventory(unmatched: UnmatchedPolicy = "leave"): Inventory {
   const parsed = parseBaremetalConfig(`
@@ -34,18 +34,7 @@ describe("what the inventory says about a node", () => {
     {
       name: "an exact name, with its rack's traits and label",
       node: node("worker-1"),
-      want: {
-        kind: "present",
-        shutdown: false,
-        metadata: {
-          providerID: "baremetal://worker-1",
-          zone: "dc1-b",
-          region: "dc1",
-          instanceType: "metal",
-          nodeAddresses: [{ type: "InternalIP", address: "10.0.0.11" }],
-          additionalLabels: { [LABEL_RACK]: "r1" },
-        },
-      },
+      want: WORKER_1_IN_RACK_R1,
     },
     {
       name: "an explicit providerID",

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { parseBaremetalConfig } from "./config.ts";
-import { node } from "./fixtures.test-support.ts";
-import { judgeNode, LABEL_RACK, type Inventory, type UnmatchedPolicy } from "./inventory.ts";
+import { node, WORKER_1_IN_RACK_R1 } from "./fixtures.test-support.ts";
+import { judgeNode, type Inventory, type UnmatchedPolicy } from "./inventory.ts";
 import { machinesFromObjects, type MachineObject } from "./machine-objects.ts";
 
 function base(unmatched: UnmatchedPolicy = "delete"): Inventory {
@@ -34,18 +34,7 @@ describe("the inventory from BareMetalMachine objects", () => {
       name: "an object names the node it is named after, layered on the file's rack and defaults",
       objects: [machine("worker-1", { rack: "r1", addresses: [{ type: "InternalIP", address: "10.0.0.11" }] })],
       node: node("worker-1"),
-      want: {
-        kind: "present",
-        shutdown: false,
-        metadata: {
-          providerID: "baremetal://worker-1",
-          zone: "dc1-b",
-          region: "dc1",
-          instanceType: "metal",
-          nodeAddresses: [{ type: "InternalIP", address: "10.0.0.11" }],
-          additionalLabels: { [LABEL_RACK]: "r1" },
-        },
-      },
+      want: WORKER_1_IN_RACK_R1,
     },
     {
       name: "spec.name and an explicit providerID, found by providerID under another node name",
