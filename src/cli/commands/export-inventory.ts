@@ -4,12 +4,11 @@
  * comments, so the move to `inventory: { source: cluster }` is reviewed before `kubectl apply -f`. Nothing
  * is written to a cluster.
  */
-import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { exportInventory } from "../../../providers/baremetal/inventory-export.ts";
 import { toYaml } from "../../manifests/catalog.ts";
 import type { CommandData } from "../cli.ts";
-import { fileArgs, usageFailure } from "./file-input.ts";
+import { fileArgs, readInput, usageFailure } from "./file-input.ts";
 
 export const exportInventoryCommand = defineCommand({
   meta: {
@@ -27,7 +26,7 @@ export const exportInventoryCommand = defineCommand({
     const path = paths[0] ?? "-";
     let text: string;
     try {
-      text = readFileSync(path === "-" ? 0 : path, "utf8");
+      text = readInput(path);
     } catch (error) {
       return fail(`${path}: ${(error as Error).message}`);
     }

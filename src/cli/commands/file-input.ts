@@ -1,7 +1,8 @@
 /**
  * What the file-converting commands (`import-pools`, `export-inventory`) share: the file arguments (`-` is
- * standard input) and the one-line failure with exit status 2.
+ * standard input), reading one, and the one-line failure with exit status 2.
  */
+import { readFileSync } from "node:fs";
 import type { CommandData } from "../cli.ts";
 
 export function fileArgs(rawArgs: readonly string[]): string[] {
@@ -14,4 +15,9 @@ export function usageFailure(command: CommandData): (line: string) => void {
     command.io.stderr(`error: ${line}\n`);
     command.exitCode = 2;
   };
+}
+
+/** A file argument's text; `-` reads standard input. */
+export function readInput(path: string): string {
+  return readFileSync(path === "-" ? 0 : path, "utf8");
 }

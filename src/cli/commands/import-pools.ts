@@ -4,19 +4,18 @@
  * standard input), with what did not carry over as comments, so the migration is reviewed before
  * `kubectl apply -f`. Nothing is written to a cluster.
  */
-import { readFileSync } from "node:fs";
 import { defineCommand } from "citty";
 import { importPools } from "../../../providers/shared/address-pools/import.ts";
 import { toYaml } from "../../manifests/catalog.ts";
 import type { CommandData } from "../cli.ts";
-import { fileArgs, usageFailure } from "./file-input.ts";
+import { fileArgs, readInput, usageFailure } from "./file-input.ts";
 
 /** Every YAML document of each file, or the one line naming the file that could not be read. */
 function readDocuments(paths: readonly string[]): { documents: unknown[] } | { error: string } {
   const documents: unknown[] = [];
   for (const path of paths) {
     try {
-      const parsed: unknown = Bun.YAML.parse(readFileSync(path === "-" ? 0 : path, "utf8"));
+      const parsed: unknown = Bun.YAML.parse(readInput(path));
       documents.push(...(Array.isArray(parsed) ? (parsed as unknown[]) : [parsed]));
     } catch (error) {
       return { error: `${path}: ${(error as Error).message}` };
