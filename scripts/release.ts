@@ -31,6 +31,7 @@ import {
 import { basename, dirname, join, relative } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { build, commitEpoch, gitCommit } from "./build.ts";
+import { sha256File } from "./image/debs.ts";
 import { releaseImageAndSbom, type ReleaseFiles } from "./image/release-files.ts";
 import { providerFactories } from "../src/builtins.ts";
 import { splitArgs } from "../src/cli/command-args.ts";
@@ -62,10 +63,6 @@ export function defaultFlags(provider: string): string[] {
   return [`--cloud-provider=${provider}`, `--cloud-config=${DEFAULTS.cloudConfig}`];
 }
 
-function sha256(path: string): string {
-  return new Bun.CryptoHasher("sha256").update(readFileSync(path)).digest("hex");
-}
-
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: "utf8" })
     .filter((p) => statSync(join(dir, p)).isFile())
@@ -74,7 +71,7 @@ function filesUnder(dir: string): string[] {
 
 /** `sha256sum` format: "<hex>  <path>" per line, paths relative to `dir`. */
 function writeSums(dir: string, paths: readonly string[]): void {
-  writeFileSync(join(dir, "SHA256SUMS"), paths.map((p) => `${sha256(join(dir, p))}  ${p}\n`).join(""));
+  writeFileSync(join(dir, "SHA256SUMS"), paths.map((p) => `${sha256File(join(dir, p))}  ${p}\n`).join(""));
 }
 
 function writeManifests(dir: string): void {
