@@ -5,20 +5,14 @@
  *
  *   npm run chart
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { CHART_DIR, renderChart } from "./chart/render.ts";
-
-function existing(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile())
-    .map((e) => relative(CHART_DIR, join(e.parentPath, e.name)));
-}
+import { CHART_DIR, committedChartFiles, renderChart } from "./chart/render.ts";
 
 if (import.meta.main) {
   const files = renderChart();
   mkdirSync(CHART_DIR, { recursive: true });
-  for (const stale of existing(CHART_DIR).filter((path) => !files.has(path))) rmSync(join(CHART_DIR, stale));
+  for (const stale of committedChartFiles().filter((path) => !files.has(path))) rmSync(join(CHART_DIR, stale));
   for (const [path, content] of files) {
     mkdirSync(dirname(join(CHART_DIR, path)), { recursive: true });
     writeFileSync(join(CHART_DIR, path), content);
