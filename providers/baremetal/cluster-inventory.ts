@@ -54,6 +54,8 @@ export function createClusterInventory(o: { base: () => Inventory; logger: Logge
   let recorder: EventRecorder | undefined;
   let readable: ReadonlyMap<string, Machine> = new Map();
   let built: { base: Inventory; set: MachineSet } | undefined;
+  /** Objects changed since the last rebuild: the initial list's adds come as one event each. */
+  let changed = false;
   const report = reporter(o.logger);
 
   const rebuild = (): MachineSet => {
@@ -61,6 +63,7 @@ export function createClusterInventory(o: { base: () => Inventory; logger: Logge
     const set = machinesFromObjects(base, informer?.list() ?? [], readable);
     readable = set.readable;
     built = { base, set };
+    changed = false;
     report(set.verdicts, recorder);
     return set;
   };
@@ -69,13 +72,20 @@ export function createClusterInventory(o: { base: () => Inventory; logger: Logge
     inventory() {
       if (!informer?.synced) return { ...o.base(), unread: UNREAD };
       // A live edit of the file (racks, defaults, unmatchedNodes) counts like an edit of the objects.
-      return (built?.base === o.base() ? built.set : rebuild()).inventory;
+      return (built?.base === o.base() && !changed ? built.set : rebuild()).inventory;
     },
     start(init) {
       recorder = init.recorder;
       const watched = new Informer<MachineObject>({ api: init.kube, resource: BARE_METAL_MACHINES, logger: o.logger });
       informer = watched;
-      watched.addHandler({ add: rebuild, update: rebuild, delete: rebuild });
+      // One rebuild per burst of events (the initial list, a kubectl apply of many), not one per object;
+      // it still runs at once, so a Warning about a bad object does not wait for the next lookup.
+      const changes = (): void => {
+        if (changed) return;
+        changed = true;
+        queueMicrotask(() => changed && rebuild());
+      };
+      watched.addHandler({ add: changes, update: changes, delete: changes });
       init.addReadinessCheck?.("inventory", () => (watched.synced ? undefined : UNREAD));
       void watched.run(init.signal);
       void watched.waitForSync(init.signal).then((synced) => {
