@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { cycles, folderGraph, folderOf } from "./layering.ts";
+import { dirname, resolve } from "node:path";
+import { cycles, folderGraph, folderOf, packagesLoaded } from "./layering.ts";
 
 const graph = (edges: Record<string, string[]>): Map<string, Set<string>> =>
   new Map(Object.entries(edges).map(([from, to]) => [from, new Set(to)]));
@@ -38,5 +39,14 @@ describe("layering", () => {
       "src/app/c.ts": [],
     });
     expect(cycles(folderGraph("src", files))).toEqual([["app/", "cli/"]]);
+  });
+
+  test("a controller thread loads neither the kubeconfig library nor the AWS SDK (each costs a thread tens of MiB)", () => {
+    const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
+    const worker = [...packagesLoaded(root, "src/worker.ts")];
+    const main = [...packagesLoaded(root, "src/main.ts")];
+    expect(main).toContain("@kubernetes/client-node");
+    expect(worker).toContain("prom-client");
+    expect(worker.filter((p) => p === "@kubernetes/client-node" || p.startsWith("@aws-sdk/"))).toEqual([]);
   });
 });

@@ -84,6 +84,29 @@ export function cycles(graph: Graph): string[][] {
   return found;
 }
 
+const STATIC_IMPORT =
+  /^\s*(?:import|export)(?!\s+type\b)[^;]*?\bfrom\s*["']([^"']+)["']|^\s*import\s*["']([^"']+)["']/gm;
+
+/**
+ * The packages a module loads when `entry` is evaluated: static imports followed through relative paths
+ * (type-only imports and `import()` left out, as neither runs at load time).
+ */
+export function packagesLoaded(root: string, entry: string): Set<string> {
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const match of readFileSync(join(root, file), "utf8").matchAll(STATIC_IMPORT)) {
+      const spec = match[1] ?? match[2] ?? "";
+      if (spec.startsWith(".")) visit(relative(root, resolve(root, dirname(file), spec)));
+      else packages.add(spec);
+    }
+  };
+  visit(entry);
+  return packages;
+}
+
 /** One line per cycle, empty when the layering holds. */
 export function layeringProblems(root: string, dir = "src"): string[] {
   const files = fileGraph(root, dir);

@@ -1,6 +1,8 @@
-/** What this binary holds: every provider and every controller, compiled in. */
+/**
+ * What this binary holds: every provider and every controller, compiled in. Controller threads import
+ * this file, so it names nothing else (the commands are in sub-commands.ts: they load far more).
+ */
 import { controllerFactories } from "./app/controllers.ts";
-import type { SubCommands } from "./cli/cli.ts";
 import type { Builtins } from "./cli/run.ts";
 import { createRegistry } from "./cloud/registry.ts";
 import type { ProviderFactory } from "./cloud/provider.ts";
@@ -8,12 +10,6 @@ import { awsProviderFactory } from "../providers/aws/index.ts";
 import { baremetalProviderFactory } from "../providers/baremetal/index.ts";
 import { fakeProviderFactory } from "../providers/fake/index.ts";
 import { vsphereProviderFactory } from "../providers/vsphere/index.ts";
-import { fakeCloudCommand } from "./cli/commands/fake-cloud.ts";
-import { manifestsCommand } from "./cli/commands/manifests.ts";
-import { checkCommand } from "./cli/commands/check.ts";
-import { installCommand } from "./cli/commands/install.ts";
-import { importPoolsCommand } from "./cli/commands/import-pools.ts";
-import { exportInventoryCommand } from "./cli/commands/export-inventory.ts";
 
 export function providerFactories(): ProviderFactory<never>[] {
   return [
@@ -26,15 +22,4 @@ export function providerFactories(): ProviderFactory<never>[] {
 
 export function builtins(): Builtins {
   return { providers: createRegistry(providerFactories()), controllers: controllerFactories() };
-}
-
-export function subCommands(): SubCommands {
-  return {
-    "fake-cloud": fakeCloudCommand,
-    manifests: manifestsCommand,
-    check: checkCommand,
-    install: installCommand,
-    "import-pools": importPoolsCommand,
-    "export-inventory": exportInventoryCommand,
-  };
 }

@@ -4,7 +4,8 @@
  */
 import { hostname, totalmem } from "node:os";
 import { runCli } from "./cli/cli.ts";
-import { builtins, subCommands } from "./builtins.ts";
+import { builtins } from "./builtins.ts";
+import { subCommands } from "./sub-commands.ts";
 import { heapSizingEnvironment } from "./app/heap-sizing.ts";
 
 // The compiled manager sizes JavaScriptCore's heap for itself, then runs as a new image of the same

@@ -1,6 +1,6 @@
 /** An unthrottled client for test setup and assertions, plus create-or-update of plain manifests. */
 import { createKubeApi, type KubeApi, type Resource } from "../../src/kube/api.ts";
-import { resolveConnection } from "../../src/kube/connection.ts";
+import { resolveConnection } from "../../src/kube/kubeconfig.ts";
 import { TokenBucket } from "../../src/kube/token-bucket.ts";
 import { createTransport, isNotFound } from "../../src/kube/transport.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";

@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config/config.ts";
 import type { KubeApi } from "../kube/api.ts";
-import { resolveConnection } from "../kube/connection.ts";
+import { resolveConnection } from "../kube/kubeconfig.ts";
 import { TokenBucket } from "../kube/token-bucket.ts";
 import type { Logger } from "../log/logger.ts";
 import type { LagMonitor } from "../metrics/event-loop-lag.ts";

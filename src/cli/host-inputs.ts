@@ -4,7 +4,7 @@
  * what to make of a missing file is `inputProblems`' decision.
  */
 import { accessSync, constants } from "node:fs";
-import { loadKubeConfig } from "../kube/connection.ts";
+import { loadKubeConfig } from "../kube/kubeconfig.ts";
 import { hostFiles, type HostFile, type PackageOptions } from "../manifests/options.ts";
 import type { UnreadableInput } from "../manifests/install-plan.ts";
 

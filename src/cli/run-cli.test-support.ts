@@ -1,6 +1,7 @@
 /** Runs the CLI in this process with every builtin, capturing what it writes (tests only). */
 import { runCli } from "./cli.ts";
-import { builtins, subCommands } from "../builtins.ts";
+import { builtins } from "../builtins.ts";
+import { subCommands } from "../sub-commands.ts";
 
 export interface CliResult {
   readonly code: number;

@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "./cli.ts";
-import { builtins, subCommands } from "../builtins.ts";
+import { builtins } from "../builtins.ts";
+import { subCommands } from "../sub-commands.ts";
 import { runCommand } from "./run-cli.test-support.ts";
 
 describe("start-up rejects bad input with status 2, one line per problem, before anything starts", () => {

@@ -1,10 +1,8 @@
 /**
- * Where the API server is and how to prove who we are: resolved once from `--kubeconfig` / `--master`
- * (or the in-cluster service account) with `@kubernetes/client-node`'s loader, which understands every
- * kubeconfig form (files or inline data, tokens, token files, exec plugins).
+ * Where the API server is and how to prove who we are. The main thread resolves it from the kubeconfig
+ * (kubeconfig.ts); this file stays free of `@kubernetes/client-node`, so that controller threads, which
+ * receive a resolved connection, do not load that library (about 27 MiB per thread).
  */
-import { KubeConfig } from "@kubernetes/client-node";
-import type { RequestOptions } from "node:https";
 
 export interface ConnectionSource {
   /** Path to a kubeconfig; empty for in-cluster config (unless `master` is set). */
@@ -28,8 +26,23 @@ export interface Connection {
   authorization(): Promise<string | undefined>;
 }
 
-/** How long a resolved Authorization header is reused before asking the kubeconfig again. */
+/** A connection as it crosses to a controller thread: no function, the header asked for by message. */
+export type ConnectionData = Omit<Connection, "authorization">;
+
+/** How long a resolved Authorization header is reused before asking its source again. */
 const AUTH_REFRESH_MS = 30_000;
+
+/** Asks `fetch` for the header at most every `AUTH_REFRESH_MS` (rotated tokens are picked up). */
+export function cachedAuthorization(fetch: () => Promise<string | undefined>): () => Promise<string | undefined> {
+  let value: string | undefined;
+  let fetchedAt = Number.NEGATIVE_INFINITY;
+  return async () => {
+    if (Date.now() - fetchedAt < AUTH_REFRESH_MS) return value;
+    value = await fetch();
+    fetchedAt = Date.now();
+    return value;
+  };
+}
 
 /**
  * `--master` as client-go takes it: an http(s) URL, or `host[:port]` meaning https; undefined when it is
@@ -50,58 +63,8 @@ function isPlainServerUrl(text: string): boolean {
   return url.search === "" && url.hash === "" && url.username === "" && url.password === "";
 }
 
-export function loadKubeConfig(source: ConnectionSource): KubeConfig {
-  const kc = new KubeConfig();
-  if (source.kubeconfig !== "") kc.loadFromFile(source.kubeconfig);
-  else if (source.master !== "")
-    kc.loadFromClusterAndUser({ name: "master", server: source.master, skipTLSVerify: false }, { name: "anonymous" });
-  else kc.loadFromCluster();
-  return kc;
-}
-
-export async function resolveConnection(source: ConnectionSource): Promise<Connection> {
-  const kc = loadKubeConfig(source);
-  const cluster = kc.getCurrentCluster();
-  const server = source.master !== "" ? source.master : cluster?.server;
-  if (!server)
-    throw new Error(
-      `no API server address: the kubeconfig ${JSON.stringify(source.kubeconfig)} names no cluster server and --master is empty`,
-    );
-  const opts: RequestOptions = {};
-  await kc.applyToHTTPSOptions(opts);
-  const tls: TlsMaterial = {
-    ca: text(opts.ca),
-    cert: text(opts.cert),
-    key: text(opts.key),
-    rejectUnauthorized: cluster?.skipTLSVerify !== true,
-    serverName: cluster?.tlsServerName,
-  };
-  return { server: server.replace(/\/+$/, ""), tls, authorization: cachedAuthorization(kc) };
-}
-
 /** A connection to the same server with a different bearer token (per-controller credentials). */
 export function withBearerToken(base: Connection, token: () => Promise<string>): Connection {
   const tls: TlsMaterial = { ...base.tls, cert: undefined, key: undefined };
   return { server: base.server, tls, authorization: async () => `Bearer ${await token()}` };
-}
-
-function cachedAuthorization(kc: KubeConfig): () => Promise<string | undefined> {
-  let value: string | undefined;
-  let fetchedAt = Number.NEGATIVE_INFINITY;
-  return async () => {
-    if (Date.now() - fetchedAt < AUTH_REFRESH_MS) return value;
-    const opts: RequestOptions = {};
-    await kc.applyToHTTPSOptions(opts);
-    const headers = (opts.headers ?? {}) as Record<string, string | undefined>;
-    value = headers.Authorization ?? headers.authorization;
-    fetchedAt = Date.now();
-    return value;
-  };
-}
-
-function text(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (Buffer.isBuffer(value)) return value.toString("utf8");
-  if (Array.isArray(value)) return value.map((v) => text(v) ?? "").join("\n");
-  return typeof value === "string" ? value : undefined;
 }

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { CloudProvider } from "../../src/cloud/provider.ts";
 import { createKubeApi, NAMESPACES, SERVICES, type KubeApi } from "../../src/kube/api.ts";
-import { resolveConnection } from "../../src/kube/connection.ts";
+import { resolveConnection } from "../../src/kube/kubeconfig.ts";
 import { createSharedInformers } from "../../src/kube/informers.ts";
 import type { Service } from "../../src/kube/objects.ts";
 import { TokenBucket } from "../../src/kube/token-bucket.ts";

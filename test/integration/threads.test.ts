@@ -99,7 +99,8 @@ describe("controller threads", () => {
       args: [
         "--cloud-provider=fake",
         `--cloud-config=${cloud.configFile}`,
-        `--kubeconfig=${cp.kubeconfigs.ccm}`,
+        // A bearer token: the threads get their Authorization header from the main thread's kubeconfig.
+        `--kubeconfig=${cp.kubeconfigs.ccmToken}`,
         ...serving,
         "--cluster-cidr=10.244.0.0/16",
         `--leader-elect-resource-name=${lease}`,

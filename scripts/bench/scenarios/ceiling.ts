@@ -9,7 +9,7 @@ import { EVENTS, NODES } from "../../../src/kube/api.ts";
 import type { Node } from "../../../src/kube/objects.ts";
 import { forEachLimited } from "../../../src/util/concurrency.ts";
 import { createKubeApi, type KubeApi } from "../../../src/kube/api.ts";
-import { resolveConnection } from "../../../src/kube/connection.ts";
+import { resolveConnection } from "../../../src/kube/kubeconfig.ts";
 import { TokenBucket } from "../../../src/kube/token-bucket.ts";
 import { createTransport } from "../../../src/kube/transport.ts";
 import { createAll, track } from "../load.ts";

@@ -2,15 +2,17 @@
  * `--controller-threads=N`: the leader runs its controllers in N worker threads instead of its own event
  * loop. Each thread reports its health every second and its metrics on request; `/healthz` and `/metrics`
  * of the main thread cover them. Threads start from the main thread's frozen configuration (a structured
- * clone), never from the flags. The informers run here, once for the whole process, and every change
- * of their caches goes to each thread's mirror (kube/informer-mirror.ts). A thread that ends on its own
- * (a crashed controller, an uncaught error) stops every other thread and the manager exits non-zero:
- * never a silently half-running manager.
+ * clone), never from the flags, and reach the API server as this thread resolved it (credentials asked
+ * for by message, so no thread loads the kubeconfig library). The informers run here, once for the whole
+ * process, and every change of their caches goes to each thread's mirror (kube/informer-mirror.ts). A
+ * thread that ends on its own (a crashed controller, an uncaught error) stops every other thread and the
+ * manager exits non-zero: never a silently half-running manager.
  */
 import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsHub, MetricsSnapshot } from "../../metrics/hub.ts";
 import { ControllerConfigError } from "../../controllers/context.ts";
 import { forwardInformers, type InformerForwarder, type MirrorOp } from "../../kube/informer-mirror.ts";
+import { errorMessage } from "../../kube/worker.ts";
 import { createSharedInformers, type CachedResource } from "../../kube/informers.ts";
 import { ControllerCrashedError, type LeaderDeps } from "../run-controllers.ts";
 import { describePlan, planThreads, type ThreadPlan } from "./plan.ts";
@@ -71,6 +73,7 @@ function spawn(
     if (m.type === "status") mirror(deps, all, thread, m.checks);
     else if (m.type === "metrics") pending.get(m.id)?.(m.metrics);
     else if (m.type === "watch") watch(m.resources);
+    else if (m.type === "authorization") answerAuthorization(deps, thread, m.id);
     else resolveExit(m);
   };
   worker.onerror = (event: ErrorEvent): void => resolveExit({ type: "exited", code: 1, error: event.message });
@@ -78,6 +81,14 @@ function spawn(
     resolveExit({ type: "exited", code: 1, error: "the thread ended without reporting" }),
   );
   return thread;
+}
+
+/** The thread's connection has no credentials of its own: the main thread's loader answers. */
+function answerAuthorization(deps: ThreadDeps, thread: Thread, id: number): void {
+  deps.connection.authorization().then(
+    (value) => thread.send({ type: "authorization", id, value }),
+    (error: unknown) => thread.send({ type: "authorization", id, error: errorMessage(error) }),
+  );
 }
 
 /**
@@ -159,10 +170,11 @@ export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal
 }
 
 function start(deps: ThreadDeps, threads: readonly Thread[]): void {
-  const { config, providerConfig, bucket } = deps;
+  const { config, providerConfig, bucket, replica } = deps;
+  const connection = { server: deps.connection.server, tls: deps.connection.tls };
   for (const t of threads) {
     const { thread, controllers, shard, whole } = t.plan;
-    t.send({ type: "start", config, providerConfig, thread, controllers, shard, whole, bucket, replica: deps.replica });
+    t.send({ type: "start", config, providerConfig, thread, controllers, shard, whole, bucket, connection, replica });
   }
   deps.logger.info(describePlan(threads.map((t) => t.plan)));
 }

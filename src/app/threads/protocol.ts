@@ -2,6 +2,7 @@
 import type { ProviderInit } from "../../cloud/provider.ts";
 import type { ProviderConfig } from "../../cloud/registry.ts";
 import type { Config } from "../../config/config.ts";
+import type { ConnectionData } from "../../kube/connection.ts";
 import type { CachedResource } from "../../kube/informers.ts";
 import type { Shard } from "../../kube/shard.ts";
 import type { SharedBucket } from "../../kube/token-bucket.ts";
@@ -20,6 +21,8 @@ export interface ThreadStart {
   /** Controllers that run on this thread alone and take every key. */
   readonly whole: readonly ControllerName[];
   readonly bucket: SharedBucket;
+  /** The main thread's API server connection; the thread asks it for the Authorization header. */
+  readonly connection: ConnectionData;
   /** Who leads (leader election on): the provider compares its configuration with the last leader's. */
   readonly replica?: ProviderInit["replica"];
 }
@@ -30,6 +33,8 @@ export type ToWorker =
   /** Stop taking work, finish in-flight syncs, then report `exited`. */
   | { readonly type: "stop" }
   | { readonly type: "metrics"; readonly id: number }
+  /** The answer to the thread's `authorization` request: the header, or why there is none. */
+  | { readonly type: "authorization"; readonly id: number; readonly value?: string; readonly error?: string }
   /** Changes of the main thread's caches for the thread's mirror: `MirrorOp[]` as JSON, encoded once for all. */
   | { readonly type: "informers"; readonly ops: string };
 
@@ -39,5 +44,7 @@ export type FromWorker =
   | { readonly type: "metrics"; readonly id: number; readonly metrics: MetricsSnapshot }
   /** The thread's controllers read these caches: the main thread runs their informers (once for all threads). */
   | { readonly type: "watch"; readonly resources: readonly CachedResource[] }
+  /** The Authorization header the main thread's connection sends now (credentials rotate). */
+  | { readonly type: "authorization"; readonly id: number }
   /** 0: stopped as asked; 1: a controller crashed; 2: a controller found its flags unusable. */
   | { readonly type: "exited"; readonly code: 0 | 1 | 2; readonly error?: string };

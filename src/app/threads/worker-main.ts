@@ -6,7 +6,7 @@
  * and so do the informers: the thread's controllers read a mirror of the main thread's caches.
  */
 import { ControllerConfigError } from "../../controllers/context.ts";
-import { resolveConnection } from "../../kube/connection.ts";
+import { cachedAuthorization, type Connection } from "../../kube/connection.ts";
 import { createMirrorInformers, type MirrorInformers, type MirrorOp } from "../../kube/informer-mirror.ts";
 import { errorMessage } from "../../kube/worker.ts";
 import { createLogger, type Logger } from "../../log/logger.ts";
@@ -43,7 +43,7 @@ async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerS
     builtins,
     logger,
     clock: realClock,
-    connect: () => resolveConnection({ kubeconfig: config.kubeconfig, master: config.master }),
+    connect: () => Promise.resolve(threadConnection(start, scope)),
     bucket: start.bucket,
     host,
     defaultMetrics: false,
@@ -60,6 +60,26 @@ async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerS
   const { shard, replica } = start;
   const whole = new Set(start.whole);
   return { ...built.deps, health: createHealthRegistry({}), only, shard, whole, replica, informers };
+}
+
+/** The main thread's connection; its Authorization header asked for by message, reused for a while. */
+function threadConnection(start: ThreadStart, scope: WorkerScope): Connection {
+  const pending = new Map<number, { resolve: (v?: string) => void; reject: (e: Error) => void }>();
+  let nextId = 0;
+  scope.onMessage((m) => {
+    if (m.type !== "authorization") return;
+    const waiting = pending.get(m.id);
+    pending.delete(m.id);
+    if (m.error === undefined) waiting?.resolve(m.value);
+    else waiting?.reject(new Error(m.error));
+  });
+  const ask = (): Promise<string | undefined> =>
+    new Promise((resolve, reject) => {
+      const id = ++nextId;
+      pending.set(id, { resolve, reject });
+      scope.postMessage({ type: "authorization", id });
+    });
+  return { ...start.connection, authorization: cachedAuthorization(ask) };
 }
 
 /** Listening from the start: the main thread's changes may arrive while the thread still builds. */
