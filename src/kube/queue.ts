@@ -15,7 +15,8 @@ export interface QueueMetrics {
   retried(name: string): void;
   waited(name: string, seconds: number): void;
   worked(name: string, seconds: number): void;
-  inFlight(name: string, unfinishedSeconds: number, longestSeconds: number): void;
+  /** Registers the queue's in-flight measurement (read at each scrape); returns its removal. */
+  watchInFlight(name: string, measure: () => readonly [unfinishedSeconds: number, longestSeconds: number]): () => void;
 }
 
 export interface QueueOptions {
@@ -35,6 +36,7 @@ export class WorkQueue {
   readonly #limiter: RateLimiter;
   readonly #clock: Clock;
   readonly #metrics: QueueMetrics | undefined;
+  readonly #unwatch: () => void;
   readonly #shard: Shard;
   readonly #queue = new Fifo<string>();
   readonly #dirty = new Set<string>();
@@ -51,6 +53,7 @@ export class WorkQueue {
     this.#clock = options.clock ?? realClock;
     this.#metrics = options.metrics;
     this.#shard = options.shard ?? WHOLE;
+    this.#unwatch = this.#metrics?.watchInFlight(this.name, () => this.#inFlight()) ?? (() => undefined);
   }
 
   /** Whether this queue takes `key` (always, unless the controller's keys are sharded over threads). */
@@ -143,6 +146,7 @@ export class WorkQueue {
 
   shutDown(): void {
     this.#shuttingDown = true;
+    this.#unwatch();
     for (const { timer } of this.#delayed.values()) clearTimeout(timer);
     this.#delayed.clear();
     this.#queue.drain();
@@ -151,8 +155,8 @@ export class WorkQueue {
     for (const waiter of waiters) waiter(undefined);
   }
 
-  /** Reports unfinished work for the gauges; called periodically by the worker pool. */
-  reportInFlight(): void {
+  /** Unfinished work for the gauges, in seconds: the sum over keys being processed, and the longest. */
+  #inFlight(): [number, number] {
     const now = this.#clock.now();
     let total = 0;
     let longest = 0;
@@ -160,7 +164,7 @@ export class WorkQueue {
       total += now - started;
       longest = Math.max(longest, now - started);
     }
-    this.#metrics?.inFlight(this.name, total / 1000, longest / 1000);
+    return [total / 1000, longest / 1000];
   }
 
   #hand(key: string, to: (key: string) => void): void {

@@ -31,11 +31,9 @@ export async function runWorkers(pool: WorkerPool, signal: AbortSignal): Promise
   const onAbort = (): void => void pool.queue.shutDownWithDrain();
   signal.addEventListener("abort", onAbort, { once: true });
   if (signal.aborted) onAbort();
-  const gauges = setInterval(() => pool.queue.reportInFlight(), 1000);
   try {
     await Promise.all(Array.from({ length: pool.workers }, () => workerLoop(pool)));
   } finally {
-    clearInterval(gauges);
     signal.removeEventListener("abort", onAbort);
   }
 }

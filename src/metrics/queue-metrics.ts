@@ -9,9 +9,14 @@ export function queueMetrics(m: Metrics): QueueMetrics {
     retried: (name) => m.queueRetries.inc({ name }),
     waited: (name, seconds) => m.queueLatency.observe({ name }, seconds),
     worked: (name, seconds) => m.workDuration.observe({ name }, seconds),
-    inFlight(name, unfinished, longest) {
-      m.unfinishedWork.set({ name }, unfinished);
-      m.longestRunning.set({ name }, longest);
+    watchInFlight(name, measure) {
+      const report = (): void => {
+        const [unfinished, longest] = measure();
+        m.unfinishedWork.set({ name }, unfinished);
+        m.longestRunning.set({ name }, longest);
+      };
+      m.inFlightReporters.add(report);
+      return () => void m.inFlightReporters.delete(report);
     },
   };
 }
