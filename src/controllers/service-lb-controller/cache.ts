@@ -4,6 +4,7 @@
  * the node set its LB was last built with, for the node sync to compare against.
  */
 import type { Node, Service } from "../../kube/objects.ts";
+import { nodeSetIdentity } from "./predicates.ts";
 
 interface Entry {
   service: Service;
@@ -13,6 +14,11 @@ interface Entry {
 
 export class ServiceCache {
   readonly #entries = new Map<string, Entry>();
+  /**
+   * The identity of each recorded node list: one pass records the same list for every Service, so a
+   * node sync over thousands of Services compares strings instead of building two sets per Service.
+   */
+  readonly #identities = new WeakMap<readonly Node[], string>();
 
   get(key: string): Service | undefined {
     return this.#entries.get(key)?.service;
@@ -36,6 +42,19 @@ export class ServiceCache {
 
   syncedNodes(key: string): readonly Node[] | undefined {
     return this.#entries.get(key)?.nodes;
+  }
+
+  /** Whether the LB of `key` was last built with the same nodes (names and providerIDs) as `nodes`. */
+  builtWith(key: string, nodes: readonly Node[]): boolean {
+    const synced = this.#entries.get(key)?.nodes;
+    if (synced === undefined) return false;
+    return synced === nodes || this.#identity(synced) === this.#identity(nodes);
+  }
+
+  #identity(nodes: readonly Node[]): string {
+    let identity = this.#identities.get(nodes);
+    if (identity === undefined) this.#identities.set(nodes, (identity = nodeSetIdentity(nodes)));
+    return identity;
   }
 
   recordNodes(key: string, nodes: readonly Node[]): void {

@@ -11,7 +11,7 @@ import type { Metrics } from "../../metrics/metrics.ts";
 import type { Clock } from "../../util/clock.ts";
 import { forEachLimited, type KeyedLock } from "../../util/concurrency.ts";
 import { updateFailedMessage } from "./plan.ts";
-import { loadBalancerNodes, needsCleanup, sameNodeSet, wantsLoadBalancer } from "./predicates.ts";
+import { loadBalancerNodes, needsCleanup, wantsLoadBalancer } from "./predicates.ts";
 import type { ServiceSyncDeps } from "./sync.ts";
 
 export interface NodeSyncDeps extends ServiceSyncDeps {
@@ -43,7 +43,7 @@ function needsHostUpdate(deps: NodeSyncDeps, key: string, nodes: readonly Node[]
   const service = deps.services.get(key);
   const synced = deps.cache.syncedNodes(key);
   if (!service || !synced || !wantsLoadBalancer(service, deps.servedClass) || needsCleanup(service)) return undefined;
-  if (service.metadata.uid !== deps.cache.get(key)?.metadata.uid || sameNodeSet(synced, nodes)) return undefined;
+  if (service.metadata.uid !== deps.cache.get(key)?.metadata.uid || deps.cache.builtWith(key, nodes)) return undefined;
   return service;
 }
 

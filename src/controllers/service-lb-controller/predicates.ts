@@ -146,15 +146,17 @@ export function shouldSyncUpdatedNode(oldNode: Node, newNode: Node): boolean {
   );
 }
 
-function nodeIdentities(nodes: readonly Node[]): Set<string> {
-  return new Set(nodes.map((n) => `${n.metadata.name}\u0000${n.spec?.providerID ?? ""}`));
+/** The node names with their providerIDs, sorted: equal for the same set in any order. */
+export function nodeSetIdentity(nodes: readonly Node[]): string {
+  return nodes
+    .map((n) => `${n.metadata.name}\u0000${n.spec?.providerID ?? ""}`)
+    .sort()
+    .join("\n");
 }
 
 /** Same node names with the same providerIDs, in any order. */
 export function sameNodeSet(a: readonly Node[], b: readonly Node[]): boolean {
-  const x = nodeIdentities(a);
-  const y = nodeIdentities(b);
-  return x.size === y.size && [...x].every((id) => y.has(id));
+  return a === b || nodeSetIdentity(a) === nodeSetIdentity(b);
 }
 
 function normalIngress(ingress: LoadBalancerIngress): string {
