@@ -6,6 +6,7 @@ import { TAINT_SHUTDOWN } from "../../kube/well-known.ts";
 import {
   addShutdownTaintPatch,
   decideNotReady,
+  mayNeedAction,
   readyStatus,
   removeShutdownTaintPatch,
   type NotReadyDecision,
@@ -21,6 +22,17 @@ const node = (ready: boolean | undefined, taints: Taint[] = []): Node => {
   if (ready === undefined) n.status = { ...n.status, conditions: [] };
   return n;
 };
+
+describe("mayNeedAction: the Nodes a monitor pass looks at", () => {
+  test.each([
+    { name: "Ready, untainted: nothing to do", n: node(true, [OTHER]), want: false },
+    { name: "NotReady: ask the cloud", n: node(false), want: true },
+    { name: "no Ready condition (Unknown): ask the cloud", n: node(undefined), want: true },
+    { name: "Ready with the shutdown taint: remove it", n: node(true, [SHUTDOWN]), want: true },
+  ])("$name", ({ n, want }) => {
+    expect(mayNeedAction(n)).toBe(want);
+  });
+});
 
 describe("readyStatus", () => {
   test("the Ready condition's status; none counts as Unknown", () => {

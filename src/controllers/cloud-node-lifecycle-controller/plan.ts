@@ -20,6 +20,11 @@ export function readyStatus(node: Node): ConditionStatus {
   return node.status?.conditions?.find((c) => c.type === "Ready")?.status ?? "Unknown";
 }
 
+/** Whether a monitor pass may act on the Node: NotReady (or Unknown), or carrying the shutdown taint. */
+export function mayNeedAction(node: Node): boolean {
+  return readyStatus(node) !== "True" || hasTaint(node, SHUTDOWN_TAINT.key, SHUTDOWN_TAINT.effect);
+}
+
 export type NotReadyAction = "none" | "awaitConfirmation" | "delete" | "addShutdownTaint";
 
 export interface NotReadyDecision {
