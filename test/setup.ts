@@ -3,12 +3,13 @@
  * here no test or hook timeout can cut the build short. `npm run test:unit` sets CCM_TEST_LAZY_CONTROL_PLANE=1:
  * then nothing is built up front, and a test that does ask for the control plane builds it then. At the end, tears down
  * the shared control plane
- * and every tracked process.
+ * and every tracked process, and removes the test copies of the executable.
  */
 import { afterAll } from "bun:test";
 import { ensureKubeBinaries } from "../scripts/control-plane/binaries.ts";
 import { stopControlPlane } from "./harness/control-plane.ts";
 import { existsSync } from "node:fs";
+import { removeCopies } from "./harness/binary.ts";
 import { CCM_LOG_DIR } from "./harness/ccm.ts";
 import { killAll } from "./harness/processes.ts";
 
@@ -19,6 +20,7 @@ if (process.env.CCM_TEST_LAZY_CONTROL_PLANE !== "1") {
 afterAll(async () => {
   killAll("SIGKILL");
   await stopControlPlane();
+  removeCopies();
   if (existsSync(CCM_LOG_DIR))
     console.error(`[harness] logs of every cloud-controller-manager process of this run: ${CCM_LOG_DIR}`);
 });
