@@ -65,13 +65,18 @@ function unreachable(failure: string, bmc: BmcSettings): string {
   return `no answer (${failure}); ${fix}`;
 }
 
+/** How a problem names its target: the machines, then the BMC. */
+function whoOf(target: BmcTarget): string {
+  return `machine ${target.machines.join(", ")}: BMC ${target.bmc.address}`;
+}
+
 /**
  * The problem one reply shows, or undefined when the system answered with a power state the provider
  * reads. Pure: the sentence `check` prints.
  */
 export function bmcProblem(target: BmcTarget, reply: RedfishReply): string | undefined {
   const { bmc } = target;
-  const who = `machine ${target.machines.join(", ")}: BMC ${bmc.address}`;
+  const who = whoOf(target);
   if ("failure" in reply) return `${who}: ${unreachable(reply.failure, bmc)}`;
   const { status } = reply;
   if (status === 401 || status === 403)
@@ -90,8 +95,7 @@ async function ask(target: BmcTarget, deps: BmcPreflightDeps, signal: AbortSigna
   try {
     login = await deps.readCredentials(target.bmc.credentials);
   } catch (error) {
-    const who = `machine ${target.machines.join(", ")}: BMC ${target.bmc.address}`;
-    return `${who}: cannot read the credentials: ${(error as Error).message}`;
+    return `${whoOf(target)}: cannot read the credentials: ${(error as Error).message}`;
   }
   const reply = await deps.api.getSystem(target.bmc, login, signal);
   if (signal.aborted) return undefined;
