@@ -11,7 +11,6 @@
  */
 import type { InformerView, Lister } from "../../kube/informer.ts";
 import type { Node } from "../../kube/objects.ts";
-import { ownsKey, type Shard } from "../../kube/shard.ts";
 import { errorMessage } from "../../kube/worker.ts";
 import type { ControllerFactory, Wiring } from "../context.ts";
 import { mayNeedAction } from "./plan.ts";
@@ -41,7 +40,7 @@ export const cloudNodeLifecycleController: ControllerFactory = (ctx) => {
 
 async function run(w: Wiring<LifecycleDeps>, candidates: Set<string>, signal: AbortSignal): Promise<void> {
   const { ctx, deps } = w;
-  const removeHandler = trackCandidates(ctx.informers.nodes(), ctx.shard, candidates);
+  const removeHandler = trackCandidates(ctx.informers.nodes(), candidates);
   try {
     if (!(await ctx.informers.nodes().waitForSync(signal))) return;
     while (!signal.aborted) {
@@ -57,12 +56,11 @@ async function run(w: Wiring<LifecycleDeps>, candidates: Set<string>, signal: Ab
   }
 }
 
-/** Keeps `candidates` the names of this shard's Nodes a monitor pass may act on. */
-function trackCandidates(informer: InformerView<Node>, shard: Shard, candidates: Set<string>): () => void {
+/** Keeps `candidates` the names of the Nodes a monitor pass may act on (the pass keeps its own shard). */
+function trackCandidates(informer: InformerView<Node>, candidates: Set<string>): () => void {
   const see = (node: Node): void => {
-    const name = node.metadata.name;
-    if (mayNeedAction(node) && ownsKey(shard, name)) candidates.add(name);
-    else candidates.delete(name);
+    if (mayNeedAction(node)) candidates.add(node.metadata.name);
+    else candidates.delete(node.metadata.name);
   };
   return informer.addHandler({
     add: see,

@@ -43,11 +43,8 @@ const uidOf = (node: Node): string => node.metadata.uid ?? node.metadata.name;
 export async function monitorNodes(deps: LifecycleDeps, signal?: AbortSignal): Promise<void> {
   const shard = deps.shard ?? WHOLE;
   const nodes = deps.nodes.list().filter((node) => ownsKey(shard, node.metadata.name));
-  // Usually nothing is remembered: a set of thousands of UIDs every pass would be most of its cost.
-  if (deps.missingSince.size > 0) {
-    const listed = new Set(nodes.map(uidOf));
-    for (const uid of deps.missingSince.keys()) if (!listed.has(uid)) deps.missingSince.delete(uid);
-  }
+  const listed = new Set(nodes.map(uidOf));
+  for (const uid of deps.missingSince.keys()) if (!listed.has(uid)) deps.missingSince.delete(uid);
   const notReady: Node[] = [];
   for (const node of nodes) {
     if (readyStatus(node) !== "True") notReady.push(node);
