@@ -25,7 +25,7 @@ import { describeMachine } from "./bench/machine.ts";
 import { tunedLimits, type Binaries } from "./bench/managers.ts";
 import { parseOptions, type Options } from "./bench/options.ts";
 import { pack } from "./bench/pack.ts";
-import { PLANS, withLive, type BenchPlan } from "./bench/plan.ts";
+import { PLANS, withLive, withThreads, type BenchPlan } from "./bench/plan.ts";
 import { publish } from "./bench/publish.ts";
 import { ensureRefCcm } from "./bench/ref-ccm.ts";
 import type { BenchResults } from "./bench/results.ts";
@@ -79,7 +79,7 @@ async function main(): Promise<number> {
     return parsed.error.startsWith("npm run bench") ? 0 : 2;
   }
   const o = parsed.options;
-  const plan = withLive(PLANS[o.plan], o);
+  const plan = withThreads(withLive(PLANS[o.plan], o), o.threads);
   const out = resolve(o.out ?? join(root, DEFAULT_OUT[plan.name]));
   if (o.reportOnly) {
     publish(JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as BenchResults, out, root);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { coldStartLabel, coldStartTable } from "./cold-start-report.ts";
-import { PLANS, coldStartCases } from "./plan.ts";
+import { PLANS, coldStartCases, withThreads } from "./plan.ts";
 import { readmeTables, resultsMarkdown } from "./report.ts";
 import type { BenchResults } from "./results.ts";
 import { NO_USAGE } from "./fixtures.ts";
@@ -32,6 +32,15 @@ describe("the plans", () => {
   test("the single-thread case comes first and only once", () => {
     expect(coldStartCases({ nodes: 10, services: 1 }, [0, 4]).map((c) => c.threads)).toEqual([0, 4]);
     expect(coldStartCases({ nodes: 10, services: 1 }, []).map((c) => c.threads)).toEqual([0]);
+  });
+
+  test("--threads replaces the thread counts of the threads scenario and of the cold start, at the plan's sizes", () => {
+    const plan = withThreads(PLANS.big, [4, 0, 8]);
+    expect(plan.threads.threads).toEqual([4, 0, 8]);
+    expect(plan.threads.case).toEqual(PLANS.big.threads.case);
+    expect(plan.coldStart.map((c) => c.threads)).toEqual([0, 4, 8]);
+    for (const c of plan.coldStart) expect(c).toMatchObject({ nodes: 20000, services: 2000 });
+    expect(withThreads(PLANS.big, undefined)).toBe(PLANS.big);
   });
 
   test("a scenario of its own for --only, and both managers only in the single-thread case", () => {

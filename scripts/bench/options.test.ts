@@ -55,6 +55,7 @@ describe("parseOptions", () => {
       "--heartbeat-seconds",
       "600",
       "--out=somewhere",
+      "--threads=0,4,8",
     ]);
     expect(options).toMatchObject({
       oursBinary: "bin/ccm",
@@ -69,6 +70,7 @@ describe("parseOptions", () => {
       leaseSeconds: 160,
       heartbeatSeconds: 600,
       out: "somewhere",
+      threads: [0, 4, 8],
     });
     expect([...options.only]).toEqual(["steady", "loadBalancers"]);
   });
@@ -84,6 +86,9 @@ describe("parseOptions", () => {
     { argv: ["--only=steady,warp"], want: "--only: unknown scenario(s) warp" },
     { argv: ["--quick", "--plan=big"], want: "--quick and --plan big disagree" },
     { argv: ["--resume=yes"], want: 'unknown option "--resume=yes"' },
+    { argv: ["--threads=0,x"], want: '--threads: "0,x" is not a list of thread counts' },
+    { argv: ["--threads="], want: '--threads: "" is not a list' },
+    { argv: ["--threads=-1"], want: '--threads: "-1" is not a list' },
   ])("$argv is refused naming the flag", ({ argv, want }) => {
     expect(error(argv)).toContain(want);
   });
@@ -94,7 +99,7 @@ describe("parseOptions", () => {
 
   test("--help answers with the usage, which names every option", () => {
     expect(error(["--help"])).toBe(USAGE);
-    for (const flag of ["--ours-binary", "--go-binary", "--kwok-binary", "--qps", "--syncs", "--plan", "--pack"]) {
+    for (const flag of ["--ours-binary", "--go-binary", "--kwok-binary", "--qps", "--syncs", "--plan", "--pack", "--threads"]) {
       expect(USAGE).toContain(flag);
     }
   });

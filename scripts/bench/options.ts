@@ -28,6 +28,8 @@ export interface Options {
   /** Seconds: override the plan's Lease duration and heartbeat period of live Nodes. */
   readonly leaseSeconds?: number;
   readonly heartbeatSeconds?: number;
+  /** `--controller-threads` values of the threads and mixed-cold-start scenarios, instead of the plan's. */
+  readonly threads?: readonly number[];
   /** Write the offline bundle into this directory instead of running. */
   readonly pack?: string;
 }
@@ -47,6 +49,7 @@ export const USAGE = `npm run bench -- [options]
   --go-cloud shared|in-process   the Go reference's cloud (default shared, the same as ours)
   --lease-seconds N       live Nodes' Lease duration (renewed every N/4 s)
   --heartbeat-seconds N   live Nodes' status heartbeat period
+  --threads 0,4,…         --controller-threads values of the threads and cold-start scenarios
   --profile               CPU and heap profiles of our manager per run
   --report                no runs: re-render results.md, plots and README tables from results.json
   --pack DIR              write an offline bundle (binaries and the bench) to DIR`;
@@ -67,6 +70,7 @@ const VALUE_FLAGS = [
   "--go-cloud",
   "--lease-seconds",
   "--heartbeat-seconds",
+  "--threads",
   "--pack",
 ];
 const SWITCHES = ["--quick", "--resume", "--profile", "--report", "--help"];
@@ -93,6 +97,16 @@ function positive(values: Map<string, string>, flag: string, problems: string[])
   const n = Number(text);
   if (!Number.isInteger(n) || n <= 0) problems.push(`${flag}: ${JSON.stringify(text)} is not a positive integer`);
   return n;
+}
+
+/** A comma-separated list of thread counts (0 = single-thread), in the order given. */
+function threadCounts(values: Map<string, string>, problems: string[]): number[] | undefined {
+  const text = values.get("--threads");
+  if (text === undefined) return undefined;
+  const counts = text.split(",").map(Number);
+  if (!text || counts.some((n) => !Number.isInteger(n) || n < 0 || n > 64))
+    problems.push(`--threads: ${JSON.stringify(text)} is not a list of thread counts from 0 to 64`);
+  return counts;
 }
 
 function oneOf<T extends string>(
@@ -141,6 +155,7 @@ export function parseOptions(argv: readonly string[]): Parsed {
     goCloud: oneOf(values, "--go-cloud", ["shared", "in-process"] as const, problems) ?? "shared",
     leaseSeconds: positive(values, "--lease-seconds", problems),
     heartbeatSeconds: positive(values, "--heartbeat-seconds", problems),
+    threads: threadCounts(values, problems),
     pack: values.get("--pack"),
   };
   return problems.length ? { ok: false, error: problems.join("\n") } : { ok: true, options };

@@ -152,5 +152,16 @@ export function withLive(plan: BenchPlan, o: { leaseSeconds?: number; heartbeatS
   return { ...plan, steady };
 }
 
+/**
+ * The plan with the threads scenario run at `threads` and the mixed cold start at 0 (the case both managers
+ * run) and each of `threads` above 0, where given.
+ */
+export function withThreads(plan: BenchPlan, threads?: readonly number[]): BenchPlan {
+  const size = plan.coldStart[0];
+  if (!threads) return plan;
+  const coldStart = size ? coldStartCases(size, threads) : [];
+  return { ...plan, threads: { ...plan.threads, threads }, coldStart };
+}
+
 export const sameCase = (a: NodeInitCase, b: NodeInitCase): boolean =>
   a.nodes === b.nodes && a.limits === b.limits && a.latencyMs === b.latencyMs;
