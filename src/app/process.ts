@@ -37,6 +37,8 @@ export interface ProcessOptions {
   readonly bucket?: SharedBucket;
   /** `source.host` of the Events this process sends. */
   readonly host: string;
+  /** A controller thread: its part of the process-wide event queue (1 / threads). Absent: all of it. */
+  readonly eventShare?: number;
   /** The main thread's registry also carries the process-wide default metrics. */
   readonly defaultMetrics: boolean;
 }
@@ -80,7 +82,7 @@ export async function buildProcess(o: ProcessOptions): Promise<ProcessResult> {
   const factory = clientFactory(metrics);
   const root = factory.api(connection, limiter);
   const onDrop = (reason: "spam" | "full" | "error"): void => metrics.eventsDropped.inc({ reason });
-  const events = createEventSink({ api: root, logger: logger.withTag("events"), host: o.host, onDrop });
+  const events = createEventSink({ api: root, logger: logger.withTag("events"), host: o.host, onDrop, share: o.eventShare });
   const namespace = config.leaderElection.resourceNamespace;
   const enabled = config.useServiceAccountCredentials;
   const clients = (): Promise<ControllerClients> =>

@@ -86,6 +86,25 @@ describe("event sink", () => {
     expect(gate.sent).toContain("create n5");
   });
 
+  test("a thread's share of the process-wide bounds: 1 / 4 holds 2,500 events and sends 2 at once", async () => {
+    const gate = gatedApi();
+    const drops: string[] = [];
+    const sink = createEventSink({ api: gate.api, logger: quiet, host: "h", share: 1 / 4, onDrop: (r) => drops.push(r) });
+    const recorder = sink.recorder("test");
+    for (let i = 0; i < 2_503; i++) recorder.event(node(`n${i}`), "Normal", "Synced", "Node synced successfully");
+    expect(drops).toEqual(["full", "full", "full"]);
+    const stop = new AbortController();
+    const running = sink.run(stop.signal);
+    await Bun.sleep(5);
+    expect(gate.maxInFlight()).toBe(2);
+    gate.open();
+    stop.abort();
+    await running;
+    expect(gate.sent).toHaveLength(2_500);
+    expect(gate.sent).not.toContain("create n2");
+    expect(gate.sent).toContain("create n3");
+  });
+
   test("on shutdown, sends still waiting for a spare token give up after the flush window", async () => {
     let aborted = 0;
     const api = {

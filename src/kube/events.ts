@@ -6,7 +6,8 @@
  *
  * Beyond client-go, whose broadcaster sends one event at a time and drops what exceeds a 1,000-event
  * queue: up to 8 events are in flight at once (repeats of one event stay in order), and the queue holds
- * 10,000 (the oldest dropped first). The sends count against the process-wide token bucket like every
+ * 10,000 (the oldest dropped first). Both bounds are the process's: each of N controller threads holds 1 / N
+ * of them (`share`), so a manager with threads queues and sends no more events than one without. The sends count against the process-wide token bucket like every
  * other request, but as background requests: they take only tokens no controller write is waiting for.
  * When the controllers' own writes saturate `--kube-api-qps` (a burst of thousands of Nodes being
  * initialised, thousands of load balancers created) they keep all of it, and the events of the burst
@@ -40,6 +41,8 @@ export interface EventSinkOptions {
   readonly host: string;
   readonly clock?: Clock;
   readonly onDrop?: (reason: "spam" | "full" | "error") => void;
+  /** This sink's part of the process-wide queue and senders: 1 / N in each of N controller threads. */
+  readonly share?: number;
 }
 
 interface Pending {
@@ -110,6 +113,9 @@ export function createEventSink(options: EventSinkOptions): EventSink {
   const allowed = spamFilter();
   const drop = options.onDrop ?? ((): void => undefined);
   const inOrder = new KeyedLock();
+  const share = options.share ?? 1;
+  const maxPending = Math.ceil(MAX_PENDING * share);
+  const senders = Math.max(1, Math.round(SEND_CONCURRENCY * share));
   let wake: (() => void) | undefined;
   // Fires FINAL_FLUSH_MS after shutdown begins: sends still waiting for a spare token, or on the wire, stop.
   const giveUp = new AbortController();
@@ -186,7 +192,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
   }
 
   async function drain(deadline = Number.POSITIVE_INFINITY): Promise<void> {
-    await Promise.all(Array.from({ length: SEND_CONCURRENCY }, () => sendQueued(deadline)));
+    await Promise.all(Array.from({ length: senders }, () => sendQueued(deadline)));
   }
 
   function record(component: string, object: KubeObject, e: Omit<Pending, "ref" | "component" | "at">): void {
@@ -196,7 +202,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
       drop("spam");
       return;
     }
-    if (pending.length >= MAX_PENDING) {
+    if (pending.length >= maxPending) {
       pending.shift();
       drop("full");
     }

@@ -46,6 +46,7 @@ async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerS
     connect: () => Promise.resolve(threadConnection(start, scope)),
     bucket: start.bucket,
     host,
+    eventShare: 1 / start.shard.count,
     defaultMetrics: false,
   });
   if (!built.ok) throw new ControllerConfigError(built.errors.join("; "));
