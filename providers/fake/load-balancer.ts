@@ -10,7 +10,16 @@ export function defaultLoadBalancerName(service: Service): string {
   return `a${(service.metadata.uid ?? "").replaceAll("-", "")}`.slice(0, 32);
 }
 
-function request(clusterName: string, service: Service, nodes: readonly Node[]): LbRequest {
+/** Sorted node names per node list: the controller hands every Service the same list until a Node changes. */
+type NameLists = WeakMap<readonly Node[], readonly string[]>;
+
+function sortedNames(lists: NameLists, nodes: readonly Node[]): readonly string[] {
+  let names = lists.get(nodes);
+  if (!names) lists.set(nodes, (names = nodes.map((n) => n.metadata.name).sort()));
+  return names;
+}
+
+function request(clusterName: string, service: Service, nodes: readonly Node[], lists: NameLists): LbRequest {
   const spec = service.spec ?? {};
   return {
     name: defaultLoadBalancerName(service),
@@ -26,7 +35,7 @@ function request(clusterName: string, service: Service, nodes: readonly Node[]):
     ipFamilies: spec.ipFamilies ?? [],
     annotations: service.metadata.annotations ?? {},
     sourceRanges: spec.loadBalancerSourceRanges ?? [],
-    nodes: nodes.map((n) => n.metadata.name).sort(),
+    nodes: sortedNames(lists, nodes),
   };
 }
 
@@ -42,6 +51,7 @@ function explain(error: unknown): never {
 }
 
 export function fakeLoadBalancer(api: FakeCloudApi): LoadBalancer {
+  const lists: NameLists = new WeakMap();
   return {
     getLoadBalancerName: (_clusterName, service) => defaultLoadBalancerName(service),
     async getLoadBalancer(_clusterName, service, signal) {
@@ -56,7 +66,7 @@ export function fakeLoadBalancer(api: FakeCloudApi): LoadBalancer {
       const answer = await api
         .call<{ loadBalancer: FakeLoadBalancer; warnings: string[] }>(
           "EnsureLoadBalancer",
-          request(clusterName, service, nodes),
+          request(clusterName, service, nodes, lists),
           signal,
         )
         .catch(explain);
@@ -67,7 +77,7 @@ export function fakeLoadBalancer(api: FakeCloudApi): LoadBalancer {
       return { status: statusOf(answer.loadBalancer), warnings };
     },
     async updateLoadBalancer(clusterName, service, nodes, signal) {
-      await api.call("UpdateLoadBalancer", request(clusterName, service, nodes), signal).catch(explain);
+      await api.call("UpdateLoadBalancer", request(clusterName, service, nodes, lists), signal).catch(explain);
     },
     async ensureLoadBalancerDeleted(_clusterName, service, signal) {
       await api.call("EnsureLoadBalancerDeleted", { name: defaultLoadBalancerName(service) }, signal);

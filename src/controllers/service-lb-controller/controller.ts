@@ -26,6 +26,7 @@ import { CONTROLLERS } from "../../names/controllers.ts";
 import { KeyedLock } from "../../util/concurrency.ts";
 import type { ControllerFactory, Wiring } from "../context.ts";
 import { ServiceCache } from "./cache.ts";
+import { LoadBalancerNodeSet } from "./node-set.ts";
 import { syncNodes, type NodeSyncDeps } from "./node-sync.ts";
 import { needsCleanup, needsUpdate, shouldSyncUpdatedNode, wantsLoadBalancer } from "./predicates.ts";
 import { syncService } from "./sync.ts";
@@ -52,10 +53,11 @@ export const serviceLbController: ControllerFactory = (ctx) => {
       shard,
     });
   const queues: Queues = { services: queue(NAMES.queues.services, ctx.shard), nodes: queue(NAMES.queues.nodes) };
+  const nodeSet = new LoadBalancerNodeSet(ctx.informers.nodes());
   const deps: NodeSyncDeps = {
     api: ctx.api,
     services: ctx.informers.services(),
-    nodes: ctx.informers.nodes(),
+    lbNodes: nodeSet.list,
     balancer,
     clusterName: ctx.config.clusterName,
     servedClass: ctx.config.loadBalancerClass,
@@ -69,11 +71,12 @@ export const serviceLbController: ControllerFactory = (ctx) => {
     resync: (key) => queues.services.add(key),
   };
   const wiring: ServiceWiring = { ctx, deps, queues };
-  return { name: ID, run: (signal) => run(wiring, signal) };
+  return { name: ID, run: (signal) => run(wiring, nodeSet, signal) };
 };
 
-async function run(w: ServiceWiring, signal: AbortSignal): Promise<void> {
+async function run(w: ServiceWiring, nodeSet: LoadBalancerNodeSet, signal: AbortSignal): Promise<void> {
   const { ctx, queues, deps } = w;
+  const stopFollowing = nodeSet.follow();
   const removeHandlers = addHandlers(w);
   let stopResync = (): void => undefined;
   try {
@@ -95,6 +98,7 @@ async function run(w: ServiceWiring, signal: AbortSignal): Promise<void> {
   } finally {
     stopResync();
     removeHandlers();
+    stopFollowing();
     queues.services.shutDown();
     queues.nodes.shutDown();
   }

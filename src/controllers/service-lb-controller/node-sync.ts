@@ -11,7 +11,7 @@ import type { Metrics } from "../../metrics/metrics.ts";
 import type { Clock } from "../../util/clock.ts";
 import { forEachLimited, type KeyedLock } from "../../util/concurrency.ts";
 import { updateFailedMessage } from "./plan.ts";
-import { loadBalancerNodes, needsCleanup, wantsLoadBalancer } from "./predicates.ts";
+import { needsCleanup, wantsLoadBalancer } from "./predicates.ts";
 import type { ServiceSyncDeps } from "./sync.ts";
 
 export interface NodeSyncDeps extends ServiceSyncDeps {
@@ -32,7 +32,7 @@ export async function syncNodes(deps: NodeSyncDeps): Promise<void> {
   const started = deps.clock.now();
   const keys = deps.cache.syncedKeys();
   if (keys.length > 0) {
-    const nodes = loadBalancerNodes(deps.nodes.list());
+    const nodes = deps.lbNodes();
     await forEachLimited(keys, deps.workers, (key) => deps.lock.withLock(key, () => updateHosts(deps, key, nodes)));
   }
   deps.metrics.nodeSyncLatency.observe((deps.clock.now() - started) / 1000);

@@ -11,6 +11,7 @@ import { realClock } from "../../util/clock.ts";
 import { KeyedLock } from "../../util/concurrency.ts";
 import { ServiceCache } from "./cache.ts";
 import type { NodeSyncDeps } from "./node-sync.ts";
+import { loadBalancerNodes } from "./predicates.ts";
 import { mapLister, recordingRecorder, type RecordedEvent } from "../../../test/harness/doubles.ts";
 import { fakeKubeApi, type RecordedWrite } from "../../../test/harness/fake-kube-api.ts";
 
@@ -69,7 +70,7 @@ export function harness(behave: Partial<LoadBalancer> = {}, servedClass = ""): H
   const deps: NodeSyncDeps = {
     api,
     services: mapLister(services),
-    nodes: mapLister(nodes),
+    lbNodes: () => loadBalancerNodes([...nodes.values()]),
     balancer: stubBalancer(calls, behave),
     clusterName: "test",
     servedClass,

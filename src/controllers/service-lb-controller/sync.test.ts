@@ -252,7 +252,7 @@ describe("syncNodes", () => {
     addNode(h, "a");
     addService(h);
     let listed = 0;
-    const deps = { ...h.deps, nodes: { ...h.deps.nodes, list: () => (listed++, h.deps.nodes.list()) } };
+    const deps = { ...h.deps, lbNodes: () => (listed++, h.deps.lbNodes()) };
     await syncNodes(deps);
     expect(listed).toBe(0);
     await syncService(h.deps, KEY);

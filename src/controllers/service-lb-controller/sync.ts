@@ -19,12 +19,13 @@ import { errorMessage } from "../../kube/worker.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { ServiceCache } from "./cache.ts";
 import { finalizerPatch, goneAfter, planServiceSync, statusPatch } from "./plan.ts";
-import { hasCleanupFinalizer, ingressEqual, loadBalancerNodes } from "./predicates.ts";
+import { hasCleanupFinalizer, ingressEqual } from "./predicates.ts";
 
 export interface ServiceSyncDeps {
   readonly api: KubeApi;
   readonly services: Lister<Service>;
-  readonly nodes: Lister<Node>;
+  /** The Nodes that may back load balancers (the same array until a Node changes: node-set.ts). */
+  readonly lbNodes: () => readonly Node[];
   readonly balancer: LoadBalancer;
   readonly clusterName: string;
   /** `--load-balancer-class`; empty: only unclassed Services. */
@@ -64,7 +65,7 @@ async function ensureService(deps: ServiceSyncDeps, key: string, service: Servic
   const latest = (await setFinalizer(deps, service, true).catch((error: unknown) => {
     throw new Error(`failed to add load balancer cleanup finalizer: ${errorMessage(error)}`, { cause: error });
   })) as Service;
-  const nodes = loadBalancerNodes(deps.nodes.list());
+  const nodes = deps.lbNodes();
   if (nodes.length === 0)
     deps.recorder.event(service, "Warning", "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
   let status: LoadBalancerStatus;
