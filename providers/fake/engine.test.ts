@@ -43,6 +43,17 @@ describe("fake cloud faults", () => {
     expect(engine.loadBalancers()).toEqual([]);
   });
 
+  test("Ensure and Update answer without echoing the node list; the load balancer keeps it", async () => {
+    const engine = cloud("");
+    const ensured = (await engine.call("EnsureLoadBalancer", lbRequest)) as { loadBalancer: Record<string, unknown> };
+    expect(ensured.loadBalancer).not.toHaveProperty("nodes");
+    expect(ensured.loadBalancer).toMatchObject({ name: "lb1", ensureCount: 1 });
+    expect(await engine.call("UpdateLoadBalancer", { ...lbRequest, nodes: ["a", "b"] })).toEqual({});
+    const got = (await engine.call("GetLoadBalancer", { name: "lb1" })) as { loadBalancer: { nodes: string[] } };
+    expect(got.loadBalancer.nodes).toEqual(["a", "b"]);
+    expect(engine.loadBalancers()[0]).toMatchObject({ nodes: ["a", "b"], updateCount: 1 });
+  });
+
   test("CreateRoute answers with the route as ListRoutes reports it", async () => {
     const engine = cloud("autoInstances: true");
     const created = (await engine.call("CreateRoute", {

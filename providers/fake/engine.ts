@@ -6,7 +6,15 @@
 import { bits, formatIP, parseCIDR, type CIDR } from "../../src/net/ip.ts";
 import { sleep } from "../../src/util/clock.ts";
 import type { Defaults, FakeConfig, FakeInstance, Faults, InstanceState } from "./config.ts";
-import type { FakeLoadBalancer, FakeRoute, LbRequest, NodeRef, RouteRequest, WireError } from "./wire.ts";
+import type {
+  EnsuredFakeLoadBalancer,
+  FakeLoadBalancer,
+  FakeRoute,
+  LbRequest,
+  NodeRef,
+  RouteRequest,
+  WireError,
+} from "./wire.ts";
 
 export class FakeCloudError extends Error {
   readonly code: WireError["code"];
@@ -204,7 +212,7 @@ export class FakeCloud {
     return auto ? this.instanceWithDefaults({ name: node.name }) : undefined;
   }
 
-  #ensureLoadBalancer(req: LbRequest): { loadBalancer: FakeLoadBalancer; warnings: string[] } {
+  #ensureLoadBalancer(req: LbRequest): { loadBalancer: EnsuredFakeLoadBalancer; warnings: string[] } {
     const rejected = req.annotations[`${LB_PREFIX}reject`];
     if (rejected !== undefined)
       throw new FakeCloudError("InvalidParameter", `annotation ${LB_PREFIX}reject: ${rejected || "rejected"}`);
@@ -220,15 +228,15 @@ export class FakeCloud {
       updateCount: existing?.updateCount ?? 0,
     };
     this.#lbs.set(req.name, lb);
-    return { loadBalancer: lb, warnings };
+    const { nodes: _nodes, ...answer } = lb;
+    return { loadBalancer: answer, warnings };
   }
 
-  #updateLoadBalancer(req: LbRequest): { loadBalancer: FakeLoadBalancer } {
+  #updateLoadBalancer(req: LbRequest): Record<string, never> {
     const existing = this.#lbs.get(req.name);
     if (!existing) throw new FakeCloudError("NotFound", `load balancer ${req.name} not found`);
-    const lb = { ...existing, nodes: req.nodes, updateCount: existing.updateCount + 1 };
-    this.#lbs.set(req.name, lb);
-    return { loadBalancer: lb };
+    this.#lbs.set(req.name, { ...existing, nodes: req.nodes, updateCount: existing.updateCount + 1 });
+    return {};
   }
 
   #deleteLoadBalancer(name: string): Record<string, never> {

@@ -3,7 +3,7 @@ import type { LoadBalancer, ServiceWarning } from "../../src/cloud/provider.ts";
 import type { LoadBalancerStatus, Node, Service } from "../../src/kube/objects.ts";
 import type { FakeCloudApi } from "./api.ts";
 import { FakeCloudError } from "./engine.ts";
-import type { FakeLoadBalancer, LbRequest } from "./wire.ts";
+import type { EnsuredFakeLoadBalancer, FakeLoadBalancer, LbRequest } from "./wire.ts";
 
 /** Upstream `DefaultLoadBalancerName`: "a" + the UID without dashes, at most 32 characters. */
 export function defaultLoadBalancerName(service: Service): string {
@@ -39,7 +39,7 @@ function request(clusterName: string, service: Service, nodes: readonly Node[], 
   };
 }
 
-function statusOf(lb: FakeLoadBalancer): LoadBalancerStatus {
+function statusOf(lb: Pick<FakeLoadBalancer, "ingress">): LoadBalancerStatus {
   return { ingress: lb.ingress.map((i) => (i.ip ? { ip: i.ip, ipMode: "VIP" as const } : { hostname: i.hostname })) };
 }
 
@@ -64,7 +64,7 @@ export function fakeLoadBalancer(api: FakeCloudApi): LoadBalancer {
     },
     async ensureLoadBalancer(clusterName, service, nodes, signal) {
       const answer = await api
-        .call<{ loadBalancer: FakeLoadBalancer; warnings: string[] }>(
+        .call<{ loadBalancer: EnsuredFakeLoadBalancer; warnings: string[] }>(
           "EnsureLoadBalancer",
           request(clusterName, service, nodes, lists),
           signal,

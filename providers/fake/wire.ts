@@ -35,6 +35,13 @@ export interface FakeLoadBalancer extends LbRequest {
   readonly updateCount: number;
 }
 
+/**
+ * EnsureLoadBalancer's answer: the load balancer without the node list its request carried (at 20,000
+ * Nodes that list was nearly all of each answer's bytes); UpdateLoadBalancer answers `{}`. GetLoadBalancer
+ * and the admin state show the whole load balancer.
+ */
+export type EnsuredFakeLoadBalancer = Omit<FakeLoadBalancer, "nodes">;
+
 export interface RouteRequest {
   readonly clusterName: string;
   readonly nameHint: string;
