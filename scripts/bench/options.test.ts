@@ -99,7 +99,16 @@ describe("parseOptions", () => {
 
   test("--help answers with the usage, which names every option", () => {
     expect(error(["--help"])).toBe(USAGE);
-    for (const flag of ["--ours-binary", "--go-binary", "--kwok-binary", "--qps", "--syncs", "--plan", "--pack", "--threads"]) {
+    for (const flag of [
+      "--ours-binary",
+      "--go-binary",
+      "--kwok-binary",
+      "--qps",
+      "--syncs",
+      "--plan",
+      "--pack",
+      "--threads",
+    ]) {
       expect(USAGE).toContain(flag);
     }
   });

@@ -82,7 +82,13 @@ export async function buildProcess(o: ProcessOptions): Promise<ProcessResult> {
   const factory = clientFactory(metrics);
   const root = factory.api(connection, limiter);
   const onDrop = (reason: "spam" | "full" | "error"): void => metrics.eventsDropped.inc({ reason });
-  const events = createEventSink({ api: root, logger: logger.withTag("events"), host: o.host, onDrop, share: o.eventShare });
+  const events = createEventSink({
+    api: root,
+    logger: logger.withTag("events"),
+    host: o.host,
+    onDrop,
+    share: o.eventShare,
+  });
   const namespace = config.leaderElection.resourceNamespace;
   const enabled = config.useServiceAccountCredentials;
   const clients = (): Promise<ControllerClients> =>

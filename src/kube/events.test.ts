@@ -89,7 +89,13 @@ describe("event sink", () => {
   test("a thread's share of the process-wide bounds: 1 / 4 holds 2,500 events and sends 2 at once", async () => {
     const gate = gatedApi();
     const drops: string[] = [];
-    const sink = createEventSink({ api: gate.api, logger: quiet, host: "h", share: 1 / 4, onDrop: (r) => drops.push(r) });
+    const sink = createEventSink({
+      api: gate.api,
+      logger: quiet,
+      host: "h",
+      share: 1 / 4,
+      onDrop: (r) => drops.push(r),
+    });
     const recorder = sink.recorder("test");
     for (let i = 0; i < 2_503; i++) recorder.event(node(`n${i}`), "Normal", "Synced", "Node synced successfully");
     expect(drops).toEqual(["full", "full", "full"]);

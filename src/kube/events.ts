@@ -6,9 +6,10 @@
  *
  * Beyond client-go, whose broadcaster sends one event at a time and drops what exceeds a 1,000-event
  * queue: up to 8 events are in flight at once (repeats of one event stay in order), and the queue holds
- * 10,000 (the oldest dropped first). Both bounds are the process's: each of N controller threads holds 1 / N
- * of them (`share`), so a manager with threads queues and sends no more events than one without. The sends count against the process-wide token bucket like every
- * other request, but as background requests: they take only tokens no controller write is waiting for.
+ * 10,000 (the oldest dropped first). Both bounds are the process's: each of N controller threads holds
+ * 1 / N of them (`share`), so a manager with threads queues and sends no more events than one without.
+ * The sends count against the process-wide token bucket like every other request, but as background
+ * requests: they take only tokens no controller write is waiting for.
  * When the controllers' own writes saturate `--kube-api-qps` (a burst of thousands of Nodes being
  * initialised, thousands of load balancers created) they keep all of it, and the events of the burst
  * follow late (with the times they happened) instead of being lost.
