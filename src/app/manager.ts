@@ -14,7 +14,9 @@ import type { Metrics } from "../metrics/metrics.ts";
 import { FEATURE_GATES } from "../config/feature-gates.ts";
 import { recordBuild } from "../metrics/build-info.ts";
 import { createHealthSlis } from "../metrics/slis.ts";
-import { buildInfo } from "../version.ts";
+import type { KubeApi } from "../kube/api.ts";
+import { TokenBucket } from "../kube/token-bucket.ts";
+import { buildInfo, userAgent } from "../version.ts";
 import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
 import type { ProcessDeps } from "./process.ts";
 import { runControllers } from "./run-controllers.ts";
@@ -109,12 +111,22 @@ function exitAfter(run: Promise<void>, logger: Logger): Promise<ManagerExit> {
   );
 }
 
+/**
+ * The Lease's own client, as upstream's `leader-election` clientset: the same identity and limits, but a
+ * token bucket and connections of its own, so a renewal never waits behind the controllers' writes (with
+ * the default QPS 20, a burst of Node writes holds reservations for seconds, past the renew deadline).
+ */
+export function leaderElectionClient(deps: Pick<ProcessDeps, "config" | "connection" | "factory">): KubeApi {
+  const limiter = TokenBucket.create(deps.config.kubeApiQps, deps.config.kubeApiBurst);
+  return deps.factory.api(deps.connection, limiter, `${userAgent()}/leader-election`);
+}
+
 async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Promise<ManagerExit> {
   const le = deps.config.leaderElection;
   if (!le.enabled) return exitAfter(runAll(deps, signal), deps.logger);
   if (deps.replica) deps.provider.startReplica?.({ kube: deps.root, ...deps.replica, signal });
   const elector = createLeaderElector({
-    api: deps.root,
+    api: leaderElectionClient(deps),
     config: le,
     identity,
     logger: deps.logger.withTag("leader-election"),
