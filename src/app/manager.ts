@@ -114,7 +114,7 @@ function exitAfter(run: Promise<void>, logger: Logger): Promise<ManagerExit> {
 /**
  * The Lease's own client, as upstream's `leader-election` clientset: the same identity and limits, but a
  * token bucket and connections of its own, so a renewal never waits behind the controllers' writes (with
- * the default QPS 20, a burst of Node writes holds reservations for seconds, past the renew deadline).
+ * the default QPS 20, a burst of Node writes holds reservations for seconds, up to the renew deadline).
  */
 export function leaderElectionClient(deps: Pick<ProcessDeps, "config" | "connection" | "factory">): KubeApi {
   const limiter = TokenBucket.create(deps.config.kubeApiQps, deps.config.kubeApiBurst);
