@@ -12,7 +12,7 @@ import {
   ingressEqual,
   needsCleanup,
   needsUpdate,
-  sameNodeSet,
+  nodeSetIdentity,
   shouldSyncUpdatedNode,
   wantsLoadBalancer,
 } from "./predicates.ts";
@@ -252,12 +252,13 @@ describe("node-set predicates", () => {
     expect(shouldSyncUpdatedNode(before, after)).toBe(want);
   });
 
-  test("sameNodeSet compares names and providerIDs, not order", () => {
+  test("nodeSetIdentity compares names and providerIDs, not order", () => {
     const [a, b] = [node("a"), node("b")];
-    expect(sameNodeSet([a, b], [b, a])).toBe(true);
-    expect(sameNodeSet([a, b], [a])).toBe(false);
-    expect(sameNodeSet([a], [node("a", (n) => (n.spec!.providerID = "fake://replaced"))])).toBe(false);
-    expect(sameNodeSet([], [])).toBe(true);
+    const same = (x: Node[], y: Node[]): boolean => nodeSetIdentity(x) === nodeSetIdentity(y);
+    expect(same([a, b], [b, a])).toBe(true);
+    expect(same([a, b], [a])).toBe(false);
+    expect(same([a], [node("a", (n) => (n.spec!.providerID = "fake://replaced"))])).toBe(false);
+    expect(same([], [])).toBe(true);
   });
 });
 

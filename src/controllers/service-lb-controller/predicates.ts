@@ -154,11 +154,6 @@ export function nodeSetIdentity(nodes: readonly Node[]): string {
     .join("\n");
 }
 
-/** Same node names with the same providerIDs, in any order. */
-export function sameNodeSet(a: readonly Node[], b: readonly Node[]): boolean {
-  return a === b || nodeSetIdentity(a) === nodeSetIdentity(b);
-}
-
 function normalIngress(ingress: LoadBalancerIngress): string {
   const ipMode = ingress.ip ? (ingress.ipMode ?? "VIP") : ingress.ipMode;
   return json({
