@@ -69,47 +69,31 @@ describe("event sink", () => {
     expect(gate.background).toEqual(Array<boolean>(21).fill(true));
   });
 
-  test("a full queue drops the oldest events", async () => {
-    const gate = gatedApi();
-    const drops: string[] = [];
-    const sink = createEventSink({ api: gate.api, logger: quiet, host: "h", onDrop: (reason) => drops.push(reason) });
-    const recorder = sink.recorder("test");
-    for (let i = 0; i < 10_005; i++) recorder.event(node(`n${i}`), "Normal", "Synced", "Node synced successfully");
-    expect(drops).toEqual(["full", "full", "full", "full", "full"]);
-    const stop = new AbortController();
-    const running = sink.run(stop.signal);
-    gate.open();
-    stop.abort();
-    await running;
-    expect(gate.sent).toHaveLength(10_000);
-    expect(gate.sent).not.toContain("create n4");
-    expect(gate.sent).toContain("create n5");
-  });
-
-  test("a thread's share of the process-wide bounds: 1 / 4 holds 2,500 events and sends 2 at once", async () => {
-    const gate = gatedApi();
-    const drops: string[] = [];
-    const sink = createEventSink({
-      api: gate.api,
-      logger: quiet,
-      host: "h",
-      share: 1 / 4,
-      onDrop: (r) => drops.push(r),
-    });
-    const recorder = sink.recorder("test");
-    for (let i = 0; i < 2_503; i++) recorder.event(node(`n${i}`), "Normal", "Synced", "Node synced successfully");
-    expect(drops).toEqual(["full", "full", "full"]);
-    const stop = new AbortController();
-    const running = sink.run(stop.signal);
-    await Bun.sleep(5);
-    expect(gate.maxInFlight()).toBe(2);
-    gate.open();
-    stop.abort();
-    await running;
-    expect(gate.sent).toHaveLength(2_500);
-    expect(gate.sent).not.toContain("create n2");
-    expect(gate.sent).toContain("create n3");
-  });
+  test.each([
+    { share: undefined, held: 10_000, senders: 8, over: 5 },
+    { share: 1 / 4, held: 2_500, senders: 2, over: 3 },
+  ])(
+    "a full queue drops the oldest events; share $share of the process's bounds holds $held and sends $senders at once",
+    async ({ share, held, senders, over }) => {
+      const gate = gatedApi();
+      const drops: string[] = [];
+      const sink = createEventSink({ api: gate.api, logger: quiet, host: "h", share, onDrop: (r) => drops.push(r) });
+      const recorder = sink.recorder("test");
+      for (let i = 0; i < held + over; i++)
+        recorder.event(node(`n${i}`), "Normal", "Synced", "Node synced successfully");
+      expect(drops).toEqual(Array<string>(over).fill("full"));
+      const stop = new AbortController();
+      const running = sink.run(stop.signal);
+      await Bun.sleep(5);
+      expect(gate.maxInFlight()).toBe(senders);
+      gate.open();
+      stop.abort();
+      await running;
+      expect(gate.sent).toHaveLength(held);
+      expect(gate.sent).not.toContain(`create n${over - 1}`);
+      expect(gate.sent).toContain(`create n${over}`);
+    },
+  );
 
   test("on shutdown, sends still waiting for a spare token give up after the flush window", async () => {
     let aborted = 0;
