@@ -3,7 +3,7 @@
  * `Resource` descriptor. This is the only module that sends writes to the API server.
  */
 import type { KubeObject } from "./objects.ts";
-import type { Query, Transport } from "./transport.ts";
+import type { Query, Request, Transport } from "./transport.ts";
 
 export interface Resource {
   readonly group: string;
@@ -117,6 +117,12 @@ export interface KubeApi {
     patch: unknown,
     target: Target & { type: PatchType },
   ): Promise<T>;
+  /**
+   * `patch`, resolving only the written object's resourceVersion: the answer (a whole object, its
+   * managedFields included) is not decoded. For a caller that knows what it wrote, such as a patch with a
+   * resourceVersion precondition applied to the object it was built from.
+   */
+  patchVersion(res: Resource, name: string, patch: unknown, target: Target & { type: PatchType }): Promise<string>;
   delete(
     res: Resource,
     name: string,
@@ -177,16 +183,9 @@ export function createKubeApi(transport: Transport): KubeApi {
         body,
         signal: target?.signal,
       }),
-    patch: (res, name, patch, target) =>
-      transport.json({
-        method: "PATCH",
-        path: resourcePath(res, target.namespace, name, target.subresource),
-        query: dryRun(target),
-        body: patch,
-        contentType: PATCH_CONTENT_TYPES[target.type],
-        signal: target.signal,
-        background: target.background,
-      }),
+    patch: (res, name, patch, target) => transport.json(patchRequest(res, name, patch, target)),
+    patchVersion: async (res, name, patch, target) =>
+      writtenVersion(await transport.text(patchRequest(res, name, patch, target))),
     async delete(res, name, target): Promise<void> {
       const body = target?.preconditions
         ? { kind: "DeleteOptions", apiVersion: "v1", preconditions: target.preconditions }
@@ -200,6 +199,45 @@ export function createKubeApi(transport: Transport): KubeApi {
       });
     },
   };
+}
+
+function patchRequest(res: Resource, name: string, patch: unknown, target: Target & { type: PatchType }): Request {
+  return {
+    method: "PATCH",
+    path: resourcePath(res, target.namespace, name, target.subresource),
+    query: dryRun(target),
+    body: patch,
+    contentType: PATCH_CONTENT_TYPES[target.type],
+    signal: target.signal,
+    background: target.background,
+  };
+}
+
+const METADATA_KEY = '"metadata":{';
+const VERSION_KEY = '"resourceVersion":"';
+
+/**
+ * The resourceVersion of the object in an answer, read without decoding the rest. The API server writes
+ * `kind`, `apiVersion`, then `metadata`, whose fields before `resourceVersion` (name, generateName,
+ * namespace, selfLink, uid) are plain strings: the first `"resourceVersion":"` after `"metadata":{`, with
+ * no brace or bracket in between, is the object's own (a quote inside a string is escaped, so no value
+ * can hold that text). Any other layout (pretty-printed, reordered, no version) is decoded in full.
+ */
+export function writtenVersion(answer: string): string {
+  const metadata = answer.indexOf(METADATA_KEY);
+  const key = metadata < 0 ? -1 : answer.indexOf(VERSION_KEY, metadata);
+  const start = key + VERSION_KEY.length;
+  const end = key < 0 ? -1 : answer.indexOf('"', start);
+  if (end > start && !/[{}[\]]/.test(answer.slice(metadata + METADATA_KEY.length, key)))
+    return copyOf(answer, start, end);
+  return (JSON.parse(answer) as Partial<KubeObject>).metadata?.resourceVersion ?? "";
+}
+
+/** Characters `start` to `end` of `text` as a string of their own: a slice would keep all of `text` alive. */
+function copyOf(text: string, start: number, end: number): string {
+  const codes: number[] = [];
+  for (let i = start; i < end; i++) codes.push(text.charCodeAt(i));
+  return String.fromCharCode(...codes);
 }
 
 function namespaceOf(body: unknown): string | undefined {

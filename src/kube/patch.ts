@@ -51,17 +51,39 @@ export interface FreshPatch<T extends KubeObject> {
   readonly subresource?: string;
   readonly policy?: ConflictBackoff;
   /**
-   * What the caller keeps of the written object (the informer's transform): applied as soon as the
-   * answer arrives, so the whole object dies young instead of living on through the caller's next
-   * awaits. Thousands of concurrent initialisations otherwise hold thousands of full Nodes.
+   * What the caller keeps of the written object (the informer's transform). Built from a cached object
+   * it is already trimmed; after a Conflict it is built from a whole object read again, which this keeps
+   * from living on through the caller's next awaits.
    */
   readonly keep?: (written: T) => T;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A JSON merge patch (RFC 7386) applied to `target`: objects merge, `null` removes, anything else replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return patch;
+  const out: Json = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = mergePatch(out[key], value);
+  }
+  return out;
 }
 
 /**
  * Read → build → merge patch with a resourceVersion precondition; on Conflict GET the object again and
  * rebuild from that. Resolves the written object, or undefined when the latest object needed nothing.
  * Cached objects are trimmed, so this never sends a whole object back (no PUT).
+ *
+ * The written object is the one the patch was built from with the patch applied, at the answer's
+ * resourceVersion: the precondition means the API server applied it to exactly that version. The answer
+ * itself is not decoded (it is the whole object, managedFields included, and a burst of Node
+ * initialisations writes two per Node); a mutating admission webhook's changes reach the cache with the
+ * write's watch event, as every other change does.
  */
 export async function patchWithPrecondition<T extends KubeObject>(p: FreshPatch<T>): Promise<T | undefined> {
   let current = p.from;
@@ -70,12 +92,15 @@ export async function patchWithPrecondition<T extends KubeObject>(p: FreshPatch<
     const patch = p.build(current);
     if (patch === undefined) return undefined;
     try {
-      const written = await p.api.patch<T>(
+      const from = current;
+      const resourceVersion = await p.api.patchVersion(
         p.resource,
         name,
-        withPrecondition(current.metadata.resourceVersion, patch),
+        withPrecondition(from.metadata.resourceVersion, patch),
         { namespace, subresource: p.subresource, type: "merge" },
       );
+      const written = mergePatch(from, patch) as T;
+      written.metadata = { ...written.metadata, resourceVersion };
       return p.keep ? p.keep(written) : written;
     } catch (error) {
       if (isConflict(error)) current = await p.api.get<T>(p.resource, name, { namespace });

@@ -57,6 +57,8 @@ export interface Transport {
   readonly server: string;
   /** Sends a request and returns the decoded JSON body (undefined for empty bodies). */
   json<T>(request: Request): Promise<T>;
+  /** Sends a request and returns the body as text, not decoded (a caller that needs only a field of it). */
+  text(request: Request): Promise<string>;
   /** Opens a streaming request (watch); the caller reads and cancels the body. */
   stream(request: Request): Promise<ReadableStream<Uint8Array>>;
 }
@@ -174,20 +176,26 @@ export function createTransport(options: TransportOptions): Transport {
     return text;
   }
 
+  /** `once`, sent again as client-go would when the answer asks for it (Retry-After). */
+  async function text(request: Request): Promise<string> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await once(request);
+      } catch (error) {
+        if (attempt >= maxRetries || !retryable(error)) throw error;
+        metrics.retried(request.method, String(error.status));
+        await sleep(error.retryAfterSeconds! * 1000, request.signal);
+      }
+    }
+  }
+
   return {
     server: connection.server,
     async json<T>(request: Request): Promise<T> {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const text = await once(request);
-          return (text === "" ? undefined : JSON.parse(text)) as T;
-        } catch (error) {
-          if (attempt >= maxRetries || !retryable(error)) throw error;
-          metrics.retried(request.method, String(error.status));
-          await sleep(error.retryAfterSeconds! * 1000, request.signal);
-        }
-      }
+      const answer = await text(request);
+      return (answer === "" ? undefined : JSON.parse(answer)) as T;
     },
+    text,
     async stream(request: Request): Promise<ReadableStream<Uint8Array>> {
       await token(request);
       // A watch has no timeout of its own (the server ends it after timeoutSeconds): the caller's signal only.

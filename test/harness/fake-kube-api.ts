@@ -10,6 +10,7 @@
  */
 import type { KubeApi, PatchType, Resource, Target } from "../../src/kube/api.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";
+import { mergePatch } from "../../src/kube/patch.ts";
 import { KubeApiError } from "../../src/kube/transport.ts";
 
 export interface RecordedWrite {
@@ -41,16 +42,6 @@ type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
-
-function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
-  const out: Json = isObject(target) ? { ...target } : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete out[key];
-    else out[key] = mergePatch(out[key], value);
-  }
-  return out;
-}
 
 const DELETE_FROM = "$deleteFromPrimitiveList/";
 
@@ -185,6 +176,10 @@ export function fakeKubeApi(): FakeKubeApi {
       if (wanted !== undefined && wanted !== current.metadata.resourceVersion)
         return Promise.reject(conflict(res, name));
       return Promise.resolve(put(res, applyPatch(current, patch, target.type)) as T);
+    },
+    async patchVersion(res: Resource, name: string, patch: unknown, target: Target & { type: PatchType }) {
+      const written = await this.patch(res, name, patch, target);
+      return written.metadata.resourceVersion ?? "";
     },
     delete(res: Resource, name: string, target?: Target & { preconditions?: { uid?: string } }): Promise<void> {
       const uid = target?.preconditions?.uid;

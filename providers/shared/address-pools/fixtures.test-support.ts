@@ -137,6 +137,7 @@ export function patchRecorder(respond: (patch: RecordedPatch) => Promise<void> =
     create: unsupported,
     update: unsupported,
     delete: unsupported,
+    patchVersion: unsupported,
     async patch<T>(
       _res: unknown,
       name: string,
