@@ -1,0 +1,98 @@
+/**
+ * What a Node heartbeat costs a manager: one fresh control plane with N initialised static Nodes, then
+ * each given compiled manager in turn: 20 s to settle, its CPU over 30 s with nothing happening, then over
+ * 30 s while this script posts status heartbeats (kubelet's strategic-merge patch of the Ready condition)
+ * at a steady rate spread over the Nodes. The difference, divided by the heartbeats sent, is the CPU one
+ * watch event of a live cluster costs. `--profile` runs the manager under Bun's CPU profiler (Markdown in
+ * the control plane's directory).
+ *
+ *   bun scripts/bench/heartbeat-cost.ts [--nodes 5000] [--rate 200] [--profile] <compiled manager> [...]
+ */
+import { join } from "node:path";
+import { startControlPlane, type ControlPlane } from "../control-plane/control-plane.ts";
+import { cacheRoot } from "../control-plane/binaries.ts";
+import { NODES } from "../../src/kube/api.ts";
+import { forEachLimited } from "../../src/util/concurrency.ts";
+import { initialisedNode, nodeName } from "./objects.ts";
+import { readProc } from "./proc-stats.ts";
+
+const SETTLE_MS = 20_000;
+const WINDOW_MS = 30_000;
+
+function heartbeat(): object {
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  return {
+    status: { conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", lastHeartbeatTime: now }] },
+  };
+}
+
+/** Posts `rate` heartbeats a second over the Nodes until `until`; resolves how many were sent. */
+async function beat(cp: ControlPlane, nodes: number, rate: number, until: number): Promise<number> {
+  let sent = 0;
+  const started = Date.now();
+  while (Date.now() < until) {
+    const due = Math.floor(((Date.now() - started) / 1000) * rate);
+    const batch = Array.from({ length: due - sent }, (_, k) => (sent + k) % nodes);
+    sent = due;
+    await forEachLimited(batch, 20, (i) =>
+      cp.admin
+        .patch(NODES, nodeName(i), heartbeat(), { subresource: "status", type: "strategic" })
+        .then(() => undefined),
+    );
+    await Bun.sleep(20);
+  }
+  return sent;
+}
+
+async function measure(binary: string, cp: ControlPlane, o: { nodes: number; rate: number; profile: boolean }) {
+  const args = [`--kubeconfig=${cp.kubeconfigs.ccm}`, "--secure-port=0", "--leader-elect=false"];
+  const env = o.profile ? { ...process.env, BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${cp.dir}` } : process.env;
+  const proc = Bun.spawn([binary, "--cloud-provider=fake", ...args, "--configure-cloud-routes=false"], {
+    stdout: "ignore",
+    stderr: "ignore",
+    env,
+  });
+  try {
+    await Bun.sleep(SETTLE_MS);
+    const start = readProc(proc.pid);
+    await Bun.sleep(WINDOW_MS);
+    const quiet = readProc(proc.pid);
+    const sent = await beat(cp, o.nodes, o.rate, Date.now() + WINDOW_MS);
+    const live = readProc(proc.pid);
+    if (!start || !quiet || !live) return `${binary}: exited early (status ${proc.exitCode})`;
+    const idle = quiet.cpuSeconds - start.cpuSeconds;
+    const busy = live.cpuSeconds - quiet.cpuSeconds;
+    const perEvent = ((busy - idle) / sent) * 1e6;
+    return `${binary}: ${idle.toFixed(2)} CPU s quiet, ${busy.toFixed(2)} CPU s with ${sent} heartbeats: ${perEvent.toFixed(0)} µs per heartbeat`;
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const value = (flag: string, fallback: number): number => {
+    const at = argv.indexOf(flag);
+    return at >= 0 ? Number(argv[at + 1]) : fallback;
+  };
+  const nodes = value("--nodes", 5000);
+  const rate = value("--rate", 200);
+  const profile = argv.includes("--profile");
+  const binaries = argv.filter((a, i) => !a.startsWith("--") && !["--nodes", "--rate"].includes(argv[i - 1] ?? ""));
+  if (binaries.length === 0 || !Number.isInteger(nodes) || nodes < 1 || !(rate > 0)) {
+    console.error("usage: bun scripts/bench/heartbeat-cost.ts [--nodes 5000] [--rate 200] [--profile] <manager> [...]");
+    process.exit(2);
+  }
+  const dir = join(cacheRoot(), "bench", `heartbeat-${new Date().toISOString().replaceAll(":", "-")}`);
+  const cp = await startControlPlane({ dir, log: () => undefined });
+  try {
+    const indexes = Array.from({ length: nodes }, (_, i) => i);
+    await forEachLimited(indexes, 50, (i) => cp.admin.create(NODES, initialisedNode(i)).then(() => undefined));
+    console.log(`${nodes} initialised static Nodes; control plane and logs in ${dir}`);
+    for (const binary of binaries) console.log(await measure(binary, cp, { nodes, rate, profile }));
+  } finally {
+    await cp.stop();
+  }
+}
+
+if (import.meta.main) await main(process.argv.slice(2));
