@@ -19,20 +19,11 @@ import type { Metrics } from "../metrics/metrics.ts";
 import { CLIENT_IDENTITIES, type ControllerIdentity } from "../names/controllers.ts";
 import type { Clock } from "../util/clock.ts";
 import { userAgent } from "../version.ts";
+import { memo } from "../util/memo.ts";
 
 export interface ClientFactory {
   /** A client for `connection` drawing from `limiter`, reporting to the rest_client metrics. */
   api(connection: Connection, limiter: TokenBucket, agent?: string): KubeApi;
-}
-
-/** One value per key, made on first use (label series bound once per verb and code). */
-function memo<V>(make: (key: string) => V): (key: string) => V {
-  const made = new Map<string, V>();
-  return (key) => {
-    let value = made.get(key);
-    if (value === undefined) made.set(key, (value = make(key)));
-    return value;
-  };
 }
 
 /** The transport's observations as `rest_client_*` series of one host, each bound on first use. */

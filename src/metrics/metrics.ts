@@ -28,14 +28,14 @@ export interface Metrics {
   readonly delegatedAuthzRequests: Counter<"code">;
   readonly delegatedAuthzLatency: Histogram<"code">;
   readonly queueDepth: Gauge<"name">;
-  readonly queueAdds: Counter<"name">;
-  readonly queueLatency: Histogram<"name">;
-  readonly workDuration: Histogram<"name">;
+  readonly queueAdds: LabelledCounter<"name">;
+  readonly queueLatency: LabelledHistogram<"name">;
+  readonly workDuration: LabelledHistogram<"name">;
   /** Each running work queue's measurement of its in-flight work, taken when the gauges are scraped. */
   readonly inFlightReporters: Set<() => void>;
   readonly unfinishedWork: Gauge<"name">;
   readonly longestRunning: Gauge<"name">;
-  readonly queueRetries: Counter<"name">;
+  readonly queueRetries: LabelledCounter<"name">;
   readonly cloudCalls: Counter<"provider" | "operation" | "outcome">;
   readonly cloudLatency: Histogram<"provider" | "operation">;
   readonly taintRemovalDelay: Histogram;
@@ -180,20 +180,20 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ["name"],
       registers,
     }),
-    queueAdds: new Counter({
+    queueAdds: new LabelledCounter({
       name: "workqueue_adds_total",
       help: "Total number of adds handled by workqueue",
       labelNames: ["name"],
       registers,
     }),
-    queueLatency: new Histogram({
+    queueLatency: new LabelledHistogram({
       name: "workqueue_queue_duration_seconds",
       help: "How long in seconds an item stays in workqueue before being requested.",
       labelNames: ["name"],
       buckets: queueBuckets,
       registers,
     }),
-    workDuration: new Histogram({
+    workDuration: new LabelledHistogram({
       name: "workqueue_work_duration_seconds",
       help: "How long in seconds processing an item from workqueue takes.",
       labelNames: ["name"],
@@ -216,7 +216,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       collect: measureInFlight,
       registers,
     }),
-    queueRetries: new Counter({
+    queueRetries: new LabelledCounter({
       name: "workqueue_retries_total",
       help: "Total number of retries handled by workqueue",
       labelNames: ["name"],
