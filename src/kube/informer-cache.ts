@@ -87,6 +87,15 @@ export class InformerCache<T extends KubeObject> implements InformerView<T> {
     this.#emit((h) => (old ? h.update?.(old, obj) : h.add?.(obj)));
   }
 
+  /**
+   * A newer resourceVersion of a cached object whose content did not change (a heartbeat, once trimmed):
+   * the cached copy carries it from now on, and handlers hear nothing. Unknown keys are ignored.
+   */
+  advance(key: string, resourceVersion: string): void {
+    const old = this.#store.get(key);
+    if (old) this.#store.set(key, { ...old, metadata: { ...old.metadata, resourceVersion } });
+  }
+
   /** A deleted object: handlers see the last cached copy, or `obj` when none was cached. */
   remove(obj: T): void {
     const key = objectKey(obj);

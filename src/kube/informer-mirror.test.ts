@@ -1,13 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { createLogger } from "../log/logger.ts";
 import { InformerCache, type EventHandler } from "./informer-cache.ts";
-import { createMirrorInformers, forwardInformers, type MirrorOp } from "./informer-mirror.ts";
+import { createMirrorInformers, forwardInformers, sameButVersion, type MirrorOp } from "./informer-mirror.ts";
 import type { CachedResource, SharedInformers } from "./informers.ts";
 import type { KubeObject, Node, Service } from "./objects.ts";
 
 const quiet = createLogger({ verbosity: 0, format: "text", write: () => undefined });
 
-const node = (name: string, resourceVersion = "1"): Node => ({ metadata: { name, resourceVersion } });
+const node = (name: string, resourceVersion = "1", labels?: Record<string, string>): Node => ({
+  metadata: { name, resourceVersion, ...(labels ? { labels } : {}) },
+});
 const service = (name: string, resourceVersion = "1"): Service => ({
   metadata: { name, namespace: "default", resourceVersion },
 });
@@ -45,12 +47,15 @@ function wired(): {
   watched: CachedResource[][];
   batches: MirrorOp[][];
   flush: () => Promise<void>;
+  /** The pending newer resourceVersions go out (their interval has passed). */
+  advance: () => void;
   close: () => void;
 } {
   const main = mainInformers();
   const watched: CachedResource[][] = [];
   const batches: MirrorOp[][] = [];
   const pending: (() => void)[] = [];
+  const advancing: (() => void)[] = [];
   const stop = new AbortController();
   const mirror = createMirrorInformers({ logger: quiet, watch: (r) => void watched.push([...r]) });
   const forwarder = forwardInformers({
@@ -61,6 +66,7 @@ function wired(): {
       mirror.apply(batches.at(-1) ?? []);
     },
     schedule: (flush) => void pending.push(flush),
+    scheduleAdvance: (flush) => void advancing.push(flush),
   });
   forwarder.watch(["nodes", "services"], stop.signal);
   const flush = async (): Promise<void> => {
@@ -68,7 +74,10 @@ function wired(): {
     await Bun.sleep(0);
     for (const f of pending.splice(0)) f();
   };
-  return { main, mirror, watched, batches, flush, close: () => forwarder.close() };
+  const advance = (): void => {
+    for (const f of advancing.splice(0)) f();
+  };
+  return { main, mirror, watched, batches, flush, advance, close: () => forwarder.close() };
 }
 
 describe("informer mirror", () => {
@@ -80,14 +89,14 @@ describe("informer mirror", () => {
     mirror.nodes().addHandler(recorder(onMirror));
     main.nodeCache.upsert(node("a"));
     main.nodeCache.upsert(node("b"));
-    main.nodeCache.upsert(node("a", "2"));
+    main.nodeCache.upsert(node("a", "2", { zone: "z1" }));
     main.nodeCache.remove(node("b"));
     expect(onMirror).toEqual([]);
     await flush();
     expect(onMain).toEqual(["add a", "add b", "update a 1→2", "delete b 1"]);
     expect(onMirror).toEqual(onMain);
-    expect(mirror.nodes().list()).toEqual([node("a", "2")]);
-    expect(mirror.nodes().get("a")).toEqual(node("a", "2"));
+    expect(mirror.nodes().list()).toEqual([node("a", "2", { zone: "z1" })]);
+    expect(mirror.nodes().get("a")).toEqual(node("a", "2", { zone: "z1" }));
     expect(mirror.nodes().size).toBe(1);
   });
 
@@ -146,7 +155,7 @@ describe("informer mirror", () => {
     main.nodeCache.replace(
       new Map([
         ["a", node("a")],
-        ["c", node("c", "2")],
+        ["c", node("c", "2", { zone: "z1" })],
         ["d", node("d")],
       ]),
     );
@@ -158,6 +167,42 @@ describe("informer mirror", () => {
         .list()
         .map((n) => n.metadata.name),
     ).toEqual(["a", "c", "d"]);
+  });
+
+  test("a change of nothing but the resourceVersion: no handler call, the newer version at the interval", async () => {
+    const { main, mirror, batches, flush, advance } = wired();
+    main.nodeCache.upsert(node("a"));
+    main.nodeCache.upsert(node("b"));
+    await flush();
+    const seen: string[] = [];
+    mirror.nodes().addHandler(recorder(seen));
+    seen.length = 0;
+    main.nodeCache.upsert(node("a", "2"));
+    main.nodeCache.upsert(node("a", "3"));
+    main.nodeCache.upsert(node("b", "4"));
+    // b changes for real after its heartbeat: the change carries the newer version, the advance drops it.
+    main.nodeCache.upsert(node("b", "5", { zone: "z1" }));
+    await flush();
+    expect(seen).toEqual(["update b 1→5"]);
+    expect(mirror.nodes().get("a")?.metadata.resourceVersion).toBe("1");
+    advance();
+    await flush();
+    expect(batches.at(-1)).toEqual([["nodes", "advance", [["a", "3"]]]]);
+    expect(seen).toEqual(["update b 1→5"]);
+    expect(mirror.nodes().get("a")).toEqual(node("a", "3"));
+    expect(mirror.nodes().get("b")).toEqual(node("b", "5", { zone: "z1" }));
+  });
+
+  test("sameButVersion: deep, a key set to undefined counts as absent", () => {
+    const a: Node = {
+      metadata: { name: "a", resourceVersion: "1" },
+      spec: { taints: [{ key: "k", effect: "NoSchedule" }] },
+    };
+    expect(sameButVersion(a, { ...a, metadata: { name: "a", resourceVersion: "2" } })).toBe(true);
+    expect(sameButVersion(a, { ...a, spec: { ...a.spec, providerID: undefined } })).toBe(true);
+    expect(sameButVersion(a, { ...a, spec: { taints: [{ key: "k", effect: "NoExecute" }] } })).toBe(false);
+    expect(sameButVersion(a, { ...a, spec: { taints: [] } })).toBe(false);
+    expect(sameButVersion(a, { ...a, metadata: { ...a.metadata, labels: {} } })).toBe(false);
   });
 
   test("a handler added late gets the cached objects as adds", async () => {

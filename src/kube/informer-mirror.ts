@@ -13,12 +13,14 @@
 import type { Logger } from "../log/logger.ts";
 import { InformerCache, type InformerView } from "./informer-cache.ts";
 import { describeCaches, waitForAll, type CachedResource, type SharedInformers } from "./informers.ts";
-import type { KubeObject, Node, Service } from "./objects.ts";
+import { objectKey, type KubeObject, type Node, type Service } from "./objects.ts";
 
 /** One change to a cache, as the main thread's informer made it. */
 export type MirrorOp =
   | readonly [resource: CachedResource, change: "set" | "delete", obj: KubeObject]
-  | readonly [resource: CachedResource, change: "synced"];
+  | readonly [resource: CachedResource, change: "synced"]
+  /** Objects whose content did not change, at newer resourceVersions (`[key, resourceVersion]` pairs). */
+  | readonly [resource: CachedResource, change: "advance", versions: readonly (readonly [string, string])[]];
 
 export interface MirrorInformers extends SharedInformers {
   /** Applies a batch of changes from the main thread, in order; handlers are called as each applies. */
@@ -71,6 +73,7 @@ export function createMirrorInformers(deps: MirrorDeps): MirrorInformers {
       for (const op of ops) {
         const cache: InformerCache<KubeObject> = caches[op[0]];
         if (op[1] === "synced") cache.markSynced();
+        else if (op[1] === "advance") for (const [key, version] of op[2]) cache.advance(key, version);
         else if (op[1] === "set") cache.upsert(op[2]);
         else cache.remove(op[2]);
       }
@@ -85,6 +88,40 @@ export interface ForwarderDeps {
   send(ops: readonly MirrorOp[]): void;
   /** When a batch goes out: by default once per turn of the event loop, after the changes of that turn. */
   readonly schedule?: (flush: () => void) => void;
+  /** When the pending newer resourceVersions go out: by default `ADVANCE_INTERVAL_MS` after the first. */
+  readonly scheduleAdvance?: (flush: () => void) => void;
+}
+
+/**
+ * How long a change of nothing but the resourceVersion (a Node heartbeat) may wait to reach the threads.
+ * Each posted batch wakes every thread: at one batch per heartbeat, 4 threads doubled the CPU a
+ * heartbeat costs. A thread that writes with a resourceVersion this old gets a Conflict, reads the
+ * object again and retries, as after any concurrent write.
+ */
+export const ADVANCE_INTERVAL_MS = 1000;
+
+/** Whether two cached copies differ in nothing but their resourceVersion. */
+export function sameButVersion<T extends KubeObject>(a: T, b: T): boolean {
+  const { resourceVersion: _a, ...metaA } = a.metadata;
+  const { resourceVersion: _b, ...metaB } = b.metadata;
+  return sameJson({ ...a, metadata: metaA }, { ...b, metadata: metaB });
+}
+
+type Json = Record<string, unknown>;
+
+const isJsonObject = (value: unknown): value is Json => typeof value === "object" && value !== null;
+
+/** Deep equality of JSON values, a key set to undefined counting as absent. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (!isJsonObject(a) || !isJsonObject(b) || Array.isArray(a) !== Array.isArray(b)) return false;
+  return sameKeys(a, b);
+}
+
+function sameKeys(a: Json, b: Json): boolean {
+  for (const key in a) if (!sameJson(a[key], b[key])) return false;
+  for (const key in b) if (!(key in a) && b[key] !== undefined) return false;
+  return true;
 }
 
 export interface InformerForwarder {
@@ -97,9 +134,14 @@ export interface InformerForwarder {
 /** The main thread's side. */
 export function forwardInformers(deps: ForwarderDeps): InformerForwarder {
   const schedule = deps.schedule ?? ((flush: () => void) => void setImmediate(flush));
+  const scheduleAdvance =
+    deps.scheduleAdvance ?? ((flush: () => void) => void setTimeout(flush, ADVANCE_INTERVAL_MS).unref());
   const removers: (() => void)[] = [];
   const forwarded = new Set<CachedResource>();
   let batch: MirrorOp[] = [];
+  /** Newer resourceVersions not sent yet, by resource and key; a change of the object sends it instead. */
+  const advanced = { nodes: new Map<string, string>(), services: new Map<string, string>() };
+  let advancing = false;
   let closed = false;
   const flush = (): void => {
     const ops = batch;
@@ -111,14 +153,32 @@ export function forwardInformers(deps: ForwarderDeps): InformerForwarder {
     if (batch.length === 0) schedule(flush);
     batch.push(op);
   };
+  const flushAdvanced = (): void => {
+    advancing = false;
+    for (const resource of ["nodes", "services"] as const) {
+      const versions = advanced[resource];
+      if (versions.size > 0) push([resource, "advance", [...versions]]);
+      versions.clear();
+    }
+  };
+  const advance = (resource: CachedResource, obj: KubeObject): void => {
+    if (closed) return;
+    advanced[resource].set(objectKey(obj), obj.metadata.resourceVersion ?? "");
+    if (!advancing) scheduleAdvance(flushAdvanced);
+    advancing = true;
+  };
+  const change = (resource: CachedResource, op: "set" | "delete", obj: KubeObject): void => {
+    advanced[resource].delete(objectKey(obj));
+    push([resource, op, obj]);
+  };
   const forward = (resource: CachedResource, signal: AbortSignal): void => {
     const informer: InformerView<KubeObject> =
       resource === "nodes" ? deps.informers.nodes() : deps.informers.services();
     removers.push(
       informer.addHandler({
-        add: (obj) => push([resource, "set", obj]),
-        update: (_old, obj) => push([resource, "set", obj]),
-        delete: (obj) => push([resource, "delete", obj]),
+        add: (obj) => change(resource, "set", obj),
+        update: (old, obj) => (sameButVersion(old, obj) ? advance(resource, obj) : change(resource, "set", obj)),
+        delete: (obj) => change(resource, "delete", obj),
       }),
     );
     void informer.waitForSync(signal).then((synced) => synced && push([resource, "synced"]));
@@ -134,6 +194,8 @@ export function forwardInformers(deps: ForwarderDeps): InformerForwarder {
     close() {
       closed = true;
       batch = [];
+      advanced.nodes.clear();
+      advanced.services.clear();
       for (const remove of removers.splice(0)) remove();
     },
   };

@@ -34,9 +34,22 @@ function systemUuidOf(node: Node): Pick<NonNullable<Node["status"]>, "nodeInfo">
   return systemUUID ? { nodeInfo: { systemUUID } } : {};
 }
 
+/**
+ * A kept condition without its heartbeat time: no controller reads it, and without it a status heartbeat
+ * (kubelet's, every few minutes per Node) trims to the Node already cached, differing only in its
+ * resourceVersion, which controller threads then need not be sent (kube/informer-mirror.ts).
+ */
+function withoutHeartbeat(condition: NodeCondition): NodeCondition {
+  if (condition.lastHeartbeatTime === undefined) return condition;
+  const { lastHeartbeatTime: _, ...rest } = condition;
+  return rest;
+}
+
 export function trimNode(node: Node): Node {
   const spec = node.spec ?? {};
-  const conditions: NodeCondition[] | undefined = node.status?.conditions?.filter((c) => KEPT_CONDITIONS.has(c.type));
+  const conditions: NodeCondition[] | undefined = node.status?.conditions
+    ?.filter((c) => KEPT_CONDITIONS.has(c.type))
+    .map(withoutHeartbeat);
   return {
     apiVersion: "v1",
     kind: "Node",
