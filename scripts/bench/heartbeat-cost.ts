@@ -8,13 +8,12 @@
  *
  *   bun scripts/bench/heartbeat-cost.ts [--nodes 5000] [--rate 200] [--profile] <compiled manager> [...]
  */
-import { join } from "node:path";
-import { startControlPlane, type ControlPlane } from "../control-plane/control-plane.ts";
-import { cacheRoot } from "../control-plane/binaries.ts";
+import type { ControlPlane } from "../control-plane/control-plane.ts";
 import { NODES } from "../../src/kube/api.ts";
 import { forEachLimited } from "../../src/util/concurrency.ts";
-import { initialisedNode, nodeName } from "./objects.ts";
+import { nodeName } from "./objects.ts";
 import { readProc } from "./proc-stats.ts";
+import { withManager, withStaticNodes } from "./static-cluster.ts";
 
 const SETTLE_MS = 20_000;
 const WINDOW_MS = 30_000;
@@ -45,29 +44,20 @@ async function beat(cp: ControlPlane, nodes: number, rate: number, until: number
 }
 
 async function measure(binary: string, cp: ControlPlane, o: { nodes: number; rate: number; profile: boolean }) {
-  const args = [`--kubeconfig=${cp.kubeconfigs.ccm}`, "--secure-port=0", "--leader-elect=false"];
   const env = o.profile ? { ...process.env, BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${cp.dir}` } : process.env;
-  const proc = Bun.spawn([binary, "--cloud-provider=fake", ...args, "--configure-cloud-routes=false"], {
-    stdout: "ignore",
-    stderr: "ignore",
-    env,
-  });
-  try {
+  return withManager(binary, cp, env, async (pid, exitCode) => {
     await Bun.sleep(SETTLE_MS);
-    const start = readProc(proc.pid);
+    const start = readProc(pid);
     await Bun.sleep(WINDOW_MS);
-    const quiet = readProc(proc.pid);
+    const quiet = readProc(pid);
     const sent = await beat(cp, o.nodes, o.rate, Date.now() + WINDOW_MS);
-    const live = readProc(proc.pid);
-    if (!start || !quiet || !live) return `${binary}: exited early (status ${proc.exitCode})`;
+    const live = readProc(pid);
+    if (!start || !quiet || !live) return `${binary}: exited early (status ${exitCode()})`;
     const idle = quiet.cpuSeconds - start.cpuSeconds;
     const busy = live.cpuSeconds - quiet.cpuSeconds;
     const perEvent = ((busy - idle) / sent) * 1e6;
     return `${binary}: ${idle.toFixed(2)} CPU s quiet, ${busy.toFixed(2)} CPU s with ${sent} heartbeats: ${perEvent.toFixed(0)} µs per heartbeat`;
-  } finally {
-    proc.kill("SIGTERM");
-    await proc.exited;
-  }
+  });
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -83,16 +73,9 @@ async function main(argv: string[]): Promise<void> {
     console.error("usage: bun scripts/bench/heartbeat-cost.ts [--nodes 5000] [--rate 200] [--profile] <manager> [...]");
     process.exit(2);
   }
-  const dir = join(cacheRoot(), "bench", `heartbeat-${new Date().toISOString().replaceAll(":", "-")}`);
-  const cp = await startControlPlane({ dir, log: () => undefined });
-  try {
-    const indexes = Array.from({ length: nodes }, (_, i) => i);
-    await forEachLimited(indexes, 50, (i) => cp.admin.create(NODES, initialisedNode(i)).then(() => undefined));
-    console.log(`${nodes} initialised static Nodes; control plane and logs in ${dir}`);
+  await withStaticNodes("heartbeat", nodes, async (cp) => {
     for (const binary of binaries) console.log(await measure(binary, cp, { nodes, rate, profile }));
-  } finally {
-    await cp.stop();
-  }
+  });
 }
 
 if (import.meta.main) await main(process.argv.slice(2));
