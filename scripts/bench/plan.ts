@@ -157,8 +157,8 @@ export function withLive(plan: BenchPlan, o: { leaseSeconds?: number; heartbeatS
  * run) and each of `threads` above 0, where given.
  */
 export function withThreads(plan: BenchPlan, threads?: readonly number[]): BenchPlan {
-  const size = plan.coldStart[0];
   if (!threads) return plan;
+  const size = plan.coldStart[0];
   const coldStart = size ? coldStartCases(size, threads) : [];
   return { ...plan, threads: { ...plan.threads, threads }, coldStart };
 }

@@ -11,6 +11,7 @@
  * ingress, and free what no Service shows any more), so a thread sees every Service, as before.
  */
 import type { Logger } from "../log/logger.ts";
+import { sameJson } from "../util/json.ts";
 import { InformerCache, type InformerView } from "./informer-cache.ts";
 import { describeCaches, waitForAll, type CachedResource, type SharedInformers } from "./informers.ts";
 import { objectKey, type KubeObject, type Node, type Service } from "./objects.ts";
@@ -105,23 +106,6 @@ export function sameButVersion<T extends KubeObject>(a: T, b: T): boolean {
   const { resourceVersion: _a, ...metaA } = a.metadata;
   const { resourceVersion: _b, ...metaB } = b.metadata;
   return sameJson({ ...a, metadata: metaA }, { ...b, metadata: metaB });
-}
-
-type Json = Record<string, unknown>;
-
-const isJsonObject = (value: unknown): value is Json => typeof value === "object" && value !== null;
-
-/** Deep equality of JSON values, a key set to undefined counting as absent. */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (!isJsonObject(a) || !isJsonObject(b) || Array.isArray(a) !== Array.isArray(b)) return false;
-  return sameKeys(a, b);
-}
-
-function sameKeys(a: Json, b: Json): boolean {
-  for (const key in a) if (!sameJson(a[key], b[key])) return false;
-  for (const key in b) if (!(key in a) && b[key] !== undefined) return false;
-  return true;
 }
 
 export interface InformerForwarder {

@@ -3,6 +3,7 @@
  * resourceVersion as a precondition, and on Conflict read again and rebuild (client-go RetryOnConflict).
  */
 import { backoff, jitter, sleep } from "../util/clock.ts";
+import { isJsonObject, type JsonObject } from "../util/json.ts";
 import type { KubeApi, Resource } from "./api.ts";
 import type { KubeObject } from "./objects.ts";
 import { isConflict } from "./transport.ts";
@@ -58,15 +59,10 @@ export interface FreshPatch<T extends KubeObject> {
   readonly keep?: (written: T) => T;
 }
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** A JSON merge patch (RFC 7386) applied to `target`: objects merge, `null` removes, anything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
-  const out: Json = isObject(target) ? { ...target } : {};
+  if (!isJsonObject(patch)) return patch;
+  const out: JsonObject = isJsonObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key];
     else out[key] = mergePatch(out[key], value);
@@ -92,14 +88,13 @@ export async function patchWithPrecondition<T extends KubeObject>(p: FreshPatch<
     const patch = p.build(current);
     if (patch === undefined) return undefined;
     try {
-      const from = current;
       const resourceVersion = await p.api.patchVersion(
         p.resource,
         name,
-        withPrecondition(from.metadata.resourceVersion, patch),
+        withPrecondition(current.metadata.resourceVersion, patch),
         { namespace, subresource: p.subresource, type: "merge" },
       );
-      const written = mergePatch(from, patch) as T;
+      const written = mergePatch(current, patch) as T;
       written.metadata = { ...written.metadata, resourceVersion };
       return p.keep ? p.keep(written) : written;
     } catch (error) {

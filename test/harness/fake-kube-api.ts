@@ -11,6 +11,7 @@
 import type { KubeApi, PatchType, Resource, Target } from "../../src/kube/api.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";
 import { mergePatch } from "../../src/kube/patch.ts";
+import { isJsonObject, type JsonObject } from "../../src/util/json.ts";
 import { KubeApiError } from "../../src/kube/transport.ts";
 
 export interface RecordedWrite {
@@ -38,17 +39,12 @@ export interface FakeKubeApi extends KubeApi {
   failNext(pattern: RegExp, error: Error): void;
 }
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
 const DELETE_FROM = "$deleteFromPrimitiveList/";
 
 /** The strategic merge rules of the fields the controllers patch; every other field as a merge patch. */
 function strategicPatch(target: unknown, patch: unknown): unknown {
-  if (!isObject(patch)) return patch;
-  const out: Json = isObject(target) ? { ...target } : {};
+  if (!isJsonObject(patch)) return patch;
+  const out: JsonObject = isJsonObject(target) ? { ...target } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (key.startsWith(DELETE_FROM)) continue;
     if (value === null) delete out[key];
@@ -68,7 +64,7 @@ function strategicPatch(target: unknown, patch: unknown): unknown {
 const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 function mergeByType(current: readonly unknown[], patch: readonly unknown[]): unknown[] {
-  const typeOf = (item: unknown): unknown => (isObject(item) ? item.type : undefined);
+  const typeOf = (item: unknown): unknown => (isJsonObject(item) ? item.type : undefined);
   const merged = current.map((item) => {
     const update = patch.find((p) => typeOf(p) === typeOf(item));
     return update === undefined ? item : mergePatch(item, update);
@@ -144,7 +140,7 @@ export function fakeKubeApi(): FakeKubeApi {
         resource: resourceOf(res, target),
         namespace,
         name: obj.metadata.name,
-        patch: body as Json,
+        patch: body as JsonObject,
       });
       if (injected) return Promise.reject(injected);
       if (find(res, obj.metadata.name, { namespace }))
@@ -167,7 +163,7 @@ export function fakeKubeApi(): FakeKubeApi {
         namespace,
         name,
         subresource,
-        patch: patch as Json,
+        patch: patch as JsonObject,
       });
       if (injected) return Promise.reject(injected);
       const current = find(res, name, target);

@@ -6,6 +6,7 @@
  * is listed in the notes, never dropped silently; nothing is written to a cluster.
  */
 import type { KubeObject } from "../../../src/kube/objects.ts";
+import { isJsonObject } from "../../../src/util/json.ts";
 import { GROUP, VERSION } from "../crd.ts";
 
 export interface ImportResult {
@@ -16,10 +17,10 @@ export interface ImportResult {
 
 type Raw = Record<string, unknown>;
 
-const isRecord = (value: unknown): value is Raw => typeof value === "object" && value !== null && !Array.isArray(value);
 const strings = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-const nameOf = (o: Raw): string => (isRecord(o.metadata) && typeof o.metadata.name === "string" ? o.metadata.name : "");
+const nameOf = (o: Raw): string =>
+  isJsonObject(o.metadata) && typeof o.metadata.name === "string" ? o.metadata.name : "";
 
 function addressPool(name: string, spec: Raw, source: string): KubeObject {
   return {
@@ -33,8 +34,8 @@ function addressPool(name: string, spec: Raw, source: string): KubeObject {
 /** A MetalLB IPAddressPool: addresses, autoAssign, avoidBuggyIPs and serviceAllocation carry over. */
 function fromMetalLbPool(o: Raw, notes: string[]): KubeObject {
   const name = nameOf(o);
-  const spec = isRecord(o.spec) ? o.spec : {};
-  const allocation = isRecord(spec.serviceAllocation) ? spec.serviceAllocation : {};
+  const spec = isJsonObject(o.spec) ? o.spec : {};
+  const allocation = isJsonObject(spec.serviceAllocation) ? spec.serviceAllocation : {};
   const out: Raw = { addresses: strings(spec.addresses) };
   if (spec.autoAssign === false) out.autoAssign = false;
   if (spec.avoidBuggyIPs === true) out.avoidBuggyIPs = true;
@@ -52,7 +53,7 @@ function fromMetalLbPool(o: Raw, notes: string[]): KubeObject {
 }
 
 function advertisementNote(o: Raw, kind: string): string {
-  const spec = isRecord(o.spec) ? o.spec : {};
+  const spec = isJsonObject(o.spec) ? o.spec : {};
   const pools = strings(spec.ipAddressPools);
   const which = pools.length > 0 ? `pools ${pools.join(", ")}` : "every pool";
   return (
@@ -66,7 +67,7 @@ const ALLOW_SHARE = "allow-share-";
 
 /** kube-vip's ConfigMap: one pool per namespace (and `global`), CIDRs and ranges together. */
 function fromKubeVip(o: Raw, notes: string[]): KubeObject[] {
-  const data = isRecord(o.data) ? o.data : {};
+  const data = isJsonObject(o.data) ? o.data : {};
   const byNamespace = new Map<string, string[]>();
   const sharing = new Set<string>();
   for (const [key, value] of Object.entries(data)) {
@@ -95,7 +96,7 @@ function fromKubeVip(o: Raw, notes: string[]): KubeObject[] {
 /** Every object of a `kubectl get -o yaml` dump, with `List` items flattened. */
 function flatten(documents: readonly unknown[]): Raw[] {
   return documents.flatMap((d) => {
-    if (!isRecord(d)) return [];
+    if (!isJsonObject(d)) return [];
     return d.kind === "List" || Array.isArray(d.items) ? flatten(Array.isArray(d.items) ? d.items : []) : [d];
   });
 }
