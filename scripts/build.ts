@@ -41,8 +41,12 @@ export async function commitDate(): Promise<string> {
   return seconds === undefined ? "" : new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-/** Extra entry points compiled into the binary (worker threads). */
-export const WORKER_ENTRIES: readonly string[] = ["src/worker.ts"];
+/**
+ * Extra entry points compiled into the binary, each a module graph of its own: the controller thread, and
+ * the aws provider with its SDK (loaded only when chosen). The binary holds them at their paths from the
+ * repository root (`--root`), where `src/entries.ts` finds them.
+ */
+export const EXTRA_ENTRIES: readonly string[] = ["src/worker.ts", "providers/aws/provider.ts"];
 
 export interface BuildOptions {
   readonly outfile?: string;
@@ -71,8 +75,9 @@ export async function build(options: BuildOptions = {}): Promise<string> {
     `CCM_BUILD_COMMIT=${JSON.stringify(commit)}`,
     `--define`,
     `CCM_BUILD_DATE=${JSON.stringify(await commitDate())}`,
+    `--root=${root}`,
     join(root, "src", "main.ts"),
-    ...WORKER_ENTRIES.map((e) => join(root, e)),
+    ...EXTRA_ENTRIES.map((e) => join(root, e)),
     "--outfile",
     outfile,
   ];
@@ -81,7 +86,7 @@ export async function build(options: BuildOptions = {}): Promise<string> {
   // compiler also writes beside it are not needed.
   for (const map of [
     `${outfile}.map`,
-    ...WORKER_ENTRIES.map((e) => join(dirname(outfile), `${basename(e, ".ts")}.js.map`)),
+    ...EXTRA_ENTRIES.map((e) => join(dirname(outfile), `${basename(e, ".ts")}.js.map`)),
   ])
     rmSync(map, { force: true });
   return outfile;

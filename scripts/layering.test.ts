@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { EXTRA_ENTRIES } from "./build.ts";
 import { cycles, folderGraph, folderOf, packagesLoaded } from "./layering.ts";
 
 const graph = (edges: Record<string, string[]>): Map<string, Set<string>> =>
@@ -48,5 +49,17 @@ describe("layering", () => {
     expect(main).toContain("@kubernetes/client-node");
     expect(worker).toContain("prom-client");
     expect(worker.filter((p) => p === "@kubernetes/client-node" || p.startsWith("@aws-sdk/"))).toEqual([]);
+  });
+
+  test("the AWS SDK is compiled into the aws provider's own entry point only: no other manager parses it", async () => {
+    const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
+    const bundled = async (entry: string): Promise<string[]> => {
+      const built = await Bun.build({ entrypoints: [join(root, entry)], target: "bun", metafile: true });
+      return Object.keys(built.metafile?.inputs ?? {}).filter((input) => input.includes("node_modules/@aws-sdk/"));
+    };
+    expect(EXTRA_ENTRIES).toContain("providers/aws/provider.ts");
+    expect(await bundled("src/main.ts")).toEqual([]);
+    expect(await bundled("src/worker.ts")).toEqual([]);
+    expect((await bundled("providers/aws/provider.ts")).length).toBeGreaterThan(0);
   });
 });

@@ -6,14 +6,15 @@ import { controllerFactories } from "./app/controllers.ts";
 import type { Builtins } from "./cli/run.ts";
 import { createRegistry } from "./cloud/registry.ts";
 import type { ProviderFactory } from "./cloud/provider.ts";
-import { awsProviderFactory } from "../providers/aws/index.ts";
+import { awsProviderFactory, type AwsProviderModule } from "../providers/aws/index.ts";
 import { baremetalProviderFactory } from "../providers/baremetal/index.ts";
 import { fakeProviderFactory } from "../providers/fake/index.ts";
 import { vsphereProviderFactory } from "../providers/vsphere/index.ts";
+import { entryPoint } from "./entries.ts";
 
 export function providerFactories(): ProviderFactory<never>[] {
   return [
-    awsProviderFactory,
+    awsProviderFactory(() => import(entryPoint("providers/aws/provider.ts")) as Promise<AwsProviderModule>),
     baremetalProviderFactory,
     fakeProviderFactory,
     vsphereProviderFactory,

@@ -7,6 +7,7 @@ import { runCli } from "./cli/cli.ts";
 import { builtins } from "./builtins.ts";
 import { subCommands } from "./sub-commands.ts";
 import { heapSizingEnvironment } from "./app/heap-sizing.ts";
+import { entryPoint } from "./entries.ts";
 
 // The compiled manager sizes JavaScriptCore's heap for itself, then runs as a new image of the same
 // process (see app/heap-sizing.ts). A failure to re-execute only costs memory, so it is not fatal.
@@ -53,7 +54,7 @@ const io = {
   stderr: (text: string) => void process.stderr.write(text),
   signal: stop.signal,
   hostname: hostname(),
-  workerUrl: new URL("./worker.ts", import.meta.url).href,
+  workerUrl: entryPoint("src/worker.ts"),
 };
 
 try {

@@ -6,10 +6,19 @@
 import type { ProviderFactory } from "../../src/cloud/provider.ts";
 import { parseAwsConfig, type AwsConfig } from "./config.ts";
 
-export const awsProviderFactory: ProviderFactory<AwsConfig> = {
-  name: "aws",
-  parseConfig: (text) => parseAwsConfig(text),
-  create: async (config, context) => (await import("./provider.ts")).createAwsProvider(config, context),
-};
+/** The provider's code, with the AWS SDK: loaded only when `--cloud-provider=aws` is the one chosen. */
+export type AwsProviderModule = Pick<typeof import("./provider.ts"), "createAwsProvider">;
+
+/**
+ * `load` brings in `./provider.ts`. The executable compiles it as an entry point of its own, so that no
+ * other provider's manager or thread parses the SDK (src/entries.ts); an import here would bundle it.
+ */
+export function awsProviderFactory(load: () => Promise<AwsProviderModule>): ProviderFactory<AwsConfig> {
+  return {
+    name: "aws",
+    parseConfig: (text) => parseAwsConfig(text),
+    create: async (config, context) => (await load()).createAwsProvider(config, context),
+  };
+}
 
 export { parseAwsConfig } from "./config.ts";

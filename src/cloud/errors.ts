@@ -2,15 +2,25 @@
  * The closed set of errors a provider may throw to mean something specific (upstream's sentinels and
  * `api.RetryError`). Callers test with `instanceof`, never by message. Any other error means "unknown,
  * try again later".
+ *
+ * `instanceof` recognises an error by its code, not by its class object: a provider whose code
+ * is compiled as a module graph of its own (the aws provider, loaded only when it is the one chosen; see
+ * `scripts/build.ts`) has its own copy of these classes, and its errors must mean the same.
  */
 export type CloudErrorCode = "InstanceNotFound" | "NotImplemented" | "ImplementedElsewhere" | "Retry";
 
 abstract class CloudError extends Error {
   abstract readonly code: CloudErrorCode;
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    const own = (this as { CODE?: CloudErrorCode }).CODE;
+    return own !== undefined && value instanceof Error && (value as { code?: unknown }).code === own;
+  }
 }
 
 /** The instance does not exist. Never for a stopped instance. */
 export class InstanceNotFoundError extends CloudError {
+  static readonly CODE: CloudErrorCode = "InstanceNotFound";
   override readonly name = "InstanceNotFoundError";
   readonly code = "InstanceNotFound";
   constructor(message = "instance not found", options?: ErrorOptions) {
@@ -20,6 +30,7 @@ export class InstanceNotFoundError extends CloudError {
 
 /** The provider does not implement this call. */
 export class NotImplementedError extends CloudError {
+  static readonly CODE: CloudErrorCode = "NotImplemented";
   override readonly name = "NotImplementedError";
   readonly code = "NotImplemented";
   constructor(message = "unimplemented", options?: ErrorOptions) {
@@ -29,6 +40,7 @@ export class NotImplementedError extends CloudError {
 
 /** Another controller owns this load balancer; the service controller treats it as success. */
 export class ImplementedElsewhereError extends CloudError {
+  static readonly CODE: CloudErrorCode = "ImplementedElsewhere";
   override readonly name = "ImplementedElsewhereError";
   readonly code = "ImplementedElsewhere";
   constructor(message = "implemented by alternate to cloud provider", options?: ErrorOptions) {
@@ -38,6 +50,7 @@ export class ImplementedElsewhereError extends CloudError {
 
 /** Call again after exactly `retryAfterMs`, instead of exponential backoff. */
 export class RetryError extends CloudError {
+  static readonly CODE: CloudErrorCode = "Retry";
   override readonly name = "RetryError";
   readonly code = "Retry";
   readonly retryAfterMs: number;
