@@ -118,9 +118,9 @@ export interface KubeApi {
     target: Target & { type: PatchType },
   ): Promise<T>;
   /**
-   * `patch`, resolving only the written object's resourceVersion: the answer (a whole object, its
-   * managedFields included) is not decoded. For a caller that knows what it wrote, such as a patch with a
-   * resourceVersion precondition applied to the object it was built from.
+   * `patch`, resolving only the written object's resourceVersion: the answer (asked for as the object's
+   * metadata alone, `METADATA_ONLY`) is not decoded. For a caller that knows what it wrote, such as a
+   * patch with a resourceVersion precondition applied to the object it was built from.
    */
   patchVersion(res: Resource, name: string, patch: unknown, target: Target & { type: PatchType }): Promise<string>;
   delete(
@@ -185,7 +185,7 @@ export function createKubeApi(transport: Transport): KubeApi {
       }),
     patch: (res, name, patch, target) => transport.json(patchRequest(res, name, patch, target)),
     patchVersion: async (res, name, patch, target) =>
-      writtenVersion(await transport.text(patchRequest(res, name, patch, target))),
+      writtenVersion(await transport.text({ ...patchRequest(res, name, patch, target), accept: METADATA_ONLY })),
     async delete(res, name, target): Promise<void> {
       const body = target?.preconditions
         ? { kind: "DeleteOptions", apiVersion: "v1", preconditions: target.preconditions }
@@ -212,6 +212,14 @@ function patchRequest(res: Resource, name: string, patch: unknown, target: Targe
     background: target.background,
   };
 }
+
+/**
+ * The answer to a patch whose caller reads only the resourceVersion: the object's metadata alone
+ * (PartialObjectMetadata, served since Kubernetes 1.15), else the object. A Node's spec and status are
+ * most of its bytes: the API server encodes and sends about a third as much (measured on v1.36: 1.6 of
+ * 5.6 KB for a bench Node, more for a kubelet's with its images).
+ */
+export const METADATA_ONLY = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
 
 const METADATA_KEY = '"metadata":{';
 const VERSION_KEY = '"resourceVersion":"';

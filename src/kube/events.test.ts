@@ -35,10 +35,10 @@ function gatedApi(): Gate {
       await write(`create ${body.involvedObject.name}`);
       return body;
     },
-    patch: async (_res: unknown, name: string, patch: { count: number }, target: { background?: boolean }) => {
+    patchVersion: async (_res: unknown, name: string, patch: { count: number }, target: { background?: boolean }) => {
       background.push(target.background === true);
       await write(`patch ${name.split(".")[0] ?? ""} count=${patch.count}`);
-      return {};
+      return "1";
     },
   };
   return { api: api as unknown as KubeApi, sent, background, maxInFlight: () => max, open: release };

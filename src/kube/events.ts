@@ -124,7 +124,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
   async function aggregate(prior: Seen, at: number): Promise<boolean> {
     try {
       const patch = { count: prior.count + 1, lastTimestamp: rfc3339(at) };
-      await options.api.patch(EVENTS, prior.name, patch, {
+      await options.api.patchVersion(EVENTS, prior.name, patch, {
         namespace: prior.namespace,
         type: "merge",
         background: true,

@@ -21,6 +21,8 @@ export interface Request {
   readonly query?: Query;
   readonly body?: unknown;
   readonly contentType?: string;
+  /** The media types the answer may have (default `application/json`). */
+  readonly accept?: string;
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
   /** Sent only from tokens no other request waits for (Events): never delays the controllers' writes. */
@@ -154,7 +156,10 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   async function headers(request: Request): Promise<Record<string, string>> {
-    const h: Record<string, string> = { "User-Agent": options.userAgent, Accept: "application/json" };
+    const h: Record<string, string> = {
+      "User-Agent": options.userAgent,
+      Accept: request.accept ?? "application/json",
+    };
     const auth = await connection.authorization();
     if (auth) h.Authorization = auth;
     if (request.body !== undefined) h["Content-Type"] = request.contentType ?? "application/json";

@@ -120,7 +120,7 @@ async function updateCondition(
   const patch = { status: { conditions: [conditionFor(node, desired, rfc3339(deps.clock.now()))] } };
   try {
     await retryOnConflict(
-      () => deps.api.patch(NODES, node.metadata.name, patch, { subresource: "status", type: "strategic" }),
+      () => deps.api.patchVersion(NODES, node.metadata.name, patch, { subresource: "status", type: "strategic" }),
       CONDITION_RETRY,
     );
   } catch (error) {

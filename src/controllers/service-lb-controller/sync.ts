@@ -161,7 +161,8 @@ async function writeStatus(deps: ServiceSyncDeps, service: Service, status: Load
   if (ingressEqual(service.status?.loadBalancer?.ingress, status.ingress)) return;
   const { name, namespace } = service.metadata;
   try {
-    await deps.api.patch(SERVICES, name, statusPatch(status), { namespace, subresource: "status", type: "strategic" });
+    const target = { namespace, subresource: "status", type: "strategic" } as const;
+    await deps.api.patchVersion(SERVICES, name, statusPatch(status), target);
   } catch (error) {
     if (!isNotFound(error))
       throw new Error(`failed to update load balancer status: ${errorMessage(error)}`, { cause: error });
