@@ -43,6 +43,32 @@ describe("compiled binary with --cloud-provider=aws", () => {
     expect(await ccm.stop("SIGTERM")).toBe(0);
   }, 300_000);
 
+  test("its controller threads load the provider, compiled as an entry point of its own (--controller-threads=2)", async () => {
+    const cloud = await awsTestCloud("e2e-threads");
+    await cloud.launch();
+    const cp = await controlPlane();
+    const { dir, binary } = await lonelyBinary("ccm-aws-binary-");
+    const configFile = join(dir, "cloud.ini");
+    writeFileSync(configFile, cloud.configText());
+    const ccm = startCcm({
+      binary,
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin", HOME: dir, ...cloud.env() },
+      args: [
+        "--cloud-provider=aws",
+        `--cloud-config=${configFile}`,
+        `--kubeconfig=${cp.kubeconfigs.ccm}`,
+        "--leader-elect=false",
+        "--secure-port=0",
+        "--cluster-cidr=10.244.0.0/16",
+        "--controller-threads=2",
+      ],
+    });
+    for (const thread of [0, 1])
+      await ccm.waitForLine(new RegExp(`thread-${thread}\\] started \\d controller`), 60_000);
+    expect(await ccm.stop("SIGTERM")).toBe(0);
+  }, 300_000);
+
   test("a bad cloud-config exits 2 naming each problem", async () => {
     const { dir, binary } = await lonelyBinary("ccm-aws-binary-");
     const configFile = join(dir, "cloud.ini");
