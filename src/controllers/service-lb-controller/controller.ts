@@ -2,7 +2,8 @@
  * `service-lb-controller` (upstream controllers/service, alias `service`): cloud load balancers for
  * Services of type LoadBalancer. Two queues as upstream: `service` (one key per Service, Ensure or
  * Delete, `--concurrent-service-syncs` workers, per-key backoff 5 s → 300 s, RetryError after its fixed
- * delay) and `node` (one worker; UpdateLoadBalancer when the backend node set changes). Both take the
+ * delay) and `node` (one worker; UpdateLoadBalancer when the backend node set changes, passes started at
+ * most once a second: `NODE_SYNC_MIN_INTERVAL_MS`). Both take the
  * Service key's lock, so no two cloud calls for one Service ever overlap.
  *
  * Beyond upstream: `--load-balancer-class` serves one class as well; `--load-balancer-resync-period`
@@ -27,7 +28,7 @@ import { KeyedLock } from "../../util/concurrency.ts";
 import type { ControllerFactory, Wiring } from "../context.ts";
 import { ServiceCache } from "./cache.ts";
 import { LoadBalancerNodeSet } from "./node-set.ts";
-import { syncNodes, type NodeSyncDeps } from "./node-sync.ts";
+import { NODE_SYNC_MIN_INTERVAL_MS, pacePasses, syncNodes, type NodeSyncDeps } from "./node-sync.ts";
 import { needsCleanup, needsUpdate, shouldSyncUpdatedNode, wantsLoadBalancer } from "./predicates.ts";
 import { syncService } from "./sync.ts";
 
@@ -93,7 +94,15 @@ async function run(w: ServiceWiring, nodeSet: LoadBalancerNodeSet, signal: Abort
         },
         signal,
       ),
-      runWorkers({ queue: queues.nodes, workers: 1, sync: () => syncNodes(deps), logger: ctx.logger }, signal),
+      runWorkers(
+        {
+          queue: queues.nodes,
+          workers: 1,
+          sync: pacePasses(deps.clock, NODE_SYNC_MIN_INTERVAL_MS, () => syncNodes(deps), signal),
+          logger: ctx.logger,
+        },
+        signal,
+      ),
     ]);
   } finally {
     stopResync();

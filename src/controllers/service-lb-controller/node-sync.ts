@@ -38,6 +38,42 @@ export async function syncNodes(deps: NodeSyncDeps): Promise<void> {
   deps.metrics.nodeSyncLatency.observe((deps.clock.now() - started) / 1000);
 }
 
+/**
+ * The least time from the start of one node pass to the start of the next. Upstream starts a pass for
+ * every change of the node set. In a burst (an autoscaler adding hundreds of Nodes, each changing the set
+ * once it is initialised) passes then run back to back, each updating every load balancer again: with 10
+ * load balancers and passes of 50 ms, 200 UpdateLoadBalancer calls a second, which is what a cloud's API
+ * throttles. Paced, a pass waits out the rest of this interval and takes every change made meanwhile. A
+ * change after a quiet spell is passed on at once, as upstream does (kube-proxy's
+ * `--iptables-min-sync-period` is the same idea, with the same 1 s default).
+ */
+export const NODE_SYNC_MIN_INTERVAL_MS = 1000;
+
+/**
+ * `pass`, started at most once per `minIntervalMs`: a call soon after the previous start first sleeps out
+ * the rest of the interval. Abort during that sleep ends the call without a pass.
+ */
+export function pacePasses(
+  clock: Clock,
+  minIntervalMs: number,
+  pass: () => Promise<void>,
+  signal: AbortSignal,
+): () => Promise<void> {
+  let lastStart = Number.NEGATIVE_INFINITY;
+  return async () => {
+    const wait = lastStart + minIntervalMs - clock.now();
+    if (wait > 0) {
+      const slept = await clock.sleep(wait, signal).then(
+        () => true,
+        () => false,
+      );
+      if (!slept) return;
+    }
+    lastStart = clock.now();
+    await pass();
+  };
+}
+
 /** The Service, if its LB is in place for the same object and was built with another node set. */
 function needsHostUpdate(deps: NodeSyncDeps, key: string, nodes: readonly Node[]): Service | undefined {
   const service = deps.services.get(key);
