@@ -47,19 +47,30 @@ describe("layering", () => {
     const worker = [...packagesLoaded(root, "src/worker.ts")];
     const main = [...packagesLoaded(root, "src/main.ts")];
     expect(main).toContain("@kubernetes/client-node");
-    expect(worker).toContain("prom-client");
+    expect(worker.some((p) => p.startsWith("prom-client/lib/"))).toBe(true);
     expect(worker.filter((p) => p === "@kubernetes/client-node" || p.startsWith("@aws-sdk/"))).toEqual([]);
   });
 
+  const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
+  /** The files of `entry`'s bundle whose paths contain `part`: what a thread or manager parses. */
+  const bundled = async (entry: string, part: string): Promise<string[]> => {
+    const built = await Bun.build({ entrypoints: [join(root, entry)], target: "bun", metafile: true });
+    return Object.keys(built.metafile?.inputs ?? {}).filter((input) => input.includes(part));
+  };
+
   test("the AWS SDK is compiled into the aws provider's own entry point only: no other manager parses it", async () => {
-    const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
-    const bundled = async (entry: string): Promise<string[]> => {
-      const built = await Bun.build({ entrypoints: [join(root, entry)], target: "bun", metafile: true });
-      return Object.keys(built.metafile?.inputs ?? {}).filter((input) => input.includes("node_modules/@aws-sdk/"));
-    };
+    const sdk = "node_modules/@aws-sdk/";
     expect(EXTRA_ENTRIES).toContain("providers/aws/provider.ts");
-    expect(await bundled("src/main.ts")).toEqual([]);
-    expect(await bundled("src/worker.ts")).toEqual([]);
-    expect((await bundled("providers/aws/provider.ts")).length).toBeGreaterThan(0);
+    expect(await bundled("src/main.ts", sdk)).toEqual([]);
+    expect(await bundled("src/worker.ts", sdk)).toEqual([]);
+    expect((await bundled("providers/aws/provider.ts", sdk)).length).toBeGreaterThan(0);
+  });
+
+  test("a controller thread parses neither prom-client's index nor consola's full build", async () => {
+    const indexes = (await bundled("src/worker.ts", "node_modules/")).filter(
+      (input) => input.endsWith("prom-client/index.js") || input.endsWith("consola/dist/index.mjs"),
+    );
+    expect(indexes).toEqual([]);
+    expect(await bundled("src/main.ts", "prom-client/index.js")).toHaveLength(1);
   });
 });

@@ -15,6 +15,7 @@ import { createEventSink, type EventSink } from "../kube/events.ts";
 import { TokenBucket, type SharedBucket } from "../kube/token-bucket.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMetrics, type Metrics } from "../metrics/metrics.ts";
+import type { Registry } from "../metrics/prom.ts";
 import type { Clock } from "../util/clock.ts";
 import { clientFactory, controllerClients, type ClientFactory, type ControllerClients } from "./clients.ts";
 import { startupProblems } from "./startup-checks.ts";
@@ -39,8 +40,8 @@ export interface ProcessOptions {
   readonly host: string;
   /** A controller thread: its part of the process-wide event queue (1 / threads). Absent: all of it. */
   readonly eventShare?: number;
-  /** The main thread's registry also carries the process-wide default metrics. */
-  readonly defaultMetrics: boolean;
+  /** Adds the process-wide default metrics to the registry: the main thread's only. */
+  readonly defaultMetrics?: (registry: Registry) => void;
 }
 
 export interface ProcessDeps {

@@ -11,6 +11,7 @@ import type { Connection } from "../kube/connection.ts";
 import { resolveConnection } from "../kube/kubeconfig.ts";
 import { createLogger } from "../log/logger.ts";
 import { createLogSink } from "../log/sink.ts";
+import { collectProcessMetrics } from "../metrics/default-metrics.ts";
 import { realClock } from "../util/clock.ts";
 
 export type { Builtins } from "../app/process.ts";
@@ -61,7 +62,7 @@ export async function runManagerCommand(
     clock: realClock,
     connect: () => connect(config, io),
     host: io.hostname,
-    defaultMetrics: true,
+    defaultMetrics: collectProcessMetrics,
   });
   if (!built.ok) {
     sink.flush();

@@ -5,10 +5,10 @@ import { createMetrics } from "./metrics.ts";
 /** A controller sharded over two threads reports from both: the merged series must still read right. */
 describe("metrics hub: threads merged", () => {
   test("counters and depths add up; running controllers and the longest processor do not", async () => {
-    const main = createMetrics({ defaultMetrics: false });
+    const main = createMetrics();
     const hub = createMetricsHub(main);
     for (const longest of [3, 7]) {
-      const thread = createMetrics({ defaultMetrics: false });
+      const thread = createMetrics();
       thread.runningControllers.set({ name: "service", manager: "cloud-controller-manager" }, 1);
       thread.queueDepth.set({ name: "service" }, 2);
       thread.longestRunning.set({ name: "service" }, longest);

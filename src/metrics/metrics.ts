@@ -3,11 +3,9 @@
  * client-go workqueue / rest client / leader election), on one injected prom-client Registry. Collected
  * from the start; `/metrics` only renders the registry.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "./prom.ts";
 import { LabelledCounter, LabelledHistogram } from "./bound.ts";
 import { LAG_BUCKETS } from "./event-loop-lag.ts";
-
-const DEFAULT_METRICS_LAG_PRECISION_MS = 1000;
 
 const exponential = (start: number, factor: number, count: number): number[] =>
   Array.from({ length: count }, (_, i) => start * factor ** i);
@@ -70,13 +68,10 @@ const SIZE_BUCKETS = [64, 256, 512, 1024, 4096, 16384, 65536, 262144, 1048576, 4
 /** k8s.io/apiserver's buckets for delegated TokenReviews and SubjectAccessReviews. */
 const DELEGATED_BUCKETS = [0.25, 0.5, 0.7, 1, 1.5, 3, 5, 10];
 
-export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+/** `defaultMetrics`: adds the process-wide series to the registry (the main thread's, default-metrics.ts). */
+export function createMetrics(options: { defaultMetrics?: (registry: Registry) => void } = {}): Metrics {
   const registry = new Registry();
-  // prom-client samples its nodejs_eventloop_lag_* every 10 ms by default: in Bun that is a timer waking the
-  // event loop 100 times a second, about 6 ms of CPU per second (two thirds of an idle manager's CPU).
-  // Once a second is enough for those series; cloud_controller_manager_event_loop_lag_seconds is ours.
-  if (options.defaultMetrics)
-    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: DEFAULT_METRICS_LAG_PRECISION_MS });
+  options.defaultMetrics?.(registry);
   const registers = [registry];
   const queueBuckets = exponential(1e-8, 10, 10);
   // Measured at scrape time, not on a timer: an idle manager then wakes for nothing (each wake of the

@@ -3,7 +3,7 @@
  * Every check a health endpoint runs is recorded: `kubernetes_healthcheck` holds its last result (1 ok,
  * 0 failed), `kubernetes_healthchecks_total` counts results; `type` is the endpoint (healthz, livez, readyz).
  */
-import { Counter, Gauge, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "./prom.ts";
 
 export interface HealthSlis {
   record(type: string, name: string, healthy: boolean): void;

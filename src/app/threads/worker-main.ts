@@ -47,7 +47,6 @@ async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerS
     bucket: start.bucket,
     host,
     eventShare: 1 / start.shard.count,
-    defaultMetrics: false,
   });
   if (!built.ok) throw new ControllerConfigError(built.errors.join("; "));
   const { metrics } = built.deps;
