@@ -6,36 +6,45 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { awsTestCloud } from "../harness/aws-cloud.ts";
+import { awsTestCloud, type AwsTestCloud } from "../harness/aws-cloud.ts";
 import { lonelyBinary } from "../harness/binary.ts";
-import { startCcm } from "../harness/ccm.ts";
+import { startCcm, type CcmProcess } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 
 // The first test of a run may install moto into the cache and start it; hooks default to 5 s.
 setDefaultTimeout(180_000);
+
+/**
+ * The compiled binary from an empty directory, with only PATH and the cloud's AWS_* variables, against a
+ * fresh control plane and `cloud` (its cloud-config written beside the binary).
+ */
+async function startAwsBinary(cloud: AwsTestCloud, extra: readonly string[] = []): Promise<CcmProcess> {
+  const cp = await controlPlane();
+  const { dir, binary } = await lonelyBinary("ccm-aws-binary-");
+  const configFile = join(dir, "cloud.ini");
+  writeFileSync(configFile, cloud.configText());
+  return startCcm({
+    binary,
+    cwd: dir,
+    env: { PATH: "/usr/bin:/bin", HOME: dir, ...cloud.env() },
+    args: [
+      "--cloud-provider=aws",
+      `--cloud-config=${configFile}`,
+      `--kubeconfig=${cp.kubeconfigs.ccm}`,
+      "--leader-elect=false",
+      "--secure-port=0",
+      "--cluster-cidr=10.244.0.0/16",
+      ...extra,
+    ],
+  });
+}
 
 describe("compiled binary with --cloud-provider=aws", () => {
   test("reaches EC2, ELB and ELBv2 through the SDK's default chain and AWS_ENDPOINT_URL", async () => {
     const cloud = await awsTestCloud("e2e-binary");
     await cloud.launch();
     await cloud.launch({ zone: "us-west-2b" });
-    const cp = await controlPlane();
-    const { dir, binary } = await lonelyBinary("ccm-aws-binary-");
-    const configFile = join(dir, "cloud.ini");
-    writeFileSync(configFile, cloud.configText());
-    const ccm = startCcm({
-      binary,
-      cwd: dir,
-      env: { PATH: "/usr/bin:/bin", HOME: dir, ...cloud.env() },
-      args: [
-        "--cloud-provider=aws",
-        `--cloud-config=${configFile}`,
-        `--kubeconfig=${cp.kubeconfigs.ccm}`,
-        "--leader-elect=false",
-        "--secure-port=0",
-        "--cluster-cidr=10.244.0.0/16",
-      ],
-    });
+    const ccm = await startAwsBinary(cloud);
     const line = await ccm.waitForLine(/aws: region|aws: cannot reach/, 60_000);
     expect(line).toContain(
       `aws: region us-west-2, cluster tag kubernetes.io/cluster/e2e-binary: 2 instance(s), route table ${cloud.routeTableId}; ELB reachable, ELBv2 reachable`,
@@ -46,24 +55,7 @@ describe("compiled binary with --cloud-provider=aws", () => {
   test("its controller threads load the provider, compiled as an entry point of its own (--controller-threads=2)", async () => {
     const cloud = await awsTestCloud("e2e-threads");
     await cloud.launch();
-    const cp = await controlPlane();
-    const { dir, binary } = await lonelyBinary("ccm-aws-binary-");
-    const configFile = join(dir, "cloud.ini");
-    writeFileSync(configFile, cloud.configText());
-    const ccm = startCcm({
-      binary,
-      cwd: dir,
-      env: { PATH: "/usr/bin:/bin", HOME: dir, ...cloud.env() },
-      args: [
-        "--cloud-provider=aws",
-        `--cloud-config=${configFile}`,
-        `--kubeconfig=${cp.kubeconfigs.ccm}`,
-        "--leader-elect=false",
-        "--secure-port=0",
-        "--cluster-cidr=10.244.0.0/16",
-        "--controller-threads=2",
-      ],
-    });
+    const ccm = await startAwsBinary(cloud, ["--controller-threads=2"]);
     for (const thread of [0, 1])
       await ccm.waitForLine(new RegExp(`thread-${thread}\\] started \\d controller`), 60_000);
     expect(await ccm.stop("SIGTERM")).toBe(0);
