@@ -7,9 +7,13 @@
  */
 const COMPILED_ROOT = "file:///$bunfs/root/";
 
+/** Whether this is the compiled executable (code in it sees the URL of its entry point there). */
+export function compiledExecutable(): boolean {
+  return import.meta.url.startsWith(COMPILED_ROOT);
+}
+
 /** The URL of entry point `path` (from the repository root) in this executable or source tree. */
 export function entryPoint(path: string): string {
-  // Code compiled into the executable sees the URL of its entry point there, under the same root.
-  if (import.meta.url.startsWith(COMPILED_ROOT)) return `${COMPILED_ROOT}${path}`;
+  if (compiledExecutable()) return `${COMPILED_ROOT}${path}`;
   return new URL(`../${path}`, import.meta.url).href;
 }

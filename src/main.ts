@@ -7,14 +7,14 @@ import { runCli } from "./cli/cli.ts";
 import { builtins } from "./builtins.ts";
 import { subCommands } from "./sub-commands.ts";
 import { heapSizingEnvironment } from "./app/heap-sizing.ts";
-import { entryPoint } from "./entries.ts";
+import { compiledExecutable, entryPoint } from "./entries.ts";
 
 // The compiled manager sizes JavaScriptCore's heap for itself, then runs as a new image of the same
 // process (see app/heap-sizing.ts). A failure to re-execute only costs memory, so it is not fatal.
 const sized = heapSizingEnvironment({
   env: process.env,
   args: process.argv.slice(2),
-  compiled: (process.argv[1] ?? "").startsWith("/$bunfs/"),
+  compiled: compiledExecutable(),
   totalMemoryBytes: totalmem(),
 });
 if (sized && process.execve) {
