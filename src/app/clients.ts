@@ -8,6 +8,7 @@ import { SERVICE_ACCOUNTS, createKubeApi, type KubeApi } from "../kube/api.ts";
 import { withBearerToken, type Connection } from "../kube/connection.ts";
 import type { TokenBucket } from "../kube/token-bucket.ts";
 import {
+  DEFAULT_MAX_IN_FLIGHT,
   createTransport,
   isAlreadyExists,
   isNotFound,
@@ -18,12 +19,23 @@ import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { CLIENT_IDENTITIES, type ControllerIdentity } from "../names/controllers.ts";
 import type { Clock } from "../util/clock.ts";
-import { userAgent } from "../version.ts";
+import { userAgent as defaultUserAgent } from "../version.ts";
+import { Semaphore } from "../util/concurrency.ts";
 import { memo } from "../util/memo.ts";
 
+export interface ClientOptions {
+  /** The User-Agent (default: the manager's). */
+  readonly agent?: string;
+  /** Connections of its own, for a client that must never wait behind the controllers' requests. */
+  readonly ownConnections?: boolean;
+}
+
 export interface ClientFactory {
-  /** A client for `connection` drawing from `limiter`, reporting to the rest_client metrics. */
-  api(connection: Connection, limiter: TokenBucket, agent?: string): KubeApi;
+  /**
+   * A client for `connection` drawing from `limiter`, reporting to the rest_client metrics. Unless it
+   * asks for its own, it shares the process's connections with every other client of the factory.
+   */
+  api(connection: Connection, limiter: TokenBucket, options?: ClientOptions): KubeApi;
 }
 
 /** The transport's observations as `rest_client_*` series of one host, each bound on first use. */
@@ -54,11 +66,19 @@ function requestMetrics(metrics: Metrics, host: string): { observe: RequestObser
   };
 }
 
-export function clientFactory(metrics: Metrics): ClientFactory {
+/**
+ * `maxInFlight`: the requests on the wire at once for all the clients that share the process's
+ * connections (the per-controller identities and the manager's own), so that
+ * --use-service-account-credentials does not multiply them.
+ */
+export function clientFactory(metrics: Metrics, maxInFlight = DEFAULT_MAX_IN_FLIGHT): ClientFactory {
+  const wire = new Semaphore(maxInFlight);
   return {
-    api(connection, limiter, agent = userAgent()) {
+    api(connection, limiter, options = {}) {
       const observed = requestMetrics(metrics, new URL(connection.server).host);
-      return createKubeApi(createTransport({ connection, limiter, userAgent: agent, ...observed }));
+      const userAgent = options.agent ?? defaultUserAgent();
+      const shared = options.ownConnections ? {} : { wire };
+      return createKubeApi(createTransport({ connection, limiter, userAgent, ...shared, ...observed }));
     },
   };
 }
@@ -136,7 +156,12 @@ export async function controllerClients(o: {
     await ensureServiceAccount(o.root, o.namespace, identity);
     const token = rotatingToken(o.root, o.namespace, identity, o.clock);
     await token();
-    clients.set(identity, o.factory.api(withBearerToken(o.connection, token), o.limiter, `${userAgent()} ${identity}`));
+    clients.set(
+      identity,
+      o.factory.api(withBearerToken(o.connection, token), o.limiter, {
+        agent: `${defaultUserAgent()} ${identity}`,
+      }),
+    );
   }
   o.logger.info(`using ServiceAccount credentials: ${CLIENT_IDENTITIES.map((i) => `${o.namespace}/${i}`).join(", ")}`);
   return { apiFor: (identity) => clients.get(identity) ?? o.root };

@@ -118,7 +118,7 @@ function exitAfter(run: Promise<void>, logger: Logger): Promise<ManagerExit> {
  */
 export function leaderElectionClient(deps: Pick<ProcessDeps, "config" | "connection" | "factory">): KubeApi {
   const limiter = TokenBucket.create(deps.config.kubeApiQps, deps.config.kubeApiBurst);
-  return deps.factory.api(deps.connection, limiter, `${userAgent()}/leader-election`);
+  return deps.factory.api(deps.connection, limiter, { agent: `${userAgent()}/leader-election`, ownConnections: true });
 }
 
 async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Promise<ManagerExit> {

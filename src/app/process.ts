@@ -13,6 +13,7 @@ import type { KubeApi } from "../kube/api.ts";
 import type { Connection } from "../kube/connection.ts";
 import { createEventSink, type EventSink } from "../kube/events.ts";
 import { TokenBucket, type SharedBucket } from "../kube/token-bucket.ts";
+import { inFlightFor } from "../kube/transport.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMetrics, type Metrics } from "../metrics/metrics.ts";
 import type { Registry } from "../metrics/prom.ts";
@@ -38,8 +39,11 @@ export interface ProcessOptions {
   readonly bucket?: SharedBucket;
   /** `source.host` of the Events this process sends. */
   readonly host: string;
-  /** A controller thread: its part of the process-wide event queue (1 / threads). Absent: all of it. */
-  readonly eventShare?: number;
+  /**
+   * A controller thread: its part (1 / threads) of what the manager holds once for all threads, the event
+   * queue and its senders and the requests on the wire. Absent: all of it.
+   */
+  readonly share?: number;
   /** Adds the process-wide default metrics to the registry: the main thread's only. */
   readonly defaultMetrics?: (registry: Registry) => void;
 }
@@ -80,7 +84,7 @@ export async function buildProcess(o: ProcessOptions): Promise<ProcessResult> {
     return { ok: false, errors: problems };
   }
   const limiter = o.bucket ? TokenBucket.attach(o.bucket) : TokenBucket.create(config.kubeApiQps, config.kubeApiBurst);
-  const factory = clientFactory(metrics);
+  const factory = clientFactory(metrics, inFlightFor(o.share ?? 1));
   const root = factory.api(connection, limiter);
   const onDrop = (reason: "spam" | "full" | "error"): void => metrics.eventsDropped.inc({ reason });
   const events = createEventSink({
@@ -88,7 +92,7 @@ export async function buildProcess(o: ProcessOptions): Promise<ProcessResult> {
     logger: logger.withTag("events"),
     host: o.host,
     onDrop,
-    share: o.eventShare,
+    share: o.share,
   });
   const namespace = config.leaderElection.resourceNamespace;
   const enabled = config.useServiceAccountCredentials;

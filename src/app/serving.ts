@@ -55,7 +55,7 @@ async function reviewClient(
   limiter: TokenBucket,
 ): Promise<KubeApi> {
   if (path === "") return fallback;
-  return factory.api(await resolveConnection({ kubeconfig: path, master: "" }), limiter);
+  return factory.api(await resolveConnection({ kubeconfig: path, master: "" }), limiter, { ownConnections: true });
 }
 
 /** The TLS and client-certificate flags in the serving layer's terms. */

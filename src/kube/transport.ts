@@ -53,6 +53,8 @@ export interface TransportOptions {
   readonly maxRetries?: number;
   /** Non-watch requests on the wire at once (default 64). */
   readonly maxInFlight?: number;
+  /** The wire shared with the process's other clients, instead of `maxInFlight` of its own. */
+  readonly wire?: Semaphore;
 }
 
 export interface Transport {
@@ -93,10 +95,24 @@ export const isGone = (e: unknown): boolean =>
   e instanceof KubeApiError && (e.status === 410 || e.reason === "Expired" || e.reason === "Gone");
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-const DEFAULT_MAX_IN_FLIGHT = 64;
+/** Non-watch requests on the wire at once for a whole manager. */
+export const DEFAULT_MAX_IN_FLIGHT = 64;
+/** A controller thread's part of them, at the least. */
+const MIN_IN_FLIGHT = 4;
 const DEFAULT_MAX_RETRIES = 10;
 /** A Retry-After longer than this is not waited for: the error goes to the caller's own backoff. */
 const MAX_RETRY_AFTER_S = 10;
+
+/**
+ * The requests a process with `share` of the manager's work keeps on the wire (a controller thread:
+ * 1 / threads). Every connection of every thread goes through Bun's one HTTP client thread and ends at
+ * the same API server: with 64 each, 4 threads held 256 connections, whose answers crowded out the
+ * informers' watch until the API server closed it as unresponsive (12 watches in a 5,000-Node burst
+ * instead of 4), and a single thread allowed 256 did the same.
+ */
+export function inFlightFor(share: number): number {
+  return Math.max(MIN_IN_FLIGHT, Math.ceil(DEFAULT_MAX_IN_FLIGHT * share));
+}
 
 const noMetrics: RequestMetrics = { rateLimited: () => undefined, sizes: () => undefined, retried: () => undefined };
 
@@ -111,7 +127,7 @@ export function createTransport(options: TransportOptions): Transport {
   const observe = options.observe ?? ((): void => undefined);
   const metrics = options.metrics ?? noMetrics;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const wire = new Semaphore(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
+  const wire = options.wire ?? new Semaphore(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
 
   /** Sends the request and observes it; an error answer becomes a KubeApiError (its body read here). */
   async function respond(

@@ -46,7 +46,7 @@ async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerS
     connect: () => Promise.resolve(threadConnection(start, scope)),
     bucket: start.bucket,
     host,
-    eventShare: 1 / start.shard.count,
+    share: 1 / start.shard.count,
   });
   if (!built.ok) throw new ControllerConfigError(built.errors.join("; "));
   const { metrics } = built.deps;

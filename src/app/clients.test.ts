@@ -1,0 +1,79 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { LEASES, type KubeApi } from "../kube/api.ts";
+import type { Connection } from "../kube/connection.ts";
+import { TokenBucket } from "../kube/token-bucket.ts";
+import { DEFAULT_MAX_IN_FLIGHT, inFlightFor } from "../kube/transport.ts";
+import { createMetrics } from "../metrics/metrics.ts";
+import { clientFactory } from "./clients.ts";
+
+/** Answers `/held/…` only once released; counts what is on the wire. */
+let inFlight = 0;
+let peak = 0;
+let release: () => void = () => undefined;
+let released = Promise.withResolvers<void>();
+const server = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  async fetch(request) {
+    const path = new URL(request.url).pathname;
+    inFlight += 1;
+    peak = Math.max(peak, inFlight);
+    if (path.includes("/held-")) await released.promise;
+    else await Bun.sleep(5);
+    inFlight -= 1;
+    return Response.json({ path });
+  },
+});
+afterAll(() => void server.stop(true));
+
+const connection: Connection = {
+  server: `http://127.0.0.1:${server.port}`,
+  tls: { rejectUnauthorized: false },
+  authorization: () => Promise.resolve(undefined),
+};
+const unlimited = (): TokenBucket => TokenBucket.create(0, 0);
+/** The path the server saw for a GET of the Lease `name`. */
+const get = async (api: KubeApi, name: string): Promise<string> => {
+  const answer = await api.get<never>(LEASES, name, { namespace: "test" });
+  return (answer as { path: string }).path;
+};
+
+describe("the clients of one process", () => {
+  test("share its connections: two identities keep at most maxInFlight requests on the wire together", async () => {
+    peak = 0;
+    const factory = clientFactory(createMetrics(), 3);
+    const node = factory.api(connection, unlimited(), { agent: "node" });
+    const route = factory.api(connection, unlimited(), { agent: "route" });
+    const paths = await Promise.all(Array.from({ length: 8 }, (_, i) => get(i % 2 ? node : route, `r${i}`)));
+    expect(paths.map((p) => p.split("/").at(-1))).toEqual(Array.from({ length: 8 }, (_, i) => `r${i}`));
+    expect(peak).toBe(3);
+  });
+
+  test("a client with connections of its own is answered while the shared ones are all taken", async () => {
+    released = Promise.withResolvers<void>();
+    release = released.resolve;
+    const factory = clientFactory(createMetrics(), 2);
+    const controllers = factory.api(connection, unlimited());
+    const held = [1, 2, 3].map((i) => get(controllers, `held-${i}`));
+    const own = factory.api(connection, unlimited(), { agent: "lease", ownConnections: true });
+    const shared = factory.api(connection, unlimited());
+    let sharedAnswered = false;
+    const sharedAnswer = get(shared, "shared").then(() => (sharedAnswered = true));
+    expect(await get(own, "own")).toEndWith("/leases/own");
+    expect(sharedAnswered).toBe(false);
+    release();
+    await Promise.all([...held, sharedAnswer]);
+    expect(sharedAnswered).toBe(true);
+  });
+
+  test.each([
+    [1, DEFAULT_MAX_IN_FLIGHT],
+    [1 / 2, 32],
+    [1 / 4, 16],
+    [1 / 3, 22],
+    [1 / 16, 4],
+    [1 / 64, 4],
+  ])("a process with %p of the work keeps %p requests on the wire", (share, expected) => {
+    expect(inFlightFor(share)).toBe(expected);
+  });
+});
