@@ -66,6 +66,19 @@ describe("the clients of one process", () => {
     expect(sharedAnswered).toBe(true);
   });
 
+  test("a request waiting for its credentials holds no slot: a token fetched on the same wire comes through", async () => {
+    const factory = clientFactory(createMetrics(), 1);
+    const root = factory.api(connection, unlimited());
+    // As a ServiceAccount identity: every request first asks for a token with a request of the root client.
+    const identity: Connection = { ...connection, authorization: async () => `Bearer ${await get(root, "token")}` };
+    const controller = factory.api(identity, unlimited());
+    const paths = await Promise.race([
+      Promise.all([get(controller, "a"), get(controller, "b")]),
+      Bun.sleep(2000).then(() => ["stuck"]),
+    ]);
+    expect(paths.map((p) => p.split("/").at(-1))).toEqual(["a", "b"]);
+  });
+
   test.each([
     [1, DEFAULT_MAX_IN_FLIGHT],
     [1 / 2, 32],

@@ -114,6 +114,12 @@ export function inFlightFor(share: number): number {
   return Math.max(MIN_IN_FLIGHT, Math.ceil(DEFAULT_MAX_IN_FLIGHT * share));
 }
 
+/** What goes on the wire besides the URL: the headers (credentials resolved) and the encoded body. */
+interface Outgoing {
+  readonly head: Record<string, string>;
+  readonly body: string | undefined;
+}
+
 const noMetrics: RequestMetrics = { rateLimited: () => undefined, sizes: () => undefined, retried: () => undefined };
 
 /** Whether client-go would send the request again: a 429 or 5xx answer asking for it with Retry-After. */
@@ -132,7 +138,7 @@ export function createTransport(options: TransportOptions): Transport {
   /** Sends the request and observes it; an error answer becomes a KubeApiError (its body read here). */
   async function respond(
     request: Request,
-    body: string | undefined,
+    { head, body }: Outgoing,
     signal: AbortSignal | undefined,
     expired: () => boolean,
   ): Promise<Response> {
@@ -142,7 +148,7 @@ export function createTransport(options: TransportOptions): Transport {
     try {
       response = await fetch(url, {
         method: request.method,
-        headers: await headers(request),
+        headers: head,
         body,
         signal,
         tls: connection.tls,
@@ -158,10 +164,10 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   /** A whole exchange, answer body included, under one timer. */
-  async function exchange(request: Request, body: string | undefined): Promise<string> {
+  async function exchange(request: Request, outgoing: Outgoing): Promise<string> {
     const limit = deadline(request.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS, request.signal);
     try {
-      const response = await respond(request, body, limit.signal, limit.expired);
+      const response = await respond(request, outgoing, limit.signal, limit.expired);
       // The body is read under the same timer: an answer that stalls halfway is unreachable too.
       return await response.text().catch((error: unknown) => {
         throw unreachable(connection.server, request, error, limit.expired());
@@ -189,10 +195,12 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   async function once(request: Request): Promise<string> {
-    // The token comes first, so a request waiting for one never holds a slot on the wire.
+    // The token and the credentials come first, so a request waiting for either never holds a slot on
+    // the wire: a ServiceAccount token is refreshed with a request of its own on the same wire.
     await token(request);
     const body = encode(request.body);
-    const text = await wire.run(() => exchange(request, body));
+    const outgoing = { head: await headers(request), body };
+    const text = await wire.run(() => exchange(request, outgoing));
     metrics.sizes(request.method, body === undefined ? 0 : Buffer.byteLength(body), Buffer.byteLength(text));
     return text;
   }
@@ -220,7 +228,8 @@ export function createTransport(options: TransportOptions): Transport {
     async stream(request: Request): Promise<ReadableStream<Uint8Array>> {
       await token(request);
       // A watch has no timeout of its own (the server ends it after timeoutSeconds): the caller's signal only.
-      const response = await respond(request, undefined, request.signal, () => false);
+      const outgoing = { head: await headers(request), body: undefined };
+      const response = await respond(request, outgoing, request.signal, () => false);
       if (!response.body)
         throw new KubeUnreachableError(`empty watch response from ${connection.server}${request.path}`);
       return response.body;
