@@ -6,7 +6,7 @@ import { DEFAULT_MAX_IN_FLIGHT, inFlightFor } from "../kube/transport.ts";
 import { createMetrics } from "../metrics/metrics.ts";
 import { clientFactory } from "./clients.ts";
 
-/** Answers `/held/…` only once released; counts what is on the wire. */
+/** Answers a GET of a Lease named `held-…` only once released; counts what is on the wire. */
 let inFlight = 0;
 let peak = 0;
 let release: () => void = () => undefined;

@@ -106,9 +106,10 @@ const MAX_RETRY_AFTER_S = 10;
 /**
  * The requests a process with `share` of the manager's work keeps on the wire (a controller thread:
  * 1 / threads). Every connection of every thread goes through Bun's one HTTP client thread and ends at
- * the same API server: with 64 each, 4 threads held 256 connections, whose answers crowded out the
- * informers' watch until the API server closed it as unresponsive (12 watches in a 5,000-Node burst
- * instead of 4), and a single thread allowed 256 did the same.
+ * the same API server: with 64 each, 4 threads held 256 connections, and the API server ended the
+ * informers' node watch again and again (12 watches in a 5,000-Node burst instead of 4, each ended by
+ * the server, as its watch cache does with a watcher that falls behind); a single thread allowed 256
+ * did the same.
  */
 export function inFlightFor(share: number): number {
   return Math.max(MIN_IN_FLIGHT, Math.ceil(DEFAULT_MAX_IN_FLIGHT * share));
