@@ -157,14 +157,14 @@ describe("the scaling plot", () => {
 });
 
 describe("threads table", () => {
-  test("each thread count with its main-thread lag p99, a dash where none was scraped", () => {
+  test("each thread count with its main-thread lag p99 (a dash where none was scraped) and first Node", () => {
     const run = (threads: number, seconds: number, lagP99Seconds?: number): NodeInitResult => ({
       ...USAGE,
       manager: "ours",
       threads,
       seconds,
       nodesPerSecond: 1000 / seconds,
-      firstInitialisedSeconds: 0,
+      firstInitialisedSeconds: seconds / 4,
       requestsPerNode: 0,
       cloudCallsPerNode: 0,
       timeline: [],
@@ -173,8 +173,8 @@ describe("threads table", () => {
     const r = { ...measured, threads: { ...measured.threads, runs: [run(0, 10, 0.025), run(4, 5)] } };
     const rows = threadsTable(r).split("\n").slice(2);
     expect(rows[0]).toContain("| 0 | 10.0 | 100.0 | 1.00 |");
-    expect(rows[0]).toEndWith("| ≤ 25.0 |");
+    expect(rows[0]).toEndWith("| ≤ 25.0 | 2.5 |");
     expect(rows[1]).toContain("| 4 | 5.0 | 200.0 | 0.50 |");
-    expect(rows[1]).toEndWith("| – |");
+    expect(rows[1]).toEndWith("| – | 1.3 |");
   });
 });
