@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { awsTestCloud, type AwsTestCloud } from "../harness/aws-cloud.ts";
 import { lonelyBinary } from "../harness/binary.ts";
-import { startCcm, type CcmProcess } from "../harness/ccm.ts";
+import { startCcm, type CcmProcess, managerFlags } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 
 // The first test of a run may install moto into the cache and start it; hooks default to 5 s.
@@ -27,15 +27,7 @@ async function startAwsBinary(cloud: AwsTestCloud, extra: readonly string[] = []
     binary,
     cwd: dir,
     env: { PATH: "/usr/bin:/bin", HOME: dir, ...cloud.env() },
-    args: [
-      "--cloud-provider=aws",
-      `--cloud-config=${configFile}`,
-      `--kubeconfig=${cp.kubeconfigs.ccm}`,
-      "--leader-elect=false",
-      "--secure-port=0",
-      "--cluster-cidr=10.244.0.0/16",
-      ...extra,
-    ],
+    args: [...managerFlags(cp.kubeconfigs.ccm, "aws", configFile), "--cluster-cidr=10.244.0.0/16", ...extra],
   });
 }
 

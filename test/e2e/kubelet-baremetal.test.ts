@@ -24,6 +24,7 @@ import {
   waitInitialised,
   type KubeletBed,
 } from "../harness/kubelet-nodes.ts";
+import { managerFlags } from "../harness/ccm.ts";
 
 const support = await kubeletSupport();
 const { ipv4 = "" } = hostNodeIPs();
@@ -56,11 +57,7 @@ inventory:
     writeFileSync(config, yaml);
     bed = await startKubeletBed();
     const ccm = bed.startManager([
-      "--cloud-provider=baremetal",
-      `--cloud-config=${config}`,
-      `--kubeconfig=${bed.cp.kubeconfigs.ccm}`,
-      "--leader-elect=false",
-      "--secure-port=0",
+      ...managerFlags(bed.cp.kubeconfigs.ccm, "baremetal", config),
       "--configure-cloud-routes=false",
       "--controllers=cloud-node-controller,cloud-node-lifecycle-controller",
     ]);

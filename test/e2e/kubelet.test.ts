@@ -30,6 +30,7 @@ import {
 } from "../harness/kubelet-nodes.ts";
 import { nodeWrites } from "../harness/node-history.ts";
 import { eventually, holds } from "../harness/wait.ts";
+import { managerFlags } from "../harness/ccm.ts";
 
 const support = await kubeletSupport();
 const { ipv4 = "", ipv6 } = hostNodeIPs();
@@ -44,11 +45,7 @@ describe.skipIf(!support.ok)(support.ok ? title : `${title} (skipped: ${support.
   let external = 0;
 
   const managerArgs = (): string[] => [
-    "--cloud-provider=fake",
-    `--cloud-config=${cloud.configFile}`,
-    `--kubeconfig=${bed.cp.kubeconfigs.ccm}`,
-    "--leader-elect=false",
-    "--secure-port=0",
+    ...managerFlags(bed.cp.kubeconfigs.ccm, "fake", cloud.configFile),
     "--controllers=cloud-node-controller,cloud-node-lifecycle-controller",
     "--node-monitor-period=1s",
   ];

@@ -16,7 +16,7 @@ import type { Node, Service } from "../../src/kube/objects.ts";
 import { isNotFound } from "../../src/kube/transport.ts";
 import { TAINT_UNINITIALIZED } from "../../src/kube/well-known.ts";
 import { awsTestCloud, REGION, type AwsTestCloud } from "../harness/aws-cloud.ts";
-import { startCcm, type CcmProcess } from "../harness/ccm.ts";
+import { startCcm, type CcmProcess, managerFlags } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { kubeletNode, loadBalancerService, readyCondition, uniqueName } from "../harness/fixtures.ts";
 import { eventually } from "../harness/wait.ts";
@@ -79,11 +79,7 @@ describe("aws provider from an upstream cloud-config with RoleARN and private en
         AWS_EC2_METADATA_DISABLED: "true",
       },
       args: [
-        "--cloud-provider=aws",
-        `--cloud-config=${configFile}`,
-        `--kubeconfig=${cp.kubeconfigs.ccm}`,
-        "--leader-elect=false",
-        "--secure-port=0",
+        ...managerFlags(cp.kubeconfigs.ccm, "aws", configFile),
         "--configure-cloud-routes=false",
         "--node-monitor-period=1s",
       ],

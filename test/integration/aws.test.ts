@@ -23,7 +23,7 @@ import {
 } from "../../src/kube/well-known.ts";
 import { acmCertificate } from "../harness/aws-acm.ts";
 import { awsTestCloud, type AwsTestCloud, type TestInstance } from "../harness/aws-cloud.ts";
-import { startCcm, type CcmProcess } from "../harness/ccm.ts";
+import { startCcm, type CcmProcess, managerFlags } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { kubeletNode, loadBalancerService, readyCondition, uniqueName } from "../harness/fixtures.ts";
 import { eventually } from "../harness/wait.ts";
@@ -54,11 +54,7 @@ describe.skipIf(!controllersAvailable)(
       ccm = startCcm({
         env: cloud.env(),
         args: [
-          "--cloud-provider=aws",
-          `--cloud-config=${configFile}`,
-          `--kubeconfig=${cp.kubeconfigs.ccm}`,
-          "--leader-elect=false",
-          "--secure-port=0",
+          ...managerFlags(cp.kubeconfigs.ccm, "aws", configFile),
           "--cluster-cidr=10.244.0.0/16",
           "--node-monitor-period=1s",
           "--route-reconciliation-period=2s",

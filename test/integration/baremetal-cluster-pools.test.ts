@@ -11,7 +11,7 @@ import { SERVICES, type KubeApi } from "../../src/kube/api.ts";
 import type { Condition, KubeObject, Service } from "../../src/kube/objects.ts";
 import { ADDRESS_POOLS } from "../../providers/shared/address-pools/crd.ts";
 import { GROUP, VERSION } from "../../providers/shared/crd.ts";
-import { startCcm, type CcmProcess } from "../harness/ccm.ts";
+import { startCcm, type CcmProcess, managerFlags } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { loadBalancerService, uniqueName } from "../harness/fixtures.ts";
 import { eventually } from "../harness/wait.ts";
@@ -53,14 +53,7 @@ describe("bare metal with AddressPool objects", () => {
     const dir = mkdtempSync(join(tmpdir(), "baremetal-crd-"));
     writeFileSync(join(dir, "cloud.yaml"), "loadBalancers: { source: cluster }\n");
     const ccm = startCcm({
-      args: [
-        "--cloud-provider=baremetal",
-        `--cloud-config=${join(dir, "cloud.yaml")}`,
-        `--kubeconfig=${kubeconfig}`,
-        "--leader-elect=false",
-        "--secure-port=0",
-        "--configure-cloud-routes=false",
-      ],
+      args: [...managerFlags(kubeconfig, "baremetal", join(dir, "cloud.yaml")), "--configure-cloud-routes=false"],
     });
     running.push(ccm);
     await ccm.waitForLine(/address pools from AddressPool objects: .*first/, 60_000);

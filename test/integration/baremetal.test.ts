@@ -15,7 +15,7 @@ import type { KubeObject, Node, Service } from "../../src/kube/objects.ts";
 import { isNotFound } from "../../src/kube/transport.ts";
 import { FINALIZER_LB_CLEANUP, LABEL_ZONE, TAINT_UNINITIALIZED } from "../../src/kube/well-known.ts";
 import { parseBaremetalConfig } from "../../providers/baremetal/index.ts";
-import { startCcm, type CcmProcess } from "../harness/ccm.ts";
+import { startCcm, type CcmProcess, managerFlags } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { kubeletNode, loadBalancerService, readyCondition, uniqueName } from "../harness/fixtures.ts";
 import { eventually } from "../harness/wait.ts";
@@ -112,11 +112,7 @@ describe.skipIf(!controllersAvailable)(
     function start(config: string, extra: readonly string[] = []): CcmProcess {
       const ccm = startCcm({
         args: [
-          "--cloud-provider=baremetal",
-          `--cloud-config=${config}`,
-          `--kubeconfig=${kubeconfig}`,
-          "--leader-elect=false",
-          "--secure-port=0",
+          ...managerFlags(kubeconfig, "baremetal", config),
           "--configure-cloud-routes=false",
           "--kube-api-qps=200",
           "--kube-api-burst=400",

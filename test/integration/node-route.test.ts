@@ -8,7 +8,7 @@ import { NODES, type KubeApi } from "../../src/kube/api.ts";
 import type { Node, NodeCondition } from "../../src/kube/objects.ts";
 import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts";
 import type { FakeRoute } from "../../providers/fake/wire.ts";
-import { startCcm, type CcmProcess } from "../harness/ccm.ts";
+import { startCcm, type CcmProcess, managerFlags } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { startFakeCloud, type TestFakeCloud } from "../harness/fake-cloud.ts";
 import { kubeletNode, uniqueName } from "../harness/fixtures.ts";
@@ -184,15 +184,7 @@ describe("node-route-controller, full reconcile every period", () => {
 describe("node-route-controller start rules", () => {
   const run = (flags: readonly string[]): CcmProcess =>
     startCcm({
-      args: [
-        "--cloud-provider=fake",
-        `--cloud-config=${cloud.configFile}`,
-        `--kubeconfig=${cp.kubeconfigs.ccm}`,
-        "--leader-elect=false",
-        "--secure-port=0",
-        `--controllers=${CONTROLLER}`,
-        ...flags,
-      ],
+      args: [...managerFlags(cp.kubeconfigs.ccm, "fake", cloud.configFile), `--controllers=${CONTROLLER}`, ...flags],
     });
 
   test.each([

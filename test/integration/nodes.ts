@@ -10,15 +10,12 @@ import { TAINT_UNINITIALIZED } from "../../src/kube/well-known.ts";
 import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts";
 import type { TestFakeCloud } from "../harness/fake-cloud.ts";
 import { readyCondition } from "../harness/fixtures.ts";
+import { managerFlags } from "../harness/ccm.ts";
 
 /** The node controllers' flags, as the restricted identity, for any provider and cloud-config. */
 export function nodeControllerFlags(cp: ControlPlane, provider: string, configFile: string): string[] {
   return [
-    `--cloud-provider=${provider}`,
-    `--cloud-config=${configFile}`,
-    `--kubeconfig=${cp.kubeconfigs.ccm}`,
-    "--leader-elect=false",
-    "--secure-port=0",
+    ...managerFlags(cp.kubeconfigs.ccm, provider, configFile),
     "--configure-cloud-routes=false",
     "--controllers=cloud-node-controller,cloud-node-lifecycle-controller",
     "--node-monitor-period=1s",

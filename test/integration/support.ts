@@ -3,7 +3,7 @@ import { EVENTS, NAMESPACES, NODES, type KubeApi } from "../../src/kube/api.ts";
 import type { KubeObject, Node } from "../../src/kube/objects.ts";
 import { isNotFound } from "../../src/kube/transport.ts";
 import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts";
-import { startCcm, type CcmProcess } from "../harness/ccm.ts";
+import { startCcm, type CcmProcess, managerFlags } from "../harness/ccm.ts";
 import type { TestFakeCloud } from "../harness/fake-cloud.ts";
 
 /** Per test and hook: the first one also starts the control plane, and CCM (re)starts take seconds each. */
@@ -24,15 +24,7 @@ export async function startController(
   extra: readonly string[] = [],
 ): Promise<CcmProcess> {
   const ccm = startCcm({
-    args: [
-      "--cloud-provider=fake",
-      `--cloud-config=${cloud.configFile}`,
-      `--kubeconfig=${cp.kubeconfigs.ccm}`,
-      "--leader-elect=false",
-      "--secure-port=0",
-      `--controllers=${controller}`,
-      ...extra,
-    ],
+    args: [...managerFlags(cp.kubeconfigs.ccm, "fake", cloud.configFile), `--controllers=${controller}`, ...extra],
   });
   await ccm.waitForLine(new RegExp(`started 1 controller\\(s\\): ${controller}`));
   await ccm.waitForLine(/caches synced/);

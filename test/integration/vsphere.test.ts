@@ -23,7 +23,7 @@ import {
   TAINT_UNINITIALIZED,
 } from "../../src/kube/well-known.ts";
 import { nodeOf } from "../../providers/vsphere/fixtures.test-support.ts";
-import { startCcm, type CcmProcess } from "../harness/ccm.ts";
+import { startCcm, type CcmProcess, managerFlags } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { loadBalancerService, readyCondition, uniqueName } from "../harness/fixtures.ts";
 import { startVcsim, type Vcsim, type VcsimVm } from "../harness/vcsim.ts";
@@ -77,11 +77,7 @@ describe.skipIf(!controllersAvailable)(
       );
       ccm = startCcm({
         args: [
-          "--cloud-provider=vsphere",
-          `--cloud-config=${config}`,
-          `--kubeconfig=${cp.kubeconfigs.ccm}`,
-          "--leader-elect=false",
-          "--secure-port=0",
+          ...managerFlags(cp.kubeconfigs.ccm, "vsphere", config),
           "--configure-cloud-routes=false",
           "--node-monitor-period=1s",
           "--kube-api-qps=200",
