@@ -1,15 +1,16 @@
 /**
- * CPU per request of Bun's `fetch` against a minimal HTTP/1.1 client on `Bun.connect` sockets, both
- * keeping the same number of TLS connections alive and sending the same PATCH (a Node's initialisation
- * patch, answered with a 0.9 KB PartialObjectMetadata) to a TLS server in another process.
+ * CPU per request of Bun's `fetch` against the manager's HTTP/1.1 client on `Bun.connect` sockets
+ * (src/kube/http1/client.ts), both keeping the same number of TLS connections alive and sending the same
+ * PATCH (a Node's initialisation patch, answered with a 0.9 KB PartialObjectMetadata) to a TLS server in
+ * another process.
  *
  *   bun scripts/bench/http-client-cost.ts [--requests 20000] [--connections 64] [--rounds 2]
  *
  * Why: Bun runs the HTTP of every `fetch` of every thread on one process-wide "HTTP Client" thread, so
  * controller threads parse their own JSON but not their own HTTP. A client on `Bun.connect` runs on the
- * calling thread's own event loop. The client here answers only what this server sends (Content-Length
- * bodies on kept-alive connections): it measures the cost, it is not a client for the API server.
+ * calling thread's own event loop.
  */
+import { socketClient } from "../../src/kube/http1/client.ts";
 import { issueCertificate } from "../../src/pki/x509.ts";
 
 const BODY = JSON.stringify({
@@ -64,40 +65,18 @@ function viaFetch(url: string, ca: string): Send {
   };
 }
 
-/** One kept-alive connection answering one request at a time. */
-async function socketConnection(port: number, ca: string): Promise<Send> {
-  const request =
-    `PATCH ${PATH} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/merge-patch+json\r\n` +
-    `Authorization: Bearer token\r\nContent-Length: ${Buffer.byteLength(PATCH)}\r\n\r\n${PATCH}`;
-  let buffered = "";
-  let waiting: (() => void) | undefined;
-  const answered = (): void => {
-    const end = buffered.indexOf("\r\n\r\n");
-    if (end < 0) return;
-    const length = Number(/content-length: *(\d+)/i.exec(buffered.slice(0, end))?.[1] ?? -1);
-    if (length < 0 || buffered.length < end + 4 + length) return;
-    JSON.parse(buffered.slice(end + 4, end + 4 + length));
-    buffered = buffered.slice(end + 4 + length);
-    const done = waiting;
-    waiting = undefined;
-    done?.();
+/** The manager's own client (src/kube/http1/client.ts): one request at a time per sender, as with fetch. */
+function viaSockets(port: number, ca: string): Send {
+  const client = socketClient(`https://127.0.0.1:${port}`, { ca, rejectUnauthorized: true });
+  const request = {
+    method: "PATCH",
+    body: PATCH,
+    headers: { "content-type": "application/merge-patch+json", authorization: "Bearer token" },
   };
-  const socket = await Bun.connect({
-    hostname: "127.0.0.1",
-    port,
-    tls: { ca, serverName: "127.0.0.1" },
-    socket: {
-      data(_socket, data) {
-        buffered += data.toString();
-        answered();
-      },
-    },
-  });
-  return () =>
-    new Promise<void>((resolve) => {
-      waiting = resolve;
-      socket.write(request);
-    });
+  return async () => {
+    const answer = await client.send(PATH, request);
+    JSON.parse(await answer.text());
+  };
 }
 
 async function measure(name: string, senders: readonly Send[], requests: number): Promise<void> {
@@ -131,13 +110,14 @@ async function main(): Promise<void> {
     const port = Number(new TextDecoder().decode((await reader.read()).value).trim());
     const url = `https://127.0.0.1:${port}${PATH}`;
     const fetched = Array.from({ length: connections }, () => viaFetch(url, pair.certPem));
-    const sockets = await Promise.all(Array.from({ length: connections }, () => socketConnection(port, pair.certPem)));
+    const client = viaSockets(port, pair.certPem);
+    const sockets = Array.from({ length: connections }, () => client);
     // Warm both up (connections opened, code compiled) before measuring.
     await measure("warm-up, fetch", fetched, 2000);
-    await measure("warm-up, Bun.connect", sockets, 2000);
+    await measure("warm-up, sockets", sockets, 2000);
     for (let round = 1; round <= rounds; round++) {
       await measure(`round ${round}, fetch`, fetched, requests);
-      await measure(`round ${round}, Bun.connect`, sockets, requests);
+      await measure(`round ${round}, sockets`, sockets, requests);
     }
   } finally {
     server.kill();

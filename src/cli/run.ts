@@ -33,7 +33,7 @@ export async function connect(config: Config, io: Io): Promise<Connection | stri
     return "--kubeconfig or --master is required when not running in a cluster (no KUBERNETES_SERVICE_HOST)";
   }
   try {
-    return await resolveConnection({ kubeconfig: config.kubeconfig, master: config.master });
+    return await resolveConnection({ kubeconfig: config.kubeconfig, master: config.master, env: io.env });
   } catch (error) {
     const flag =
       config.kubeconfig !== "" ? `--kubeconfig ${JSON.stringify(config.kubeconfig)}` : "the in-cluster configuration";

@@ -9,6 +9,8 @@ export interface ConnectionSource {
   readonly kubeconfig: string;
   /** Overrides the kubeconfig's server URL (upstream `--master`). */
   readonly master: string;
+  /** The environment, for HTTPS_PROXY / HTTP_PROXY / NO_PROXY (none read when absent). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface TlsMaterial {
@@ -22,6 +24,8 @@ export interface TlsMaterial {
 export interface Connection {
   readonly server: string;
   readonly tls: TlsMaterial;
+  /** The proxy to reach the server through (kubeconfig `proxy-url` or the environment), if any. */
+  readonly proxy?: string;
   /** The `Authorization` header value, refreshed when the kubeconfig's credentials rotate. */
   authorization(): Promise<string | undefined>;
 }
@@ -66,5 +70,5 @@ function isPlainServerUrl(text: string): boolean {
 /** A connection to the same server with a different bearer token (per-controller credentials). */
 export function withBearerToken(base: Connection, token: () => Promise<string>): Connection {
   const tls: TlsMaterial = { ...base.tls, cert: undefined, key: undefined };
-  return { server: base.server, tls, authorization: async () => `Bearer ${await token()}` };
+  return { server: base.server, tls, proxy: base.proxy, authorization: async () => `Bearer ${await token()}` };
 }

@@ -5,6 +5,7 @@
  */
 import { KubeConfig } from "@kubernetes/client-node";
 import type { RequestOptions } from "node:https";
+import { proxyFor } from "./proxy.ts";
 import { cachedAuthorization, type Connection, type ConnectionSource, type TlsMaterial } from "./connection.ts";
 
 export function loadKubeConfig(source: ConnectionSource): KubeConfig {
@@ -33,9 +34,11 @@ export async function resolveConnection(source: ConnectionSource): Promise<Conne
     rejectUnauthorized: cluster?.skipTLSVerify !== true,
     serverName: cluster?.tlsServerName,
   };
+  const base = server.replace(/\/+$/, "");
   return {
-    server: server.replace(/\/+$/, ""),
+    server: base,
     tls,
+    proxy: proxyFor(base, cluster?.proxyUrl, source.env ?? {}),
     authorization: cachedAuthorization(() => kubeconfigAuthorization(kc)),
   };
 }

@@ -1,14 +1,15 @@
 /**
- * HTTP to the API server over Bun's fetch: TLS from the connection, the shared token bucket before every
- * request (watches included, as client-go), a user agent, a timeout on every non-watch request, and one
- * observation per request for the `rest_client_*` metrics. At most `maxInFlight` non-watch requests are
- * on the wire at once (others wait, in order): HTTP/1.1 opens one connection per request in flight, and
- * a burst of a thousand concurrent syncs would otherwise hold a few hundred TLS connections (memory and
- * handshakes on both ends) where client-go multiplexes one HTTP/2 connection. API errors become `KubeApiError` carrying
- * the
- * `Status` reason; network failures become `KubeUnreachableError` naming the server.
+ * HTTP to the API server (http1/client.ts: the thread's own sockets, or `fetch` through a proxy): TLS
+ * from the connection, the shared token bucket before every request (watches included, as client-go), a
+ * user agent, a timeout on every non-watch request, and one observation per request for the
+ * `rest_client_*` metrics. At most `maxInFlight` non-watch requests are on the wire at once (others wait,
+ * in order): HTTP/1.1 opens one connection per request in flight, and a burst of a thousand concurrent
+ * syncs would otherwise hold a few hundred TLS connections (memory and handshakes on both ends) where
+ * client-go multiplexes one HTTP/2 connection. API errors become `KubeApiError` carrying the `Status`
+ * reason; network failures become `KubeUnreachableError` naming the server.
  */
 import type { Connection } from "./connection.ts";
+import { fetchClient, socketClient, type Answer, type HttpClient } from "./http1/client.ts";
 import type { TokenBucket } from "./token-bucket.ts";
 import { sleep } from "../util/clock.ts";
 import { Semaphore } from "../util/concurrency.ts";
@@ -55,6 +56,8 @@ export interface TransportOptions {
   readonly maxInFlight?: number;
   /** The wire shared with the process's other clients, instead of `maxInFlight` of its own. */
   readonly wire?: Semaphore;
+  /** How requests reach the server (default: the connection's, see `httpClientFor`). */
+  readonly http?: HttpClient;
 }
 
 export interface Transport {
@@ -129,35 +132,31 @@ function retryable(error: unknown): error is KubeApiError {
   return (error.status === 429 || error.status >= 500) && error.retryAfterSeconds <= MAX_RETRY_AFTER_S;
 }
 
+/** Sockets of the calling thread's own, or `fetch` when the connection goes through a proxy. */
+export function httpClientFor(connection: Pick<Connection, "server" | "tls" | "proxy">): HttpClient {
+  const { server, tls, proxy } = connection;
+  return proxy ? fetchClient(server, tls, proxy) : socketClient(server, tls);
+}
+
 export function createTransport(options: TransportOptions): Transport {
   const { connection, limiter } = options;
+  const http = options.http ?? httpClientFor(connection);
   const observe = options.observe ?? ((): void => undefined);
   const metrics = options.metrics ?? noMetrics;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const wire = options.wire ?? new Semaphore(options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
 
   /** Sends the request and observes it; an error answer becomes a KubeApiError (its body read here). */
-  async function respond(
-    request: Request,
-    { head, body }: Outgoing,
-    signal: AbortSignal | undefined,
-    expired: () => boolean,
-  ): Promise<Response> {
+  async function respond(request: Request, { head, body }: Outgoing, limit: Limit): Promise<Answer> {
     const started = performance.now();
-    const url = buildUrl(connection.server, request.path, request.query);
-    let response: Response;
+    const target = buildTarget(request.path, request.query);
+    const { signal, stream } = limit;
+    let response: Answer;
     try {
-      response = await fetch(url, {
-        method: request.method,
-        headers: head,
-        body,
-        signal,
-        tls: connection.tls,
-        keepalive: true,
-      } as RequestInit);
+      response = await http.send(target, { method: request.method, headers: head, body, signal, stream });
     } catch (error) {
       observe(request.method, "<error>", (performance.now() - started) / 1000);
-      throw unreachable(connection.server, request, error, expired());
+      throw unreachable(connection.server, request, error, limit.expired());
     }
     observe(request.method, statusText(response.status), (performance.now() - started) / 1000);
     if (!response.ok) throw await apiError(response);
@@ -168,7 +167,7 @@ export function createTransport(options: TransportOptions): Transport {
   async function exchange(request: Request, outgoing: Outgoing): Promise<string> {
     const limit = deadline(request.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS, request.signal);
     try {
-      const response = await respond(request, outgoing, limit.signal, limit.expired);
+      const response = await respond(request, outgoing, limit);
       // The body is read under the same timer: an answer that stalls halfway is unreachable too.
       return await response.text().catch((error: unknown) => {
         throw unreachable(connection.server, request, error, limit.expired());
@@ -230,7 +229,8 @@ export function createTransport(options: TransportOptions): Transport {
       await token(request);
       // A watch has no timeout of its own (the server ends it after timeoutSeconds): the caller's signal only.
       const outgoing = { head: await headers(request), body: undefined };
-      const response = await respond(request, outgoing, request.signal, () => false);
+      const watch = { signal: request.signal, expired: () => false, stream: true };
+      const response = await respond(request, outgoing, watch);
       if (!response.body)
         throw new KubeUnreachableError(`empty watch response from ${connection.server}${request.path}`);
       return response.body;
@@ -238,9 +238,9 @@ export function createTransport(options: TransportOptions): Transport {
   };
 }
 
-/** The request's URL; query values percent-encoded, unset and empty ones left out (no URLSearchParams per request). */
-function buildUrl(server: string, path: string, query: Query | undefined): string {
-  let url = server + path;
+/** The request's path and query; values percent-encoded, unset and empty ones left out (no URLSearchParams). */
+function buildTarget(path: string, query: Query | undefined): string {
+  let url = path;
   if (query === undefined) return url;
   let separator = "?";
   for (const key in query) {
@@ -261,9 +261,16 @@ function statusText(status: number): string {
   return text;
 }
 
-interface Deadline {
-  readonly signal: AbortSignal;
+/** What ends a request early: its signal, and whether that came from its own timer. */
+interface Limit {
+  readonly signal: AbortSignal | undefined;
   readonly expired: () => boolean;
+  /** Answered at the head, the body read as a stream (a watch, which has no timer of its own). */
+  readonly stream?: boolean;
+}
+
+interface Deadline extends Limit {
+  readonly signal: AbortSignal;
   clear(): void;
 }
 
@@ -321,7 +328,7 @@ interface StatusBody {
   details?: { retryAfterSeconds?: number };
 }
 
-async function apiError(response: Response): Promise<KubeApiError> {
+async function apiError(response: Answer): Promise<KubeApiError> {
   const text = await response.text();
   let status: StatusBody = {};
   try {

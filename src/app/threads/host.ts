@@ -171,7 +171,8 @@ export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal
 
 function start(deps: ThreadDeps, threads: readonly Thread[]): void {
   const { config, providerConfig, bucket, replica } = deps;
-  const connection = { server: deps.connection.server, tls: deps.connection.tls };
+  const { server, tls, proxy } = deps.connection;
+  const connection = { server, tls, proxy };
   for (const t of threads) {
     const { thread, controllers, shard, whole } = t.plan;
     t.send({ type: "start", config, providerConfig, thread, controllers, shard, whole, bucket, connection, replica });

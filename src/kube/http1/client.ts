@@ -1,0 +1,185 @@
+/**
+ * HTTP/1.1 to the API server on the calling thread's own sockets (`Bun.connect`), kept alive and reused.
+ *
+ * Why not `fetch`: Bun runs the HTTP of every `fetch` of every thread on one process-wide "HTTP Client"
+ * thread, so controller threads parsed their own JSON but not their own HTTP (in a 5,000-Node burst that
+ * thread used 1.05–1.21 CPU s whatever the number of threads); and here a request costs about half the
+ * CPU (`scripts/bench/http-client-cost.ts`: 11–12 µs against 24–27 µs). A proxied connection (kubeconfig
+ * `proxy-url`, or HTTPS_PROXY / HTTP_PROXY) still goes through `fetch`, which speaks to proxies.
+ *
+ * Like Go's http.Transport: a request that finds its kept-alive connection closed by the server before
+ * any byte of an answer came back is sent again on another (the server never read it). A connection idle
+ * for 45 s is closed instead of reused (client-go keeps them 90 s), inside the idle timeout of the load
+ * balancers often put in front of API servers (50–60 s).
+ */
+import type { TlsMaterial } from "../connection.ts";
+import { Link, StaleConnectionError, abortReason, type Origin } from "./link.ts";
+import type { ResponseHead } from "./response-parser.ts";
+
+/** The part of a fetch `Response` the transport reads: a fetch answer is one too. */
+export interface Answer {
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  readonly headers: { get(name: string): string | null };
+  text(): Promise<string>;
+  readonly body: ReadableStream<Uint8Array> | null;
+}
+
+export interface Outbound {
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+  readonly signal?: AbortSignal;
+  /** Answer at the head and leave the body to be read as a stream (a watch); else once it is all in. */
+  readonly stream?: boolean;
+}
+
+export interface HttpClient {
+  /** `target`: the path and query, appended to the server URL. */
+  send(target: string, request: Outbound): Promise<Answer>;
+}
+
+const MAX_IDLE_MS = 45_000;
+
+export function socketClient(server: string, tls: TlsMaterial): HttpClient {
+  const { origin, prefix } = originOf(server, tls);
+  const idle: Link[] = [];
+  const forget = (link: Link): void => {
+    const at = idle.indexOf(link);
+    if (at >= 0) idle.splice(at, 1);
+  };
+  const release = (link: Link): void => {
+    if (!link.closed) idle.push(link);
+  };
+  const checkout = async (signal: AbortSignal | undefined): Promise<Link> => {
+    for (let link = idle.pop(); link !== undefined; link = idle.pop()) {
+      if (performance.now() - link.idleSince < MAX_IDLE_MS) return link;
+      link.destroy();
+    }
+    return Link.open(origin, forget, signal);
+  };
+  return {
+    async send(target, request) {
+      request.signal?.throwIfAborted();
+      const bytes = requestBytes(origin.host, request.method, prefix + target, request);
+      for (;;) {
+        const link = await checkout(request.signal);
+        try {
+          return await exchange(link, bytes, request, release);
+        } catch (error) {
+          // Only a reused connection can be stale, and each is tried once: this ends.
+          if (!(error instanceof StaleConnectionError) || request.signal?.aborted) throw error;
+        }
+      }
+    },
+  };
+}
+
+/** The same contract over `fetch`, for a connection through a proxy. */
+export function fetchClient(server: string, tls: TlsMaterial, proxy: string): HttpClient {
+  return {
+    send: (target, request) =>
+      fetch(server + target, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal: request.signal,
+        tls,
+        proxy,
+        keepalive: true,
+      } as RequestInit),
+  };
+}
+
+function exchange(link: Link, bytes: Buffer, request: Outbound, release: (link: Link) => void): Promise<Answer> {
+  if (request.signal?.aborted) {
+    release(link);
+    return Promise.reject(abortReason(request.signal));
+  }
+  return new Promise<Answer>((resolve, reject) => {
+    let head: ResponseHead | undefined;
+    const pieces: Buffer[] = [];
+    let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const abort = (): void => link.abandon(abortReason(request.signal));
+    request.signal?.addEventListener("abort", abort, { once: true });
+    const settle = (): void => request.signal?.removeEventListener("abort", abort);
+    link.send(bytes, {
+      head(answered) {
+        head = answered;
+        if (!request.stream) return;
+        const body = new ReadableStream<Uint8Array>({
+          start: (controller) => void (stream = controller),
+          cancel: () => link.abandon(new DOMException("The stream was cancelled.", "AbortError")),
+        });
+        resolve(answer(answered, body, ""));
+      },
+      body: (piece) => (stream ? stream.enqueue(piece) : pieces.push(piece)),
+      end() {
+        settle();
+        release(link);
+        if (stream) return quietly(() => stream?.close());
+        resolve(answer(head!, null, decode(pieces)));
+      },
+      fail(error) {
+        settle();
+        if (stream) return quietly(() => stream?.error(error));
+        reject(error);
+      },
+    });
+  });
+}
+
+function answer(head: ResponseHead, body: ReadableStream<Uint8Array> | null, text: string): Answer {
+  return {
+    status: head.status,
+    statusText: head.statusText,
+    ok: head.status >= 200 && head.status < 300,
+    headers: { get: (name) => head.headers.get(name.toLowerCase()) ?? null },
+    text: () => Promise.resolve(text),
+    body,
+  };
+}
+
+function decode(pieces: readonly Buffer[]): string {
+  if (pieces.length === 0) return "";
+  return (pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)).toString("utf8");
+}
+
+const CONTENT_METHODS = new Set(["POST", "PUT", "PATCH"]);
+
+/** The request as it goes on the wire; a header value or target that would split the request is refused. */
+function requestBytes(host: string, method: string, target: string, request: Outbound): Buffer {
+  if (/[\s]/.test(target)) throw new TypeError(`request target ${JSON.stringify(target)} holds white space`);
+  let head = `${method} ${target} HTTP/1.1\r\nHost: ${host}\r\n`;
+  for (const name in request.headers) {
+    const value = request.headers[name] ?? "";
+    if (/[\r\n]/.test(value)) throw new TypeError(`header ${name} holds a line break`);
+    head += `${name}: ${value}\r\n`;
+  }
+  const body = request.body ?? "";
+  if (request.body !== undefined || CONTENT_METHODS.has(method))
+    head += `Content-Length: ${Buffer.byteLength(body)}\r\n`;
+  return Buffer.from(`${head}\r\n${body}`);
+}
+
+function originOf(server: string, tls: TlsMaterial): { origin: Origin; prefix: string } {
+  const url = new URL(server);
+  const https = url.protocol === "https:";
+  const origin: Origin = {
+    hostname: url.hostname.replace(/^\[|\]$/g, ""),
+    port: Number(url.port || (https ? 443 : 80)),
+    host: url.host,
+    tls: https ? tls : undefined,
+  };
+  // A server URL may carry a path (a proxying front end): every request goes under it, as with fetch.
+  return { origin, prefix: url.pathname.replace(/\/+$/, "") };
+}
+
+function quietly(act: () => void): void {
+  try {
+    act();
+  } catch {
+    // the reader has already cancelled the stream
+  }
+}
