@@ -166,6 +166,17 @@ describe("socketClient", () => {
     expect(closed).toEqual([1]);
   });
 
+  test("an error answer to a stream is read whole, its Status kept", async () => {
+    const status = JSON.stringify({ kind: "Status", reason: "Expired", message: "too old resource version" });
+    const { listener } = rawServer((_, socket) =>
+      socket.write(`HTTP/1.1 410 Gone\r\nContent-Length: ${status.length}\r\n\r\n${status}`),
+    );
+    const client = socketClient(`http://127.0.0.1:${listener.port}`, PLAIN);
+    const answer = await client.send("/watch", { method: "GET", headers: {}, stream: true });
+    expect(answer.status).toBe(410);
+    expect(await answer.text()).toBe(status);
+  });
+
   test("an abort ends the request with the signal's reason and drops the connection", async () => {
     const { listener, received } = rawServer((request, socket) => {
       if (request.connection > 1) socket.write(ok("{}"));

@@ -107,7 +107,8 @@ function exchange(link: Link, bytes: Buffer, request: Outbound, release: (link: 
     link.send(bytes, {
       head(answered) {
         head = answered;
-        if (!request.stream) return;
+        // An error answer to a watch is read whole, as any other: its Status says what went wrong.
+        if (!request.stream || answered.status < 200 || answered.status >= 300) return;
         const body = new ReadableStream<Uint8Array>({
           start: (controller) => void (stream = controller),
           cancel: () => link.abandon(new DOMException("The stream was cancelled.", "AbortError")),
