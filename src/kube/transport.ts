@@ -56,8 +56,6 @@ export interface TransportOptions {
   readonly maxInFlight?: number;
   /** The wire shared with the process's other clients, instead of `maxInFlight` of its own. */
   readonly wire?: Semaphore;
-  /** How requests reach the server (default: the connection's, see `httpClientFor`). */
-  readonly http?: HttpClient;
 }
 
 export interface Transport {
@@ -140,7 +138,7 @@ export function httpClientFor(connection: Pick<Connection, "server" | "tls" | "p
 
 export function createTransport(options: TransportOptions): Transport {
   const { connection, limiter } = options;
-  const http = options.http ?? httpClientFor(connection);
+  const http = httpClientFor(connection);
   const observe = options.observe ?? ((): void => undefined);
   const metrics = options.metrics ?? noMetrics;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;

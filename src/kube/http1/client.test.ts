@@ -112,6 +112,19 @@ describe("socketClient", () => {
     expect(new Set(received.map((r) => r.connection)).size).toBe(8);
   });
 
+  test("a connection idle for the idle time is closed by the client, and the next request opens another", async () => {
+    const { listener, received, closed } = rawServer(answerWith("{}"));
+    const client = socketClient(`http://127.0.0.1:${listener.port}`, PLAIN, 50);
+    await client.send("/a", { method: "GET", headers: {} });
+    await Bun.sleep(30);
+    await client.send("/b", { method: "GET", headers: {} });
+    expect(closed).toEqual([]);
+    await Bun.sleep(150);
+    expect(closed).toEqual([1]);
+    await client.send("/c", { method: "GET", headers: {} });
+    expect(received.map((r) => r.connection)).toEqual([1, 1, 2]);
+  });
+
   test("a kept-alive connection the server closes without answering: the request goes again on a new one", async () => {
     const { listener, received } = rawServer((request, socket) => {
       if (request.connection === 1 && received.length > 1) socket.end();

@@ -42,19 +42,30 @@ export interface HttpClient {
 
 const MAX_IDLE_MS = 45_000;
 
-export function socketClient(server: string, tls: TlsMaterial): HttpClient {
+/** `maxIdleMs`: how long an idle connection is kept (tests shorten it). */
+export function socketClient(server: string, tls: TlsMaterial, maxIdleMs = MAX_IDLE_MS): HttpClient {
   const { origin, prefix } = originOf(server, tls);
   const idle: Link[] = [];
+  let sweeping: ReturnType<typeof setTimeout> | undefined;
   const forget = (link: Link): void => {
     const at = idle.indexOf(link);
     if (at >= 0) idle.splice(at, 1);
   };
+  /** Closes the connections idle for `maxIdleMs` (as Go's IdleConnTimeout), while any are kept. */
+  const sweep = (): void => {
+    sweeping = undefined;
+    const now = performance.now();
+    for (const link of idle.filter((l) => now - l.idleSince >= maxIdleMs)) link.destroy();
+    if (idle.length > 0) sweeping = setTimeout(sweep, maxIdleMs).unref();
+  };
   const release = (link: Link): void => {
-    if (!link.closed) idle.push(link);
+    if (link.closed) return;
+    idle.push(link);
+    sweeping ??= setTimeout(sweep, maxIdleMs).unref();
   };
   const checkout = async (signal: AbortSignal | undefined): Promise<Link> => {
     for (let link = idle.pop(); link !== undefined; link = idle.pop()) {
-      if (performance.now() - link.idleSince < MAX_IDLE_MS) return link;
+      if (performance.now() - link.idleSince < maxIdleMs) return link;
       link.destroy();
     }
     return Link.open(origin, forget, signal);
