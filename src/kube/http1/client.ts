@@ -3,8 +3,8 @@
  *
  * Why not `fetch`: Bun runs the HTTP of every `fetch` of every thread on one process-wide "HTTP Client"
  * thread, so controller threads parsed their own JSON but not their own HTTP (in a 5,000-Node burst that
- * thread used 1.05–1.21 CPU s whatever the number of threads); and here a request costs about half the
- * CPU (`scripts/bench/http-client-cost.ts`: 11–12 µs against 24–27 µs). A proxied connection (kubeconfig
+ * thread used 1.05–1.21 CPU s whatever the number of threads); and here a request costs about a third
+ * less CPU (`scripts/bench/http-client-cost.ts`: 16–19 µs against 26–28 µs). A proxied connection (kubeconfig
  * `proxy-url`, or HTTPS_PROXY / HTTP_PROXY) still goes through `fetch`, which speaks to proxies.
  *
  * Like Go's http.Transport: a request that finds its kept-alive connection closed by the server before
