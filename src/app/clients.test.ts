@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { LEASES, type KubeApi } from "../kube/api.ts";
-import type { Connection } from "../kube/connection.ts";
+import { withBearerToken, type Connection } from "../kube/connection.ts";
 import { TokenBucket } from "../kube/token-bucket.ts";
 import { DEFAULT_MAX_IN_FLIGHT, inFlightFor } from "../kube/transport.ts";
 import { createMetrics } from "../metrics/metrics.ts";
@@ -11,11 +11,14 @@ let inFlight = 0;
 let peak = 0;
 let release: () => void = () => undefined;
 let released = Promise.withResolvers<void>();
+/** The client port each path was asked from: one port, one connection. */
+const portOf = new Map<string, number | undefined>();
 const server = Bun.serve({
   port: 0,
   hostname: "127.0.0.1",
-  async fetch(request) {
+  async fetch(request, self) {
     const path = new URL(request.url).pathname;
+    portOf.set(path.split("/").at(-1) ?? "", self.requestIP(request)?.port);
     inFlight += 1;
     peak = Math.max(peak, inFlight);
     if (path.includes("/held-")) await released.promise;
@@ -77,6 +80,25 @@ describe("the clients of one process", () => {
       Bun.sleep(2000).then(() => ["stuck"]),
     ]);
     expect(paths.map((p) => p.split("/").at(-1))).toEqual(["a", "b"]);
+  });
+
+  test("identities with the same TLS material share connections, and none shares the certificate's", async () => {
+    const factory = clientFactory(createMetrics(), 4);
+    const certified: Connection = { ...connection, tls: { ...connection.tls, cert: "CERT", key: "KEY" } };
+    const root = factory.api(certified, unlimited());
+    const node = factory.api(
+      withBearerToken(certified, () => Promise.resolve("node-token")),
+      unlimited(),
+    );
+    const route = factory.api(
+      withBearerToken(certified, () => Promise.resolve("route-token")),
+      unlimited(),
+    );
+    await get(root, "root");
+    await get(node, "node");
+    await get(route, "route");
+    expect(portOf.get("route")).toBe(portOf.get("node"));
+    expect(portOf.get("root")).not.toBe(portOf.get("node"));
   });
 
   test.each([

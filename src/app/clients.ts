@@ -10,11 +10,13 @@ import type { TokenBucket } from "../kube/token-bucket.ts";
 import {
   DEFAULT_MAX_IN_FLIGHT,
   createTransport,
+  httpClientFor,
   isAlreadyExists,
   isNotFound,
   type RequestMetrics,
   type RequestObserver,
 } from "../kube/transport.ts";
+import type { HttpClient } from "../kube/http1/client.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { CLIENT_IDENTITIES, type ControllerIdentity } from "../names/controllers.ts";
@@ -73,11 +75,20 @@ function requestMetrics(metrics: Metrics, host: string): { observe: RequestObser
  */
 export function clientFactory(metrics: Metrics, maxInFlight = DEFAULT_MAX_IN_FLIGHT): ClientFactory {
   const wire = new Semaphore(maxInFlight);
+  // One set of connections per server and TLS material: the ServiceAccount identities (bearer tokens,
+  // no client certificate) share theirs, and never a connection made with the manager's certificate.
+  const pools = new Map<string, HttpClient>();
+  const pool = (connection: Connection): HttpClient => {
+    const key = JSON.stringify([connection.server, connection.tls, connection.proxy]);
+    let http = pools.get(key);
+    if (http === undefined) pools.set(key, (http = httpClientFor(connection)));
+    return http;
+  };
   return {
     api(connection, limiter, options = {}) {
       const observed = requestMetrics(metrics, new URL(connection.server).host);
       const userAgent = options.agent ?? defaultUserAgent();
-      const shared = options.ownConnections ? {} : { wire };
+      const shared = options.ownConnections ? {} : { wire, http: pool(connection) };
       return createKubeApi(createTransport({ connection, limiter, userAgent, ...shared, ...observed }));
     },
   };

@@ -56,6 +56,8 @@ export interface TransportOptions {
   readonly maxInFlight?: number;
   /** The wire shared with the process's other clients, instead of `maxInFlight` of its own. */
   readonly wire?: Semaphore;
+  /** Connections shared with other clients of the same server and TLS material (default: its own). */
+  readonly http?: HttpClient;
 }
 
 export interface Transport {
@@ -106,11 +108,10 @@ const MAX_RETRY_AFTER_S = 10;
 
 /**
  * The requests a process with `share` of the manager's work keeps on the wire (a controller thread:
- * 1 / threads). Every connection of every thread goes through Bun's one HTTP client thread and ends at
- * the same API server: with 64 each, 4 threads held 256 connections, and the API server ended the
- * informers' node watch again and again (12 watches in a 5,000-Node burst instead of 4, each ended by
- * the server, as its watch cache does with a watcher that falls behind); a single thread allowed 256
- * did the same.
+ * 1 / threads). Every connection of every thread ends at the same API server: with 64 each, 4 threads
+ * held 256 connections, and the API server ended the informers' node watch again and again (12 watches
+ * in a 5,000-Node burst instead of 4, each ended by the server, as its watch cache does with a watcher
+ * that falls behind); a single thread allowed 256 did the same.
  */
 export function inFlightFor(share: number): number {
   return Math.max(MIN_IN_FLIGHT, Math.ceil(DEFAULT_MAX_IN_FLIGHT * share));
@@ -138,7 +139,7 @@ export function httpClientFor(connection: Pick<Connection, "server" | "tls" | "p
 
 export function createTransport(options: TransportOptions): Transport {
   const { connection, limiter } = options;
-  const http = httpClientFor(connection);
+  const http = options.http ?? httpClientFor(connection);
   const observe = options.observe ?? ((): void => undefined);
   const metrics = options.metrics ?? noMetrics;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
