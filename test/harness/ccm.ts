@@ -40,10 +40,6 @@ export interface CcmOptions {
 const live = new Set<CcmProcess>();
 
 /**
- * Kills every manager still running. For `afterEach` in files whose tests start their own managers: one
- * left running by a failed test would act on the next files' objects (the control plane is shared).
- */
-/**
  * The flags every test manager starts with: the provider and its cloud-config, the kubeconfig (the
  * restricted identity's, as a rule), no leader election and no serving. A test appends its own.
  */
@@ -57,6 +53,10 @@ export function managerFlags(kubeconfig: string, provider: string, configFile: s
   ];
 }
 
+/**
+ * Kills every manager still running. For `afterEach` in files whose tests start their own managers: one
+ * left running by a failed test would act on the next files' objects (the control plane is shared).
+ */
 export async function killCcms(): Promise<void> {
   for (const ccm of [...live]) await ccm.stop("SIGKILL").catch(() => undefined);
 }
