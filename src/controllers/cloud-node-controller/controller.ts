@@ -10,18 +10,12 @@ import { WorkQueue } from "../../kube/queue.ts";
 import { defaultControllerRateLimiter } from "../../kube/rate-limiters.ts";
 import { runWorkers } from "../../kube/worker.ts";
 import { CONTROLLERS } from "../../names/controllers.ts";
-import { Semaphore } from "../../util/concurrency.ts";
 import type { ControllerFactory, Wiring } from "../context.ts";
 import { runNodeStatusUpdates } from "./status.ts";
 import { forgetNode, newInitProgress, syncNode, updateNeedsSync, type NodeSyncDeps } from "./sync.ts";
 
 const ID = "cloud-node-controller";
 const NAMES = CONTROLLERS[ID];
-/**
- * Nodes each worker writes at once while it initialises a batch: two, so that one Node's Node patch is on
- * the wire while the previous one's status patch is, and the workers keep the wire as full as before.
- */
-const WRITERS_PER_WORKER = 2;
 
 type Queues = { readonly nodes: WorkQueue };
 
@@ -37,7 +31,6 @@ export const cloudNodeController: ControllerFactory = (ctx) => {
     logger: ctx.logger,
     clock: ctx.clock,
     progress: newInitProgress(),
-    writers: new Semaphore(WRITERS_PER_WORKER * ctx.config.concurrentNodeSyncs),
   };
   const queues: Queues = {
     nodes: new WorkQueue({

@@ -17,7 +17,6 @@ import { KubeUnreachableError } from "../../kube/transport.ts";
 import { createLogger } from "../../log/logger.ts";
 import { createMetrics, type Metrics } from "../../metrics/metrics.ts";
 import { realClock } from "../../util/clock.ts";
-import { Semaphore } from "../../util/concurrency.ts";
 import { updateNodeStatus } from "./status.ts";
 import { newInitProgress, syncNode, updateNeedsSync, type NodeSyncDeps } from "./sync.ts";
 
@@ -45,7 +44,7 @@ interface Harness {
   catchUp(name: string): void;
 }
 
-function harness(answer: () => InstanceMetadata | undefined = () => METADATA, writers = 2): Harness {
+function harness(answer: () => InstanceMetadata | undefined = () => METADATA): Harness {
   const api = fakeKubeApi();
   const cache = new Map<string, Node>();
   const events: Harness["events"] = [];
@@ -68,7 +67,6 @@ function harness(answer: () => InstanceMetadata | undefined = () => METADATA, wr
     logger: createLogger({ verbosity: 0, format: "text", write: () => undefined }),
     clock: realClock,
     progress: newInitProgress(),
-    writers: new Semaphore(writers),
   };
   return {
     api,
@@ -183,28 +181,6 @@ describe("syncNode", () => {
     await syncNode(h.deps, "node-a");
     expect(h.lookups).toEqual(["node-a"]);
     expect(h.api.requests).toEqual([]);
-  });
-
-  test("Nodes looked up together are written one writer's place at a time: each status patch right after its Node patch", async () => {
-    h = harness(() => METADATA, 1);
-    const names = ["node-a", "node-b", "node-c"];
-    for (const name of names) h.register(kubeletNode(name));
-    await Promise.all(names.map((name) => syncNode(h.deps, name)));
-    expect(h.api.requests).toEqual(names.flatMap((n) => [`PATCH nodes ${n}`, `PATCH nodes/status ${n}`]));
-    expect(h.events).toHaveLength(3);
-  });
-
-  test("a Node changed while it waited for a writer's place is written from its newer cached copy", async () => {
-    h = harness(() => METADATA, 1);
-    h.register(kubeletNode("node-a"));
-    const b = h.register(kubeletNode("node-b"));
-    const syncs = Promise.all([syncNode(h.deps, "node-a"), syncNode(h.deps, "node-b")]);
-    const labelled = { ...b, metadata: { ...b.metadata, labels: { ...b.metadata.labels, team: "x" } } };
-    h.cache.set("node-b", h.api.put(NODES, labelled));
-    await syncs;
-    expect(h.api.requests).not.toContain("GET nodes node-b");
-    expect((h.api.stored(NODES, "node-b") as Node).metadata.labels?.team).toBe("x");
-    expect((h.api.stored(NODES, "node-b") as Node).spec?.taints).toEqual([]);
   });
 
   test("a Node gone from the cache, or deleted while syncing, is done", async () => {

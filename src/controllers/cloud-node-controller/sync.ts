@@ -15,7 +15,6 @@ import { isNotFound } from "../../kube/transport.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { Metrics } from "../../metrics/metrics.ts";
 import type { Clock } from "../../util/clock.ts";
-import type { Semaphore } from "../../util/concurrency.ts";
 import { needsInitialization, planAddresses, planInitialization, planLabelReconcile } from "./plan.ts";
 
 export interface NodeSyncDeps {
@@ -27,14 +26,6 @@ export interface NodeSyncDeps {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly progress: InitProgress;
-  /**
-   * Nodes between their first and their last initialising write at once. A worker looks up a whole batch
-   * of Nodes with one cloud call; without this, every Node of every batch would queue its Node patch for
-   * the wire at once and its status patch behind all of them, leaving thousands of Nodes untainted but
-   * without addresses for as long as the burst lasts. Upstream writes both before its worker takes the
-   * next Node.
-   */
-  readonly writers: Semaphore;
 }
 
 /**
@@ -102,17 +93,6 @@ async function initializeNode(deps: NodeSyncDeps, node: Node): Promise<void> {
     deps.logger.info(`Skip sync node ${name}: the cloud provider returned no metadata for it`);
     return;
   }
-  await deps.writers.run(() => writeInitialization(deps, latest(deps, node), metadata));
-}
-
-/** The cache may have moved on while the Node waited for the cloud and for a writer's place. */
-function latest(deps: NodeSyncDeps, node: Node): Node {
-  const cached = deps.nodes.get(node.metadata.name);
-  return cached && uidOf(cached) === uidOf(node) ? cached : node;
-}
-
-async function writeInitialization(deps: NodeSyncDeps, node: Node, metadata: InstanceMetadata): Promise<void> {
-  const name = node.metadata.name;
   let refused: string | undefined;
   let discarded: readonly string[] = [];
   const written = await patchWithPrecondition({
