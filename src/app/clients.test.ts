@@ -2,7 +2,6 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { LEASES, type KubeApi } from "../kube/api.ts";
 import { withBearerToken, type Connection } from "../kube/connection.ts";
 import { TokenBucket } from "../kube/token-bucket.ts";
-import { DEFAULT_MAX_IN_FLIGHT, inFlightFor } from "../kube/transport.ts";
 import { createMetrics } from "../metrics/metrics.ts";
 import { clientFactory } from "./clients.ts";
 
@@ -99,16 +98,5 @@ describe("the clients of one process", () => {
     await get(route, "route");
     expect(portOf.get("route")).toBe(portOf.get("node"));
     expect(portOf.get("root")).not.toBe(portOf.get("node"));
-  });
-
-  test.each([
-    [1, DEFAULT_MAX_IN_FLIGHT],
-    [1 / 2, 32],
-    [1 / 4, 16],
-    [1 / 3, 22],
-    [1 / 16, 4],
-    [1 / 64, 4],
-  ])("a process with %p of the work keeps %p requests on the wire", (share, expected) => {
-    expect(inFlightFor(share)).toBe(expected);
   });
 });

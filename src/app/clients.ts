@@ -22,7 +22,7 @@ import type { Metrics } from "../metrics/metrics.ts";
 import { CLIENT_IDENTITIES, type ControllerIdentity } from "../names/controllers.ts";
 import type { Clock } from "../util/clock.ts";
 import { userAgent as defaultUserAgent } from "../version.ts";
-import { Semaphore } from "../util/concurrency.ts";
+import { Semaphore, type Slots } from "../util/concurrency.ts";
 import { memo } from "../util/memo.ts";
 
 export interface ClientOptions {
@@ -69,12 +69,12 @@ function requestMetrics(metrics: Metrics, host: string): { observe: RequestObser
 }
 
 /**
- * `maxInFlight`: the requests on the wire at once for all the clients that share the process's
- * connections (the per-controller identities and the manager's own), so that
- * --use-service-account-credentials does not multiply them.
+ * `wire`: the requests on the wire at once for all the clients that share the process's connections (the
+ * per-controller identities and the manager's own), so that --use-service-account-credentials does not
+ * multiply them; a number makes slots of this process's own.
  */
-export function clientFactory(metrics: Metrics, maxInFlight = DEFAULT_MAX_IN_FLIGHT): ClientFactory {
-  const wire = new Semaphore(maxInFlight);
+export function clientFactory(metrics: Metrics, wire: Slots | number = DEFAULT_MAX_IN_FLIGHT): ClientFactory {
+  const slots = typeof wire === "number" ? new Semaphore(wire) : wire;
   // One set of connections per server and TLS material: the ServiceAccount identities (bearer tokens,
   // no client certificate) share theirs, and never a connection made with the manager's certificate.
   const pools = new Map<string, HttpClient>();
@@ -88,7 +88,7 @@ export function clientFactory(metrics: Metrics, maxInFlight = DEFAULT_MAX_IN_FLI
     api(connection, limiter, options = {}) {
       const observed = requestMetrics(metrics, new URL(connection.server).host);
       const userAgent = options.agent ?? defaultUserAgent();
-      const shared = options.ownConnections ? {} : { wire, http: pool(connection) };
+      const shared = options.ownConnections ? {} : { wire: slots, http: pool(connection) };
       return createKubeApi(createTransport({ connection, limiter, userAgent, ...shared, ...observed }));
     },
   };

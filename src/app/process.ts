@@ -13,11 +13,12 @@ import type { KubeApi } from "../kube/api.ts";
 import type { Connection } from "../kube/connection.ts";
 import { createEventSink, type EventSink } from "../kube/events.ts";
 import { TokenBucket, type SharedBucket } from "../kube/token-bucket.ts";
-import { inFlightFor } from "../kube/transport.ts";
+import { DEFAULT_MAX_IN_FLIGHT } from "../kube/transport.ts";
 import type { Logger } from "../log/logger.ts";
 import { createMetrics, type Metrics } from "../metrics/metrics.ts";
 import type { Registry } from "../metrics/prom.ts";
 import type { Clock } from "../util/clock.ts";
+import { SharedSemaphore, type SharedSlots } from "../util/shared-semaphore.ts";
 import { clientFactory, controllerClients, type ClientFactory, type ControllerClients } from "./clients.ts";
 import { startupProblems } from "./startup-checks.ts";
 
@@ -41,9 +42,14 @@ export interface ProcessOptions {
   readonly host: string;
   /**
    * A controller thread: its part (1 / threads) of what the manager holds once for all threads, the event
-   * queue and its senders and the requests on the wire. Absent: all of it.
+   * queue and its senders. Absent: all of it.
    */
   readonly share?: number;
+  /**
+   * A controller thread: the requests on the wire at once for every controller thread together, in shared
+   * memory, so a thread with more to write (the route controller's) takes slots the others leave free.
+   */
+  readonly wire?: SharedSlots;
   /** Adds the process-wide default metrics to the registry: the main thread's only. */
   readonly defaultMetrics?: (registry: Registry) => void;
 }
@@ -84,7 +90,7 @@ export async function buildProcess(o: ProcessOptions): Promise<ProcessResult> {
     return { ok: false, errors: problems };
   }
   const limiter = o.bucket ? TokenBucket.attach(o.bucket) : TokenBucket.create(config.kubeApiQps, config.kubeApiBurst);
-  const factory = clientFactory(metrics, inFlightFor(o.share ?? 1));
+  const factory = clientFactory(metrics, o.wire ? SharedSemaphore.attach(o.wire) : DEFAULT_MAX_IN_FLIGHT);
   const root = factory.api(connection, limiter);
   const onDrop = (reason: "spam" | "full" | "error"): void => metrics.eventsDropped.inc({ reason });
   const events = createEventSink({

@@ -12,7 +12,7 @@ import type { Connection } from "./connection.ts";
 import { fetchClient, socketClient, type Answer, type HttpClient } from "./http1/client.ts";
 import type { TokenBucket } from "./token-bucket.ts";
 import { sleep } from "../util/clock.ts";
-import { Semaphore } from "../util/concurrency.ts";
+import { Semaphore, type Slots } from "../util/concurrency.ts";
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
@@ -55,7 +55,7 @@ export interface TransportOptions {
   /** Non-watch requests on the wire at once (default 64). */
   readonly maxInFlight?: number;
   /** The wire shared with the process's other clients, instead of `maxInFlight` of its own. */
-  readonly wire?: Semaphore;
+  readonly wire?: Slots;
   /** Connections shared with other clients of the same server and TLS material (default: its own). */
   readonly http?: HttpClient;
 }
@@ -98,24 +98,17 @@ export const isGone = (e: unknown): boolean =>
   e instanceof KubeApiError && (e.status === 410 || e.reason === "Expired" || e.reason === "Gone");
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-/** Non-watch requests on the wire at once for a whole manager. */
+/**
+ * Non-watch requests on the wire at once for the main thread, and for all controller threads together.
+ * Every connection of every thread ends at the same API server: with 64 each, 4 threads held 256
+ * connections, and the API server ended the informers' node watch again and again (12 watches in a
+ * 5,000-Node burst instead of 4, each ended by the server, as its watch cache does with a watcher that
+ * falls behind); a single thread allowed 256 did the same.
+ */
 export const DEFAULT_MAX_IN_FLIGHT = 64;
-/** A controller thread's part of them, at the least. */
-const MIN_IN_FLIGHT = 4;
 const DEFAULT_MAX_RETRIES = 10;
 /** A Retry-After longer than this is not waited for: the error goes to the caller's own backoff. */
 const MAX_RETRY_AFTER_S = 10;
-
-/**
- * The requests a process with `share` of the manager's work keeps on the wire (a controller thread:
- * 1 / threads). Every connection of every thread ends at the same API server: with 64 each, 4 threads
- * held 256 connections, and the API server ended the informers' node watch again and again (12 watches
- * in a 5,000-Node burst instead of 4, each ended by the server, as its watch cache does with a watcher
- * that falls behind); a single thread allowed 256 did the same.
- */
-export function inFlightFor(share: number): number {
-  return Math.max(MIN_IN_FLIGHT, Math.ceil(DEFAULT_MAX_IN_FLIGHT * share));
-}
 
 /** What goes on the wire besides the URL: the headers (credentials resolved) and the encoded body. */
 interface Outgoing {

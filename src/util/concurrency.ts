@@ -30,8 +30,14 @@ export class KeyedLock {
   }
 }
 
+/** Runs work within a limit of holders at a time. */
+export interface Slots {
+  /** Runs `work` once a slot is free, and frees the slot when it settles. */
+  run<T>(work: () => Promise<T>): Promise<T>;
+}
+
 /** At most `limit` holders at a time; waiters are served in arrival order. */
-export class Semaphore {
+export class Semaphore implements Slots {
   readonly #limit: number;
   readonly #waiters = new Fifo<() => void>();
   #held = 0;

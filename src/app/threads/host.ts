@@ -12,7 +12,9 @@ import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsHub, MetricsSnapshot } from "../../metrics/hub.ts";
 import { ControllerConfigError } from "../../controllers/context.ts";
 import { forwardInformers, type InformerForwarder, type MirrorOp } from "../../kube/informer-mirror.ts";
+import { DEFAULT_MAX_IN_FLIGHT } from "../../kube/transport.ts";
 import { errorMessage } from "../../kube/worker.ts";
+import { SharedSemaphore } from "../../util/shared-semaphore.ts";
 import { createSharedInformers, type CachedResource } from "../../kube/informers.ts";
 import { ControllerCrashedError, type LeaderDeps } from "../run-controllers.ts";
 import { describePlan, planThreads, type ThreadPlan } from "./plan.ts";
@@ -169,13 +171,20 @@ export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal
   if (!graceful) deps.logger.warn("controller threads did not finish within the shutdown grace period; stopped them");
 }
 
+/**
+ * The threads share one limit of requests on the wire (the main thread keeps its own, so leader election
+ * never waits behind controller writes): a thread with more to write than its share of the keys (the
+ * route controller runs on thread 0 alone) takes the slots the others leave free.
+ */
 function start(deps: ThreadDeps, threads: readonly Thread[]): void {
   const { config, providerConfig, bucket, replica } = deps;
   const { server, tls, proxy } = deps.connection;
   const connection = { server, tls, proxy };
+  const wire = SharedSemaphore.create(DEFAULT_MAX_IN_FLIGHT).shared;
   for (const t of threads) {
     const { thread, controllers, shard, whole } = t.plan;
-    t.send({ type: "start", config, providerConfig, thread, controllers, shard, whole, bucket, connection, replica });
+    const message = { config, providerConfig, thread, controllers, shard, whole, bucket, wire, connection, replica };
+    t.send({ type: "start", ...message });
   }
   deps.logger.info(describePlan(threads.map((t) => t.plan)));
 }

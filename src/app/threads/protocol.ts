@@ -6,6 +6,7 @@ import type { ConnectionData } from "../../kube/connection.ts";
 import type { CachedResource } from "../../kube/informers.ts";
 import type { Shard } from "../../kube/shard.ts";
 import type { SharedBucket } from "../../kube/token-bucket.ts";
+import type { SharedSlots } from "../../util/shared-semaphore.ts";
 import type { MetricsSnapshot } from "../../metrics/hub.ts";
 import type { ControllerName } from "../../names/controllers.ts";
 
@@ -21,6 +22,8 @@ export interface ThreadStart {
   /** Controllers that run on this thread alone and take every key. */
   readonly whole: readonly ControllerName[];
   readonly bucket: SharedBucket;
+  /** The requests on the wire at once, one limit for every controller thread. */
+  readonly wire: SharedSlots;
   /** The main thread's API server connection; the thread asks it for the Authorization header. */
   readonly connection: ConnectionData;
   /** Who leads (leader election on): the provider compares its configuration with the last leader's. */

@@ -45,6 +45,7 @@ async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerS
     clock: realClock,
     connect: () => Promise.resolve(threadConnection(start, scope)),
     bucket: start.bucket,
+    wire: start.wire,
     host,
     share: 1 / start.shard.count,
   });
