@@ -71,6 +71,8 @@ export interface Target {
   readonly dryRun?: boolean;
   /** A background write (Events): sent only from spare rate-limit tokens, after the controllers' writes. */
   readonly background?: boolean;
+  /** The second write of a sync under way: ahead of waiting first writes (transport's `urgent`). */
+  readonly urgent?: boolean;
 }
 
 export interface ListOptions {
@@ -150,6 +152,7 @@ export function createKubeApi(transport: Transport): KubeApi {
         method: "GET",
         path: resourcePath(res, target?.namespace, name, target?.subresource),
         signal: target?.signal,
+        urgent: target?.urgent,
       }),
     list: (res, o = {}) =>
       transport.json({
@@ -210,6 +213,7 @@ function patchRequest(res: Resource, name: string, patch: unknown, target: Targe
     contentType: PATCH_CONTENT_TYPES[target.type],
     signal: target.signal,
     background: target.background,
+    urgent: target.urgent,
   };
 }
 

@@ -57,6 +57,8 @@ export interface FreshPatch<T extends KubeObject> {
    * from living on through the caller's next awaits.
    */
   readonly keep?: (written: T) => T;
+  /** The second write of a sync under way: its requests go ahead of waiting first writes. */
+  readonly urgent?: boolean;
 }
 
 /** A JSON merge patch (RFC 7386) applied to `target`: objects merge, `null` removes, anything else replaces. */
@@ -92,13 +94,13 @@ export async function patchWithPrecondition<T extends KubeObject>(p: FreshPatch<
         p.resource,
         name,
         withPrecondition(current.metadata.resourceVersion, patch),
-        { namespace, subresource: p.subresource, type: "merge" },
+        { namespace, subresource: p.subresource, type: "merge", urgent: p.urgent },
       );
       const written = mergePatch(current, patch) as T;
       written.metadata = { ...written.metadata, resourceVersion };
       return p.keep ? p.keep(written) : written;
     } catch (error) {
-      if (isConflict(error)) current = await p.api.get<T>(p.resource, name, { namespace });
+      if (isConflict(error)) current = await p.api.get<T>(p.resource, name, { namespace, urgent: p.urgent });
       throw error;
     }
   }, p.policy);

@@ -1,4 +1,4 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { TokenBucket } from "./token-bucket.ts";
 
 test("the token bucket allows the burst, then spaces requests at qps", () => {
@@ -34,4 +34,39 @@ test("tryTake takes only a whole free token, never one a reservation waits for",
   expect(bucket.tryTake(now + 150)).toBe(false);
   expect(bucket.tryTake(now + 200)).toBe(true);
   expect(TokenBucket.create(0, 0).tryTake()).toBe(true);
+});
+
+describe("wait", () => {
+  test("spaces a thread's requests at qps after the burst, urgent ones first", async () => {
+    const bucket = TokenBucket.create(100, 1);
+    const order: string[] = [];
+    const started = performance.now();
+    const take = (name: string, urgent?: boolean): Promise<void> =>
+      bucket.wait(undefined, urgent).then(() => void order.push(name));
+    await Promise.all([take("a"), take("b"), take("c"), take("d", true), take("e")]);
+    expect(order).toEqual(["a", "d", "b", "c", "e"]);
+    // Four tokens after the burst's one, at 10 ms each (timers may fire a millisecond early or late).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(35);
+  });
+
+  test("a waiter that gives up leaves its token to the next one", async () => {
+    const bucket = TokenBucket.create(20, 1);
+    expect(bucket.tryTake()).toBe(true);
+    const giveUp = new AbortController();
+    const order: string[] = [];
+    const quitter = bucket.wait(giveUp.signal).catch((e: unknown) => void order.push(`quit: ${String(e)}`));
+    const next = bucket.wait().then(() => void order.push("next"));
+    giveUp.abort(new Error("shutting down"));
+    const started = performance.now();
+    await Promise.all([quitter, next]);
+    expect(order).toEqual(["quit: Error: shutting down", "next"]);
+    expect(performance.now() - started).toBeLessThan(75);
+  });
+
+  test("an aborted signal rejects before taking anything", async () => {
+    const bucket = TokenBucket.create(1, 1);
+    const signal = AbortSignal.abort(new Error("gone"));
+    expect(String(await bucket.wait(signal).catch((e: unknown) => e))).toBe("Error: gone");
+    expect(bucket.tryTake()).toBe(true);
+  });
 });

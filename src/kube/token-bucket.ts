@@ -6,19 +6,35 @@
  *
  * Background requests (Events) take a token only when one is free and nobody holds a reservation on it,
  * so they never push a controller's write later; they still count against the same ceiling.
+ *
+ * A thread's waiting requests queue here and take the tokens one by one as they come due, urgent ones
+ * first: the second write of a sync under way (a Node's addresses, right after its taint came off) is not
+ * held behind the first writes of every other Node of a burst. Across threads, reservations still keep
+ * the order in which they were made.
  */
-import { sleep } from "../util/clock.ts";
+import { abortReason, sleep } from "../util/clock.ts";
+import { PriorityFifo } from "../util/fifo.ts";
 
 const TOKENS = 0;
 const LAST_MS = 1;
 /** How often a background request looks for a free token at the most (at high QPS, once per token). */
 const MIN_IDLE_POLL_MS = 10;
+/** A token due this soon goes out now: timers fire at millisecond granularity at best. */
+const DUE_TOLERANCE_MS = 1;
+
+interface Waiter {
+  readonly resolve: () => void;
+  /** Set once the waiter gave up (its signal aborted): the token goes to the next one. */
+  gone: boolean;
+}
 
 export class TokenBucket {
   readonly #state: Float64Array;
   readonly #lock: Int32Array;
   readonly #qps: number;
   readonly #burst: number;
+  readonly #waiters = new PriorityFifo<Waiter>();
+  #pumping = false;
 
   private constructor(buffer: SharedArrayBuffer, qps: number, burst: number) {
     this.#lock = new Int32Array(buffer, 0, 2);
@@ -63,10 +79,46 @@ export class TokenBucket {
     });
   }
 
-  /** Resolves when the caller may send one request. */
-  async wait(signal?: AbortSignal): Promise<void> {
-    const delay = this.reserve();
-    if (delay > 0) await sleep(delay, signal);
+  /** Resolves when the caller may send one request; `urgent`: before this thread's other waiters. */
+  async wait(signal?: AbortSignal, urgent = false): Promise<void> {
+    if (signal?.aborted) throw abortReason(signal);
+    if (this.#waiters.length === 0 && this.tryTake()) return;
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        waiter.gone = true;
+        reject(abortReason(signal));
+      };
+      const waiter: Waiter = {
+        resolve: () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        },
+        gone: false,
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.push(waiter, urgent ? "urgent" : "normal");
+      if (!this.#pumping) void this.#pump();
+    });
+  }
+
+  /** Hands out this thread's tokens as they come due, one reservation per waiter, urgent waiters first. */
+  async #pump(): Promise<void> {
+    this.#pumping = true;
+    try {
+      while (this.#waiters.length > 0) {
+        const delay = this.reserve();
+        if (delay > DUE_TOLERANCE_MS) await sleep(delay);
+        this.#nextWaiter()?.resolve();
+      }
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  /** The first waiter that is still waiting; one that gave up leaves its token to the next. */
+  #nextWaiter(): Waiter | undefined {
+    for (let w = this.#waiters.shift(); w; w = this.#waiters.shift()) if (!w.gone) return w;
+    return undefined;
   }
 
   /** Resolves when the caller may send one background request: only from tokens nobody else waits for. */

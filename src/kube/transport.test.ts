@@ -17,13 +17,13 @@ describe("transport", () => {
     },
   });
   afterAll(() => server.stop(true));
+  const connection = {
+    server: `http://127.0.0.1:${server.port}`,
+    tls: { rejectUnauthorized: false },
+    authorization: () => Promise.resolve(undefined),
+  };
 
   test("at most maxInFlight requests on the wire; the others wait and all complete", async () => {
-    const connection = {
-      server: `http://127.0.0.1:${server.port}`,
-      tls: { rejectUnauthorized: false },
-      authorization: () => Promise.resolve(undefined),
-    };
     const transport = createTransport({
       connection,
       limiter: TokenBucket.create(0, 0),
@@ -38,11 +38,6 @@ describe("transport", () => {
   });
 
   test("a background request waits until no other request holds a reservation on the rate limit", async () => {
-    const connection = {
-      server: `http://127.0.0.1:${server.port}`,
-      tls: { rejectUnauthorized: false },
-      authorization: () => Promise.resolve(undefined),
-    };
     const transport = createTransport({ connection, limiter: TokenBucket.create(20, 1), userAgent: "test" });
     const done: string[] = [];
     const send = (path: string, background?: boolean): Promise<void> =>
@@ -52,6 +47,35 @@ describe("transport", () => {
     const event = send("/event", true);
     await Promise.all([first, event, send("/second"), send("/third")]);
     expect(done).toEqual(["/first", "/second", "/third", "/event"]);
+  });
+
+  test.each([
+    ["the rate limit", { limiter: TokenBucket.create(50, 1) }],
+    ["the wire", { limiter: TokenBucket.create(0, 0), maxInFlight: 1 }],
+  ])("an urgent request waiting for %s goes before the others that wait", async (_, limits) => {
+    const transport = createTransport({ connection, userAgent: "test", ...limits });
+    const done: string[] = [];
+    const send = (path: string, urgent?: boolean): Promise<void> =>
+      transport.json({ method: "PATCH", path, urgent }).then(() => void done.push(path));
+    const first = send("/node-a");
+    const others = [send("/node-b"), send("/node-c")];
+    const addresses = send("/node-a/status", true);
+    await Promise.all([first, ...others, addresses]);
+    expect(done).toEqual(["/node-a", "/node-a/status", "/node-b", "/node-c"]);
+  });
+
+  test("a background request waits for the wire behind every write", async () => {
+    const transport = createTransport({
+      connection,
+      userAgent: "test",
+      limiter: TokenBucket.create(0, 0),
+      maxInFlight: 1,
+    });
+    const done: string[] = [];
+    const send = (path: string, background?: boolean): Promise<void> =>
+      transport.json({ method: "POST", path, background }).then(() => void done.push(path));
+    await Promise.all([send("/first"), send("/event", true), send("/second")]);
+    expect(done).toEqual(["/first", "/second", "/event"]);
   });
 });
 

@@ -13,6 +13,7 @@ import { fetchClient, socketClient, type Answer, type HttpClient } from "./http1
 import type { TokenBucket } from "./token-bucket.ts";
 import { sleep } from "../util/clock.ts";
 import { Semaphore, type Slots } from "../util/concurrency.ts";
+import type { Precedence } from "../util/fifo.ts";
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
@@ -26,8 +27,16 @@ export interface Request {
   readonly accept?: string;
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
-  /** Sent only from tokens no other request waits for (Events): never delays the controllers' writes. */
+  /**
+   * Sent only from tokens no other request waits for, and on the wire after every waiting write (Events):
+   * never delays the controllers' writes.
+   */
   readonly background?: boolean;
+  /**
+   * The second write of a sync under way (a Node's addresses right after its taint came off): it takes a
+   * token and a place on the wire before this thread's other waiting requests.
+   */
+  readonly urgent?: boolean;
 }
 
 export interface RequestObserver {
@@ -118,6 +127,11 @@ interface Outgoing {
 
 const noMetrics: RequestMetrics = { rateLimited: () => undefined, sizes: () => undefined, retried: () => undefined };
 
+/** Events wait for the wire behind every write, as they do for tokens; a sync's second write goes first. */
+function precedenceOf(request: Request): Precedence {
+  return request.urgent ? "urgent" : request.background ? "background" : "normal";
+}
+
 /** Whether client-go would send the request again: a 429 or 5xx answer asking for it with Retry-After. */
 function retryable(error: unknown): error is KubeApiError {
   if (!(error instanceof KubeApiError) || error.retryAfterSeconds === undefined) return false;
@@ -182,7 +196,7 @@ export function createTransport(options: TransportOptions): Transport {
 
   async function token(request: Request): Promise<void> {
     const started = performance.now();
-    await (request.background ? limiter.waitIdle(request.signal) : limiter.wait(request.signal));
+    await (request.background ? limiter.waitIdle(request.signal) : limiter.wait(request.signal, request.urgent));
     metrics.rateLimited(request.method, (performance.now() - started) / 1000);
   }
 
@@ -192,7 +206,7 @@ export function createTransport(options: TransportOptions): Transport {
     await token(request);
     const body = encode(request.body);
     const outgoing = { head: await headers(request), body };
-    const text = await wire.run(() => exchange(request, outgoing));
+    const text = await wire.run(() => exchange(request, outgoing), precedenceOf(request));
     metrics.sizes(request.method, body === undefined ? 0 : Buffer.byteLength(body), Buffer.byteLength(text));
     return text;
   }

@@ -29,7 +29,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-function abortReason(signal: AbortSignal | undefined): Error {
+/** What a wait ended by `signal` rejects with: its reason when that is an Error, else an AbortError. */
+export function abortReason(signal: AbortSignal | undefined): Error {
   const reason: unknown = signal?.reason;
   return reason instanceof Error ? reason : new DOMException("aborted", "AbortError");
 }

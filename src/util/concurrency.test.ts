@@ -81,4 +81,22 @@ describe("Semaphore", () => {
     expect(log).toEqual(["a", "b", "c", "d"]);
     expect(slots.held).toBe(0);
   });
+
+  test("urgent waiters go first and background ones last, each kind in arrival order", async () => {
+    const slots = new Semaphore(1);
+    const log: string[] = [];
+    const job = (name: string) => async () => {
+      log.push(name);
+      await Bun.sleep(1);
+    };
+    await Promise.all([
+      slots.run(job("a")),
+      slots.run(job("b")),
+      slots.run(job("c"), "urgent"),
+      slots.run(job("d"), "background"),
+      slots.run(job("e")),
+      slots.run(job("f"), "urgent"),
+    ]);
+    expect(log).toEqual(["a", "c", "f", "b", "e", "d"]);
+  });
 });

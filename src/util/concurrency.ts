@@ -1,4 +1,4 @@
-import { Fifo } from "./fifo.ts";
+import { PriorityFifo, type Precedence } from "./fifo.ts";
 
 /**
  * One holder per key at a time, waiters served in arrival order. Used where two work paths act on the
@@ -32,14 +32,14 @@ export class KeyedLock {
 
 /** Runs work within a limit of holders at a time. */
 export interface Slots {
-  /** Runs `work` once a slot is free, and frees the slot when it settles. */
-  run<T>(work: () => Promise<T>): Promise<T>;
+  /** Runs `work` once a slot is free (waiters of a higher precedence first), and frees it when it settles. */
+  run<T>(work: () => Promise<T>, precedence?: Precedence): Promise<T>;
 }
 
-/** At most `limit` holders at a time; waiters are served in arrival order. */
+/** At most `limit` holders at a time; waiters by precedence, each kind in arrival order. */
 export class Semaphore implements Slots {
   readonly #limit: number;
-  readonly #waiters = new Fifo<() => void>();
+  readonly #waiters = new PriorityFifo<() => void>();
   #held = 0;
 
   constructor(limit: number) {
@@ -47,8 +47,8 @@ export class Semaphore implements Slots {
   }
 
   /** Runs `work` once a slot is free, and frees the slot when it settles. */
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#held >= this.#limit) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+  async run<T>(work: () => Promise<T>, precedence: Precedence = "normal"): Promise<T> {
+    if (this.#held >= this.#limit) await new Promise<void>((resolve) => this.#waiters.push(resolve, precedence));
     else this.#held += 1;
     try {
       return await work();

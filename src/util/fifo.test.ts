@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { Fifo } from "./fifo.ts";
+import { Fifo, PriorityFifo } from "./fifo.ts";
 
 describe("Fifo", () => {
   test("keeps arrival order across the prefix compaction", () => {
@@ -21,5 +21,19 @@ describe("Fifo", () => {
     q.shift();
     expect(q.drain()).toEqual(["b", "c"]);
     expect(q.length).toBe(0);
+  });
+});
+
+describe("PriorityFifo", () => {
+  test("urgent items first and background ones last, each kind in arrival order", () => {
+    const q = new PriorityFifo<string>();
+    q.push("a");
+    q.push("e", "background");
+    q.push("b", "urgent");
+    q.push("c");
+    q.push("d", "urgent");
+    expect(q.length).toBe(5);
+    const out = Array.from({ length: 6 }, () => q.shift());
+    expect(out).toEqual(["b", "d", "a", "c", "e", undefined]);
   });
 });

@@ -36,3 +36,33 @@ export class Fifo<T> {
     return rest;
   }
 }
+
+/**
+ * Which waiting work goes first: `urgent` (the second write of a sync already under way, which should not
+ * wait behind every first write), then `normal`, then `background` (Events, which never delay a write).
+ */
+export type Precedence = "urgent" | "normal" | "background";
+
+/** First-in first-out queues, one per precedence, served as one: each kind in arrival order. */
+export class PriorityFifo<T> {
+  readonly #queues: Readonly<Record<Precedence, Fifo<T>>> = {
+    urgent: new Fifo<T>(),
+    normal: new Fifo<T>(),
+    background: new Fifo<T>(),
+  };
+
+  get length(): number {
+    const q = this.#queues;
+    return q.urgent.length + q.normal.length + q.background.length;
+  }
+
+  push(item: T, precedence: Precedence = "normal"): void {
+    this.#queues[precedence].push(item);
+  }
+
+  /** The oldest item of the first precedence that has any, removed; undefined when all are empty. */
+  shift(): T | undefined {
+    const q = this.#queues;
+    return q.urgent.shift() ?? q.normal.shift() ?? q.background.shift();
+  }
+}

@@ -1,12 +1,12 @@
 /**
  * A semaphore whose count lives in a SharedArrayBuffer, so that every thread holding it draws from one
  * limit: the controller threads' requests on the wire. A thread that finds every slot taken waits for a
- * release in any thread (`Atomics.waitAsync`, so its event loop goes on); its own waiters are served in
- * arrival order. A released slot goes back to the shared count, never straight to the releasing thread's
- * next waiter, so a busy thread cannot keep slots from the others.
+ * release in any thread (`Atomics.waitAsync`, so its event loop goes on); its own waiters are served
+ * by precedence, each kind in arrival order. A released slot goes back to the shared count, never
+ * straight to the releasing thread's next waiter, so a busy thread cannot keep slots from the others.
  */
 import type { Slots } from "./concurrency.ts";
-import { Fifo } from "./fifo.ts";
+import { PriorityFifo, type Precedence } from "./fifo.ts";
 
 /** What another thread needs to attach: the shared count and the limit. */
 export interface SharedSlots {
@@ -20,7 +20,7 @@ const RECHECK_MS = 50;
 export class SharedSemaphore implements Slots {
   readonly #held: Int32Array;
   readonly #limit: number;
-  readonly #waiters = new Fifo<() => void>();
+  readonly #waiters = new PriorityFifo<() => void>();
   #pumping = false;
 
   private constructor(shared: SharedSlots) {
@@ -46,10 +46,10 @@ export class SharedSemaphore implements Slots {
     return Atomics.load(this.#held, 0);
   }
 
-  async run<T>(work: () => Promise<T>): Promise<T> {
+  async run<T>(work: () => Promise<T>, precedence: Precedence = "normal"): Promise<T> {
     if (this.#waiters.length > 0 || !this.#tryTake()) {
       await new Promise<void>((resolve) => {
-        this.#waiters.push(resolve);
+        this.#waiters.push(resolve, precedence);
         if (!this.#pumping) void this.#pump();
       });
     }

@@ -12,7 +12,15 @@ import { runWorkers } from "../../kube/worker.ts";
 import { CONTROLLERS } from "../../names/controllers.ts";
 import type { ControllerFactory, Wiring } from "../context.ts";
 import { runNodeStatusUpdates } from "./status.ts";
-import { forgetNode, newInitProgress, syncNode, updateNeedsSync, type NodeSyncDeps } from "./sync.ts";
+import {
+  forgetNode,
+  newInitProgress,
+  nodeSeen,
+  syncNode,
+  updateNeedsSync,
+  WATCH_CATCH_UP_MS,
+  type NodeSyncDeps,
+} from "./sync.ts";
 
 const ID = "cloud-node-controller";
 const NAMES = CONTROLLERS[ID];
@@ -31,6 +39,7 @@ export const cloudNodeController: ControllerFactory = (ctx) => {
     logger: ctx.logger,
     clock: ctx.clock,
     progress: newInitProgress(),
+    watchCatchUpMs: WATCH_CATCH_UP_MS,
   };
   const queues: Queues = {
     nodes: new WorkQueue({
@@ -91,6 +100,7 @@ function addHandlers(w: Wiring<NodeSyncDeps, Queues>): () => void {
   return w.ctx.informers.nodes().addHandler({
     add: (node) => queues.nodes.add(node.metadata.name),
     update: (_old, node) => {
+      nodeSeen(deps.progress, node);
       if (updateNeedsSync(deps.progress, node)) queues.nodes.add(node.metadata.name);
     },
     delete: (node) => forgetNode(deps.progress, node),

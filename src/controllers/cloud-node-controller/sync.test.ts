@@ -18,7 +18,7 @@ import { createLogger } from "../../log/logger.ts";
 import { createMetrics, type Metrics } from "../../metrics/metrics.ts";
 import { realClock } from "../../util/clock.ts";
 import { updateNodeStatus } from "./status.ts";
-import { newInitProgress, syncNode, updateNeedsSync, type NodeSyncDeps } from "./sync.ts";
+import { forgetNode, newInitProgress, nodeSeen, syncNode, updateNeedsSync, type NodeSyncDeps } from "./sync.ts";
 
 const METADATA: InstanceMetadata = {
   providerID: "fake://node-a",
@@ -44,7 +44,7 @@ interface Harness {
   catchUp(name: string): void;
 }
 
-function harness(answer: () => InstanceMetadata | undefined = () => METADATA): Harness {
+function harness(answer: () => InstanceMetadata | undefined = () => METADATA, watchCatchUpMs = 5): Harness {
   const api = fakeKubeApi();
   const cache = new Map<string, Node>();
   const events: Harness["events"] = [];
@@ -67,6 +67,7 @@ function harness(answer: () => InstanceMetadata | undefined = () => METADATA): H
     logger: createLogger({ verbosity: 0, format: "text", write: () => undefined }),
     clock: realClock,
     progress: newInitProgress(),
+    watchCatchUpMs,
   };
   return {
     api,
@@ -181,6 +182,37 @@ describe("syncNode", () => {
     await syncNode(h.deps, "node-a");
     expect(h.lookups).toEqual(["node-a"]);
     expect(h.api.requests).toEqual([]);
+  });
+
+  test("the addresses wait until the watch shows the Node patch, then go out at once", async () => {
+    h = harness(() => METADATA, 60_000);
+    h.register(kubeletNode("node-a"));
+    const sync = syncNode(h.deps, "node-a");
+    while (h.api.requests.length === 0) await Bun.sleep(1);
+    await Bun.sleep(20);
+    expect(h.api.requests).toEqual(["PATCH nodes node-a"]);
+    h.catchUp("node-a");
+    nodeSeen(h.deps.progress, h.cache.get("node-a") as Node);
+    await sync;
+    expect(h.api.requests).toEqual(["PATCH nodes node-a", "PATCH nodes/status node-a"]);
+    expect(h.deps.progress.awaited.size).toBe(0);
+  });
+
+  test("without the watch event the addresses go out after the catch-up time; a deleted Node ends the wait", async () => {
+    h = harness(() => METADATA, 50);
+    h.register(kubeletNode("node-a"));
+    const started = performance.now();
+    await syncNode(h.deps, "node-a");
+    expect(performance.now() - started).toBeGreaterThanOrEqual(45);
+    expect(h.api.requests).toEqual(["PATCH nodes node-a", "PATCH nodes/status node-a"]);
+
+    h = harness(() => METADATA, 60_000);
+    const b = h.register(kubeletNode("node-b"));
+    const sync = syncNode(h.deps, "node-b").catch((e: unknown) => e);
+    while (h.deps.progress.awaited.size === 0) await Bun.sleep(1);
+    forgetNode(h.deps.progress, b);
+    await sync;
+    expect(h.deps.progress.awaited.size).toBe(0);
   });
 
   test("a Node gone from the cache, or deleted while syncing, is done", async () => {
