@@ -1,15 +1,16 @@
 /**
  * HTTP to the API server (http1/client.ts: the thread's own sockets, or `fetch` through a proxy): TLS
  * from the connection, the shared token bucket before every request (watches included, as client-go), a
- * user agent, a timeout on every non-watch request, and one observation per request for the
- * `rest_client_*` metrics. At most `maxInFlight` non-watch requests are on the wire at once (others wait,
- * in order): HTTP/1.1 opens one connection per request in flight, and a burst of a thousand concurrent
- * syncs would otherwise hold a few hundred TLS connections (memory and handshakes on both ends) where
- * client-go multiplexes one HTTP/2 connection. API errors become `KubeApiError` carrying the `Status`
- * reason; network failures become `KubeUnreachableError` naming the server.
+ * user agent, a timeout on every non-watch request (one timer, the HTTP client's), and one observation per
+ * request for the `rest_client_*` metrics. At most `maxInFlight` non-watch requests are on the wire at
+ * once (others wait: a sync's second write first, Events last, each kind in order): HTTP/1.1 opens one
+ * connection per request in flight, and a burst of a thousand concurrent syncs would otherwise hold a few
+ * hundred TLS connections (memory and handshakes on both ends) where client-go multiplexes one HTTP/2
+ * connection. API errors become `KubeApiError` carrying the `Status` reason; network failures become
+ * `KubeUnreachableError` naming the server.
  */
 import type { Connection } from "./connection.ts";
-import { fetchClient, socketClient, type Answer, type HttpClient } from "./http1/client.ts";
+import { ExchangeTimeoutError, fetchClient, socketClient, type Answer, type HttpClient } from "./http1/client.ts";
 import type { TokenBucket } from "./token-bucket.ts";
 import { sleep } from "../util/clock.ts";
 import { Semaphore, type Slots } from "../util/concurrency.ts";
@@ -156,31 +157,27 @@ export function createTransport(options: TransportOptions): Transport {
   async function respond(request: Request, { head, body }: Outgoing, limit: Limit): Promise<Answer> {
     const started = performance.now();
     const target = buildTarget(request.path, request.query);
-    const { signal, stream } = limit;
+    const { signal, method } = request;
     let response: Answer;
     try {
-      response = await http.send(target, { method: request.method, headers: head, body, signal, stream });
+      response = await http.send(target, { method, headers: head, body, signal, ...limit });
     } catch (error) {
       observe(request.method, "<error>", (performance.now() - started) / 1000);
-      throw unreachable(connection.server, request, error, limit.expired());
+      throw unreachable(connection.server, request, error);
     }
     observe(request.method, statusText(response.status), (performance.now() - started) / 1000);
     if (!response.ok) throw await apiError(response);
     return response;
   }
 
-  /** A whole exchange, answer body included, under one timer. */
+  /**
+   * A whole exchange under one timer, the HTTP client's own: the answer's body is read under it too, so an
+   * answer that stalls halfway is unreachable as well.
+   */
   async function exchange(request: Request, outgoing: Outgoing): Promise<string> {
-    const limit = deadline(request.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS, request.signal);
-    try {
-      const response = await respond(request, outgoing, limit);
-      // The body is read under the same timer: an answer that stalls halfway is unreachable too.
-      return await response.text().catch((error: unknown) => {
-        throw unreachable(connection.server, request, error, limit.expired());
-      });
-    } finally {
-      limit.clear();
-    }
+    const timeoutMs = request.timeoutMs ?? options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const response = await respond(request, outgoing, { timeoutMs });
+    return response.text();
   }
 
   async function headers(request: Request): Promise<Record<string, string>> {
@@ -235,8 +232,7 @@ export function createTransport(options: TransportOptions): Transport {
       await token(request);
       // A watch has no timeout of its own (the server ends it after timeoutSeconds): the caller's signal only.
       const outgoing = { head: await headers(request), body: undefined };
-      const watch = { signal: request.signal, expired: () => false, stream: true };
-      const response = await respond(request, outgoing, watch);
+      const response = await respond(request, outgoing, { stream: true });
       if (!response.body)
         throw new KubeUnreachableError(`empty watch response from ${connection.server}${request.path}`);
       return response.body;
@@ -267,51 +263,20 @@ function statusText(status: number): string {
   return text;
 }
 
-/** What ends a request early: its signal, and whether that came from its own timer. */
-interface Limit {
-  readonly signal: AbortSignal | undefined;
-  readonly expired: () => boolean;
-  /** Answered at the head, the body read as a stream (a watch, which has no timer of its own). */
-  readonly stream?: boolean;
-}
-
-interface Deadline extends Limit {
-  readonly signal: AbortSignal;
-  clear(): void;
-}
-
-/**
- * One timer and one controller per request: the timer aborts the controller, and so does the caller's
- * signal through a listener (instead of AbortSignal.timeout joined to it by AbortSignal.any, whose abort
- * reasons cost more than the request's own parsing on a busy client).
- */
-function deadline(ms: number, outer: AbortSignal | undefined): Deadline {
-  const controller = new AbortController();
-  let expired = false;
-  const onAbort = (): void => controller.abort(outer?.reason);
-  const timer = setTimeout(() => {
-    expired = true;
-    controller.abort();
-  }, ms);
-  if (outer?.aborted) onAbort();
-  else outer?.addEventListener("abort", onAbort, { once: true });
-  return {
-    signal: controller.signal,
-    expired: () => expired,
-    clear(): void {
-      clearTimeout(timer);
-      outer?.removeEventListener("abort", onAbort);
-    },
-  };
-}
-
 function encode(body: unknown): string | undefined {
   if (body === undefined) return undefined;
   return typeof body === "string" ? body : JSON.stringify(body);
 }
 
-function unreachable(server: string, request: Request, error: unknown, expired: boolean): Error {
+/** What ends a request early besides its signal: its own time, or it is a stream (a watch) without one. */
+interface Limit {
+  readonly timeoutMs?: number;
+  readonly stream?: boolean;
+}
+
+function unreachable(server: string, request: Request, error: unknown): Error {
   if (request.signal?.aborted) return error instanceof Error ? error : new Error(String(error));
+  const expired = error instanceof ExchangeTimeoutError;
   const reason = expired ? `no answer within ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` : errorText(error);
   return new KubeUnreachableError(
     `cannot reach the API server at ${server} (${request.method} ${request.path}): ${reason}`,

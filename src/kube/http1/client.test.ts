@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import type { Socket, TCPSocketListener } from "bun";
 import { issueCertificate } from "../../pki/x509.ts";
-import { socketClient } from "./client.ts";
+import { ExchangeTimeoutError, fetchClient, socketClient } from "./client.ts";
 
 const PLAIN = { rejectUnauthorized: true };
 
@@ -309,5 +309,38 @@ describe("socketClient over TLS", () => {
     await expect(strict.send("/", { method: "GET", headers: {} })).rejects.toThrow();
     const skipping = socketClient(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
     expect((await skipping.send("/", { method: "GET", headers: {} })).status).toBe(200);
+  });
+});
+
+describe("fetchClient (through a proxy)", () => {
+  /** A forward proxy for plain HTTP: it answers the absolute-form request itself, the body stalling. */
+  const proxy = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request) {
+      const stall = new URL(request.url).pathname === "/stall-body";
+      if (!stall) return new Response(JSON.stringify({ via: "proxy" }), { status: 200 });
+      const body = new ReadableStream({
+        async start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"a":'));
+          await Bun.sleep(2000);
+          controller.close();
+        },
+      });
+      return new Response(body);
+    },
+  });
+  afterAll(() => void proxy.stop(true));
+  const client = fetchClient("http://apiserver.invalid:6443", { rejectUnauthorized: false }, proxy.url.href);
+
+  test("answers read whole; a body that stalls past the request's time fails as a timeout", async () => {
+    const answer = await client.send("/ok", { method: "GET", headers: {}, timeoutMs: 1000 });
+    expect(await answer.text()).toBe('{"via":"proxy"}');
+    const started = performance.now();
+    const error = await client
+      .send("/stall-body", { method: "GET", headers: {}, timeoutMs: 150 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExchangeTimeoutError);
+    expect(performance.now() - started).toBeLessThan(1500);
   });
 });

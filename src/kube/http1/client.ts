@@ -31,8 +31,18 @@ export interface Outbound {
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;
   readonly signal?: AbortSignal;
+  /**
+   * The whole exchange, the answer's body included, ends within this or fails with `ExchangeTimeoutError`
+   * (not for a stream). One timer, and no AbortController: a request is cheaper without one.
+   */
+  readonly timeoutMs?: number;
   /** Answer at the head and leave the body to be read as a stream (a watch); else once it is all in. */
   readonly stream?: boolean;
+}
+
+/** A request's own time ran out before its answer was all in. */
+export class ExchangeTimeoutError extends Error {
+  override readonly name = "TimeoutError";
 }
 
 export interface HttpClient {
@@ -87,20 +97,31 @@ export function socketClient(server: string, tls: TlsMaterial, maxIdleMs = MAX_I
   };
 }
 
-/** The same contract over `fetch`, for a connection through a proxy. */
+/** The same contract over `fetch`, for a connection through a proxy (its body read under the same timer). */
 export function fetchClient(server: string, tls: TlsMaterial, proxy: string): HttpClient {
   return {
-    send: (target, request) =>
-      fetch(server + target, {
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        signal: request.signal,
-        tls,
-        proxy,
-        keepalive: true,
-      } as RequestInit),
+    async send(target, request) {
+      const timer = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
+      const signals = [request.signal, timer].filter((s) => s !== undefined);
+      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+      const init = { method: request.method, headers: request.headers, body: request.body, signal, tls, proxy };
+      try {
+        const response = await fetch(server + target, { ...init, keepalive: true });
+        if (request.stream) return response;
+        const text = await response.text();
+        return answerOf(response, text);
+      } catch (error) {
+        if (timer?.aborted && !request.signal?.aborted) throw new ExchangeTimeoutError("the request timed out");
+        throw error;
+      }
+    },
   };
+}
+
+/** A fetch answer already read whole. */
+function answerOf(response: Response, text: string): Answer {
+  const { status, statusText, ok, headers } = response;
+  return { status, statusText, ok, headers, body: null, text: () => Promise.resolve(text) };
 }
 
 function exchange(link: Link, bytes: Buffer, request: Outbound, release: (link: Link) => void): Promise<Answer> {
@@ -114,7 +135,12 @@ function exchange(link: Link, bytes: Buffer, request: Outbound, release: (link: 
     let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
     const abort = (): void => link.abandon(abortReason(request.signal));
     request.signal?.addEventListener("abort", abort, { once: true });
-    const settle = (): void => request.signal?.removeEventListener("abort", abort);
+    const expire = (): void => link.abandon(new ExchangeTimeoutError("the request timed out"));
+    const timer = request.timeoutMs === undefined || request.stream ? undefined : setTimeout(expire, request.timeoutMs);
+    const settle = (): void => {
+      clearTimeout(timer);
+      request.signal?.removeEventListener("abort", abort);
+    };
     link.send(bytes, {
       head(answered) {
         head = answered;

@@ -183,7 +183,9 @@ export class Link {
       exchange.parser.finish(); // an answer framed by the connection's end ends here
       if (exchange.parser.done) return exchange.events.end();
     } catch (cut) {
-      if (exchange.answered) error = new Error(`${(cut as Error).message}: ${cause.message}`, { cause });
+      // Ended by us (an abort, a timeout): the caller's own reason, as it gave it.
+      if (exchange.answered && !this.#abandoned)
+        error = new Error(`${(cut as Error).message}: ${cause.message}`, { cause });
     }
     // Not answered on a connection that had answered before: the server closed it unread (not us).
     const stale = !exchange.answered && this.#exchanges > 1 && !this.#abandoned;
