@@ -29,10 +29,10 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** What a wait ended by `signal` rejects with: its reason when that is an Error, else an AbortError. */
+/** The signal's reason as an Error (an abort without one is an AbortError, as with fetch). */
 export function abortReason(signal: AbortSignal | undefined): Error {
   const reason: unknown = signal?.reason;
-  return reason instanceof Error ? reason : new DOMException("aborted", "AbortError");
+  return reason instanceof Error ? reason : new DOMException("The operation was aborted.", "AbortError");
 }
 
 /** Jittered wait: `base × (1 + U[0, factor))`, like apimachinery's `wait.Jitter`. */

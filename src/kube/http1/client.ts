@@ -13,7 +13,8 @@
  * balancers often put in front of API servers (50–60 s).
  */
 import type { TlsMaterial } from "../connection.ts";
-import { Link, StaleConnectionError, abortReason, type Origin } from "./link.ts";
+import { abortReason } from "../../util/clock.ts";
+import { Link, StaleConnectionError, type Origin } from "./link.ts";
 import type { ResponseHead } from "./response-parser.ts";
 
 /** The part of a fetch `Response` the transport reads: a fetch answer is one too. */

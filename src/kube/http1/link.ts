@@ -4,6 +4,7 @@
  * socket handed back for the next request when the answer allows it.
  */
 import type { Socket, SocketHandler } from "bun";
+import { abortReason } from "../../util/clock.ts";
 import { ResponseParser, type ResponseHead } from "./response-parser.ts";
 
 export interface Origin {
@@ -216,12 +217,6 @@ export class Link {
 }
 
 const HANDLERS = Link.handlers();
-
-/** The signal's reason as an Error (an abort without one is an AbortError, as with fetch). */
-export function abortReason(signal: AbortSignal | undefined): Error {
-  const reason: unknown = signal?.reason;
-  return reason instanceof Error ? reason : new DOMException("The operation was aborted.", "AbortError");
-}
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
