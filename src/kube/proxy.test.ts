@@ -25,6 +25,10 @@ test.each([
   ["https://api.k8s.corp", undefined, { HTTPS_PROXY: PROXY, NO_PROXY: "api.k8s.corp:443" }, undefined],
   ["https://[fd00::1]:6443", undefined, { HTTPS_PROXY: PROXY, NO_PROXY: "[fd00::1]:6443" }, undefined],
   ["https://10.0.0.1:6443", undefined, { HTTPS_PROXY: PROXY, NO_PROXY: "*" }, undefined],
+  ["https://[fd00::1]:6443", undefined, { HTTPS_PROXY: PROXY, NO_PROXY: "fd00::/64" }, undefined],
+  ["https://[fd00::1]:6443", undefined, { HTTPS_PROXY: PROXY, NO_PROXY: "fd01::/64" }, PROXY],
+  ["https://[fd00::1]:6443", undefined, { HTTPS_PROXY: PROXY, NO_PROXY: "fd00:0::0:1" }, undefined],
+  ["https://127.1.2.3:6443", undefined, { HTTPS_PROXY: PROXY }, undefined],
 ] as const)("%s (proxy-url %s, %o) goes through %s", (server, kubeconfig, env, expected) => {
   expect(proxyFor(server, kubeconfig, env)).toBe(expected);
 });

@@ -3,7 +3,7 @@
  * environment as Go's `httpproxy.FromEnvironment` reads it (HTTPS_PROXY for https, HTTP_PROXY for http,
  * upper case before lower, NO_PROXY exempting hosts, and never a proxy for localhost or a loopback IP).
  */
-import { isIP } from "node:net";
+import { cidrContains, ipEqual, parseCIDR, parseIP, type IP } from "../net/ip.ts";
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -24,51 +24,44 @@ function variable(env: Environment, name: string): string | undefined {
   return env[name] || env[name.toLowerCase()] || undefined;
 }
 
+const LOOPBACK_V4 = parseCIDR("127.0.0.0/8")!;
+const LOOPBACK_V6 = parseIP("::1")!;
+
 function isLoopback(host: string): boolean {
   if (host === "localhost") return true;
-  if (isIP(host) === 4) return host.startsWith("127.");
-  return isIP(host) === 6 && /^(0*:)*:?0*1$/.test(host);
+  const ip = parseIP(host);
+  return ip !== undefined && (cidrContains(LOOPBACK_V4, ip) || ipEqual(LOOPBACK_V6, ip));
 }
 
-/** Whether a NO_PROXY entry matches: `*`, an IP, a CIDR, or a domain (leading dot or not), maybe with a port. */
+/** Whether NO_PROXY names the host: `*`, an IP, a CIDR, or a domain (leading dot or not), maybe with a port. */
 function exempt(noProxy: string, host: string, port: string): boolean {
-  for (const raw of noProxy.split(",")) {
-    const entry = raw.trim().toLowerCase();
-    if (entry === "") continue;
-    if (entry === "*") return true;
-    if (entry.includes("/")) {
-      if (inCidr(host, entry)) return true;
-      continue;
-    }
-    const { name, entryPort } = splitPort(entry);
-    if (entryPort !== undefined && entryPort !== port) continue;
-    if (matchesName(host, name)) return true;
+  const ip = parseIP(host);
+  return noProxy.split(",").some((raw) => entryMatches(raw.trim().toLowerCase(), host, ip, port));
+}
+
+function entryMatches(entry: string, host: string, ip: IP | undefined, port: string): boolean {
+  if (entry === "") return false;
+  if (entry === "*") return true;
+  if (entry.includes("/")) {
+    const cidr = parseCIDR(entry);
+    return cidr !== undefined && ip !== undefined && cidrContains(cidr, ip);
   }
-  return false;
+  const { name, entryPort } = splitPort(entry);
+  return (entryPort === undefined || entryPort === port) && matchesName(host, ip, name);
 }
 
 function splitPort(entry: string): { name: string; entryPort: string | undefined } {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
   if (bracketed) return { name: bracketed[1] ?? "", entryPort: bracketed[2] };
-  if (isIP(entry) === 6) return { name: entry, entryPort: undefined };
+  if (parseIP(entry)?.family === 6) return { name: entry, entryPort: undefined };
   const match = /^(.*?)(?::(\d+))?$/.exec(entry);
   return { name: match?.[1] ?? entry, entryPort: match?.[2] };
 }
 
-function matchesName(host: string, name: string): boolean {
-  if (isIP(name) !== 0) return host === name;
+/** An IP entry names the same address (however it is written); a domain, the host or a subdomain of it. */
+function matchesName(host: string, ip: IP | undefined, name: string): boolean {
+  const entryIP = parseIP(name);
+  if (entryIP) return ip !== undefined && ipEqual(entryIP, ip);
   const bare = name.replace(/^\*?\./, "");
   return host === bare || host.endsWith(`.${bare}`);
-}
-
-function inCidr(host: string, cidr: string): boolean {
-  const [base = "", bitsText = ""] = cidr.split("/");
-  const bits = Number(bitsText);
-  if (isIP(host) !== 4 || isIP(base) !== 4 || !Number.isInteger(bits) || bits < 0 || bits > 32) return false;
-  const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
-  return (ipv4(host) & mask) >>> 0 === (ipv4(base) & mask) >>> 0;
-}
-
-function ipv4(text: string): number {
-  return text.split(".").reduce((n, part) => ((n << 8) | Number(part)) >>> 0, 0);
 }
