@@ -19,6 +19,7 @@ import { realClock, rfc3339, type Clock } from "../util/clock.ts";
 import { EVENTS, type KubeApi } from "./api.ts";
 import type { KubeObject, ObjectReference } from "./objects.ts";
 import { isNotFound } from "./transport.ts";
+import { BoundedMap } from "../util/bounded-map.ts";
 import { KeyedLock } from "../util/concurrency.ts";
 import { Fifo } from "../util/fifo.ts";
 import { errorMessage } from "./worker.ts";
@@ -65,7 +66,11 @@ interface Seen {
 const MAX_PENDING = 10_000;
 const SEND_CONCURRENCY = 8;
 const FINAL_FLUSH_MS = 2000;
-const MAX_TRACKED = 4096;
+/**
+ * client-go's LRU caches hold the 4,096 objects (spam filter) and events (aggregation) last used; a
+ * `BoundedMap` of twice that keeps each at least as long.
+ */
+const MAX_TRACKED = 2 * 4096;
 const AGGREGATE_WINDOW_MS = 10 * 60_000;
 const SPAM_BURST = 25;
 const SPAM_REFILL_MS = 5 * 60_000;
@@ -81,21 +86,14 @@ export function referenceOf(obj: KubeObject): ObjectReference {
   };
 }
 
-/** Bounded insertion-ordered map: the oldest entry goes when full. */
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > MAX_TRACKED) map.delete(map.keys().next().value as string);
-}
-
 /** Per-object token bucket of client-go's EventSourceObjectSpamFilter. */
 function spamFilter(): (objectKey: string, now: number) => boolean {
-  const buckets = new Map<string, { tokens: number; at: number }>();
+  const buckets = new BoundedMap<{ tokens: number; at: number }>(MAX_TRACKED);
   return (objectKey, now) => {
     const bucket = buckets.get(objectKey) ?? { tokens: SPAM_BURST, at: now };
     bucket.tokens = Math.min(SPAM_BURST, bucket.tokens + (now - bucket.at) / SPAM_REFILL_MS);
     bucket.at = now;
-    remember(buckets, objectKey, bucket);
+    buckets.set(objectKey, bucket);
     if (bucket.tokens < 1) return false;
     bucket.tokens -= 1;
     return true;
@@ -110,7 +108,7 @@ function eventName(ref: ObjectReference, at: number): string {
 export function createEventSink(options: EventSinkOptions): EventSink {
   const clock = options.clock ?? realClock;
   const pending = new Fifo<Pending>();
-  const seen = new Map<string, Seen>();
+  const seen = new BoundedMap<Seen>(MAX_TRACKED);
   const allowed = spamFilter();
   const drop = options.onDrop ?? ((): void => undefined);
   const inOrder = new KeyedLock();
@@ -164,7 +162,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
       },
       { background: true, signal: giveUp.signal },
     );
-    remember(seen, key, { name, namespace, count: 1, lastAt: e.at });
+    seen.set(key, { name, namespace, count: 1, lastAt: e.at });
   }
 
   /** One sender: takes queued events in order until the deadline; repeats of the same event wait for each other. */

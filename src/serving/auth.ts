@@ -11,6 +11,7 @@ import { KubeApiError } from "../kube/transport.ts";
 import { errorMessage } from "../kube/worker.ts";
 import type { Logger } from "../log/logger.ts";
 import { authenticateCertificate, type ClientCertAuth, type PeerRequest, type UserInfo } from "./client-auth.ts";
+import { BoundedMap } from "../util/bounded-map.ts";
 
 export interface AuthOptions {
   readonly authn: KubeApi;
@@ -34,11 +35,11 @@ interface Cached<T> {
   readonly until: number;
 }
 
-const MAX_CACHED = 1024;
+/** Reviews cached: each kept for at least the 1,024 reviews after its last use. */
+const MAX_CACHED = 2 * 1024;
 
-function remember<T>(cache: Map<string, Cached<T>>, key: string, entry: Cached<T>): T {
+function remember<T>(cache: BoundedMap<Cached<T>>, key: string, entry: Cached<T>): T {
   cache.set(key, entry);
-  if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string);
   return entry.value;
 }
 
@@ -73,8 +74,8 @@ async function timed<T>(o: AuthOptions, review: "authn" | "authz", call: () => P
 
 export function createAuthorizer(o: AuthOptions): (req: Request, path: string, peer?: PeerRequest) => Promise<Verdict> {
   const now = o.now ?? Date.now;
-  const tokens = new Map<string, Cached<UserInfo | undefined>>();
-  const decisions = new Map<string, Cached<boolean>>();
+  const tokens = new BoundedMap<Cached<UserInfo | undefined>>(MAX_CACHED);
+  const decisions = new BoundedMap<Cached<boolean>>(MAX_CACHED);
 
   async function authenticate(token: string): Promise<UserInfo | undefined> {
     const key = createHash("sha256").update(token).digest("hex");
