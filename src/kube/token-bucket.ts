@@ -12,6 +12,7 @@
  * held behind the first writes of every other Node of a burst. Across threads, reservations still keep
  * the order in which they were made.
  */
+import { onAbort } from "../util/abort.ts";
 import { abortReason, sleep } from "../util/clock.ts";
 import { PriorityFifo } from "../util/fifo.ts";
 
@@ -84,18 +85,17 @@ export class TokenBucket {
     if (signal?.aborted) throw abortReason(signal);
     if (this.#waiters.length === 0 && this.tryTake()) return;
     await new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        waiter.gone = true;
-        reject(abortReason(signal));
-      };
       const waiter: Waiter = {
         resolve: () => {
-          signal?.removeEventListener("abort", onAbort);
+          unsubscribe();
           resolve();
         },
         gone: false,
       };
-      signal?.addEventListener("abort", onAbort, { once: true });
+      const unsubscribe = onAbort(signal, () => {
+        waiter.gone = true;
+        reject(abortReason(signal));
+      });
       this.#waiters.push(waiter, urgent ? "urgent" : "normal");
       if (!this.#pumping) void this.#pump();
     });

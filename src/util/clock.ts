@@ -1,4 +1,6 @@
 /** Time as a dependency, so loops and backoffs can be driven by tests. */
+import { onAbort } from "./abort.ts";
+
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
@@ -17,15 +19,14 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       reject(abortReason(signal));
       return;
     }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(abortReason(signal));
-    };
     const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
+      unsubscribe();
       resolve();
     }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const unsubscribe = onAbort(signal, () => {
+      clearTimeout(timer);
+      reject(abortReason(signal));
+    });
   });
 }
 

@@ -13,6 +13,7 @@
  * balancers often put in front of API servers (50–60 s).
  */
 import type { TlsMaterial } from "../connection.ts";
+import { onAbort } from "../../util/abort.ts";
 import { abortReason } from "../../util/clock.ts";
 import { Link, StaleConnectionError, type Origin } from "./link.ts";
 import type { ResponseHead } from "./response-parser.ts";
@@ -134,13 +135,12 @@ function exchange(link: Link, bytes: Buffer, request: Outbound, release: (link: 
     let head: ResponseHead | undefined;
     const pieces: Buffer[] = [];
     let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
-    const abort = (): void => link.abandon(abortReason(request.signal));
-    request.signal?.addEventListener("abort", abort, { once: true });
+    const unsubscribe = onAbort(request.signal, () => link.abandon(abortReason(request.signal)));
     const expire = (): void => link.abandon(new ExchangeTimeoutError("the request timed out"));
     const timer = request.timeoutMs === undefined || request.stream ? undefined : setTimeout(expire, request.timeoutMs);
     const settle = (): void => {
       clearTimeout(timer);
-      request.signal?.removeEventListener("abort", abort);
+      unsubscribe();
     };
     link.send(bytes, {
       head(answered) {

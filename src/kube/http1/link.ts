@@ -4,6 +4,7 @@
  * socket handed back for the next request when the answer allows it.
  */
 import type { Socket, SocketHandler } from "bun";
+import { onAbort } from "../../util/abort.ts";
 import { abortReason } from "../../util/clock.ts";
 import { ResponseParser, type ResponseHead } from "./response-parser.ts";
 
@@ -70,8 +71,7 @@ export class Link {
   static open(origin: Origin, onClose: (link: Link) => void, signal?: AbortSignal): Promise<Link> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const link = new Link(origin, onClose);
-    const abandon = (): void => link.abandon(abortReason(signal));
-    signal?.addEventListener("abort", abandon, { once: true });
+    const unsubscribe = onAbort(signal, () => link.abandon(abortReason(signal)));
     // A watch has no deadline of its own: a server that never completes the handshake must still fail.
     const timer = setTimeout(
       () => link.destroy(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`)),
@@ -92,7 +92,7 @@ export class Link {
     });
     return opened.finally(() => {
       clearTimeout(timer);
-      signal?.removeEventListener("abort", abandon);
+      unsubscribe();
     });
   }
 
