@@ -42,7 +42,7 @@ export type ToWorker =
   | { readonly type: "informers"; readonly ops: string };
 
 export type FromWorker =
-  /** Health of the thread's checks (null: healthy), pushed every second. */
+  /** Health of the thread's checks (null: healthy), pushed when it changes (checked every second). */
   | { readonly type: "status"; readonly checks: Readonly<Record<string, string | null>> }
   | { readonly type: "metrics"; readonly id: number; readonly metrics: MetricsSnapshot }
   /** The thread's controllers read these caches: the main thread runs their informers (once for all threads). */

@@ -97,7 +97,16 @@ function mirrorOf(scope: WorkerScope, logger: Logger): MirrorInformers {
 
 async function runThread(start: ThreadStart, builtins: Builtins, scope: WorkerScope, stop: AbortSignal): Promise<void> {
   const deps = await threadDeps(start, builtins, scope);
-  const report = (): void => scope.postMessage({ type: "status", checks: nullable(deps.health.snapshot()) });
+  // Evaluated every second, posted only when it changed: each message wakes the main thread.
+  let posted = "";
+  const report = (): void => {
+    const checks = nullable(deps.health.snapshot());
+    const encoded = JSON.stringify(checks);
+    if (encoded === posted) return;
+    posted = encoded;
+    scope.postMessage({ type: "status", checks });
+  };
+  report();
   const status = setInterval(report, STATUS_EVERY_MS);
   const eventsStop = new AbortController();
   const eventsDone = deps.events.run(eventsStop.signal);
