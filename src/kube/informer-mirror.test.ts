@@ -1,7 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import { createLogger } from "../log/logger.ts";
 import { InformerCache, type EventHandler } from "./informer-cache.ts";
-import { createMirrorInformers, forwardInformers, sameButVersion, type MirrorOp } from "./informer-mirror.ts";
+import {
+  changeOf,
+  createMirrorInformers,
+  encodeBatches,
+  forwardInformers,
+  opsFor,
+  sameButVersion,
+  type Forwarded,
+  type MirrorOp,
+} from "./informer-mirror.ts";
 import type { CachedResource, SharedInformers } from "./informers.ts";
 import type { KubeObject, Node, Service } from "./objects.ts";
 
@@ -60,9 +69,9 @@ function wired(): {
   const mirror = createMirrorInformers({ logger: quiet, watch: (r) => void watched.push([...r]) });
   const forwarder = forwardInformers({
     informers: main,
-    // Through JSON, as between threads.
-    send: (ops) => {
-      batches.push(JSON.parse(JSON.stringify(ops)) as MirrorOp[]);
+    // Through JSON, as between threads, to a thread that takes every key.
+    send: (batch) => {
+      batches.push(JSON.parse(encodeBatches(batch, [() => true])[0] || "[]") as MirrorOp[]);
       mirror.apply(batches.at(-1) ?? []);
     },
     schedule: (flush) => void pending.push(flush),
@@ -203,6 +212,89 @@ describe("informer mirror", () => {
     expect(sameButVersion(a, { ...a, spec: { taints: [{ key: "k", effect: "NoExecute" }] } })).toBe(false);
     expect(sameButVersion(a, { ...a, spec: { taints: [] } })).toBe(false);
     expect(sameButVersion(a, { ...a, metadata: { ...a.metadata, labels: {} } })).toBe(false);
+  });
+
+  test.each<{ what: string; b: Node; want: ReturnType<typeof changeOf> }>([
+    { what: "the resourceVersion alone", b: { metadata: { name: "a", resourceVersion: "2" } }, want: "version" },
+    {
+      what: "the status",
+      b: { metadata: { name: "a", resourceVersion: "2" }, status: { addresses: [] } },
+      want: "status",
+    },
+    { what: "a label", b: { metadata: { name: "a", resourceVersion: "1", labels: { x: "y" } } }, want: "object" },
+    {
+      what: "the spec",
+      b: { metadata: { name: "a", resourceVersion: "2" }, spec: { providerID: "p" } },
+      want: "object",
+    },
+  ])("changeOf: $what → $want", ({ b, want }) => {
+    expect(changeOf<Node>({ metadata: { name: "a", resourceVersion: "1" } }, b)).toBe(want);
+  });
+
+  test("a Node's status alone goes to the thread that owns it; other changes and Services to every thread", () => {
+    const a: Node = { metadata: { name: "a", resourceVersion: "2" }, status: { addresses: [] } };
+    const batch: Forwarded[] = [
+      { op: ["nodes", "set", node("b", "3", { zone: "z" })] },
+      { op: ["nodes", "set", a], owner: "a" },
+      { op: ["services", "set", service("web")] },
+      {
+        op: [
+          "nodes",
+          "advance",
+          [
+            ["a", "4"],
+            ["b", "5"],
+          ],
+        ],
+        byKey: true,
+      },
+      { op: ["services", "advance", [["default/web", "6"]]] },
+    ];
+    const owner = (key: string): boolean => key === "a";
+    const other = (key: string): boolean => key === "b";
+    expect(opsFor(batch, owner)).toEqual(batch.map((f) => (f.byKey ? ["nodes", "advance", [["a", "4"]]] : f.op)));
+    expect(opsFor(batch, other)).toEqual([
+      ["nodes", "set", node("b", "3", { zone: "z" })],
+      ["services", "set", service("web")],
+      ["nodes", "advance", [["b", "5"]]],
+      ["services", "advance", [["default/web", "6"]]],
+    ]);
+    const encoded = encodeBatches(batch, [owner, other, () => false]);
+    expect(encoded.slice(0, 2).map((e) => JSON.parse(e) as unknown)).toEqual([
+      opsFor(batch, owner),
+      opsFor(batch, other),
+    ]);
+    expect(JSON.parse(encoded[2] ?? "")).toEqual(opsFor(batch, () => false));
+    expect(encodeBatches([{ op: ["nodes", "set", a], owner: "a" }], [other])).toEqual([""]);
+  });
+
+  test("the forwarder marks a Node's status change for its owner alone, a Service's for every thread", async () => {
+    const main = mainInformers();
+    const sent: Forwarded[][] = [];
+    const pending: (() => void)[] = [];
+    const forwarder = forwardInformers({
+      informers: main,
+      send: (batch) => void sent.push([...batch]),
+      schedule: (flush) => void pending.push(flush),
+      scheduleAdvance: () => undefined,
+    });
+    forwarder.watch(["nodes", "services"], new AbortController().signal);
+    main.nodeCache.upsert(node("a"));
+    main.serviceCache.upsert(service("web"));
+    main.nodeCache.upsert({ ...node("a", "2"), status: { addresses: [] } });
+    main.serviceCache.upsert({ ...service("web", "2"), status: { loadBalancer: {} } });
+    main.nodeCache.upsert({ ...node("a", "3", { zone: "z" }), status: { addresses: [] } });
+    await Bun.sleep(0);
+    for (const f of pending.splice(0)) f();
+    const owners = sent.flat().map((f) => `${f.op[0]} ${f.op[1]} ${f.owner ?? "all"}`);
+    expect(owners.filter((o) => !o.includes("synced"))).toEqual([
+      "nodes set all",
+      "services set all",
+      "nodes set a",
+      "services set all",
+      "nodes set all",
+    ]);
+    forwarder.close();
   });
 
   test("a handler added late gets the cached objects as adds", async () => {

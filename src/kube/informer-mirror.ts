@@ -5,10 +5,17 @@
  * controllers use exactly as they would the informers themselves. So the API server sees one list and one
  * watch per resource for the whole process, and each response is parsed once.
  *
- * Every thread gets every object. Nodes: every controller reads them whole (the service node pass, the
- * route reconcile, each shard's own Nodes). Services: the controllers read only the keys their shard owns,
- * but a provider reads them all (the address pools rebuild their allocation table from every Service's
- * ingress, and free what no Service shows any more), so a thread sees every Service, as before.
+ * Every thread gets every object. Services: the controllers read only the keys their shard owns, but a
+ * provider reads them all (the address pools rebuild their allocation table from every Service's
+ * ingress, and free what no Service shows any more), so a thread sees every change of every Service.
+ * Nodes: the service node pass reads every Node's labels, taints and providerID, and the provider gets
+ * the Nodes themselves, but no controller of a thread reads the status of a Node outside its shard (the
+ * node and lifecycle controllers keep to their shard; the route controller and a provider that keeps
+ * whole-cluster state run on a thread that takes every key). So a change of a Node's status alone goes
+ * only to the thread that owns the Node and to a thread that takes every key (`encodeBatches`): in a
+ * burst, each Node's address patch reaches one thread of four instead of all four, and a heartbeat's newer
+ * resourceVersion too. Elsewhere the copy keeps its older status and resourceVersion, which nothing there
+ * reads or writes with.
  */
 import type { Logger } from "../log/logger.ts";
 import { sameJson } from "../util/json.ts";
@@ -22,6 +29,51 @@ export type MirrorOp =
   | readonly [resource: CachedResource, change: "synced"]
   /** Objects whose content did not change, at newer resourceVersions (`[key, resourceVersion]` pairs). */
   | readonly [resource: CachedResource, change: "advance", versions: readonly (readonly [string, string])[]];
+
+/**
+ * An op as the main thread forwards it: `owner`, for a change of a Node's status alone, the key of the
+ * Node (only its shard's thread needs it); `byKey`, for newer Node resourceVersions, each key likewise.
+ */
+export interface Forwarded {
+  readonly op: MirrorOp;
+  readonly owner?: string;
+  readonly byKey?: boolean;
+}
+
+/** Whether a thread takes this key's changes of status (its shard's keys, or every key). */
+export type Wants = (key: string) => boolean;
+
+/** The ops of `batch` a thread receives. */
+export function opsFor(batch: readonly Forwarded[], wants: Wants): MirrorOp[] {
+  const ops: MirrorOp[] = [];
+  for (const { op, owner, byKey } of batch) {
+    if (owner !== undefined) {
+      if (wants(owner)) ops.push(op);
+    } else if (byKey && op[1] === "advance") {
+      const versions = op[2].filter(([key]) => wants(key));
+      if (versions.length > 0) ops.push([op[0], "advance", versions]);
+    } else ops.push(op);
+  }
+  return ops;
+}
+
+/**
+ * `batch` for each thread, as the JSON of its `opsFor` ("" where it gets nothing): an op every thread
+ * gets is encoded once for all of them (3,000 Nodes to 2 threads: 17–18 ms against 140–160 ms posting
+ * each change as an object).
+ */
+export function encodeBatches(batch: readonly Forwarded[], threads: readonly Wants[]): string[] {
+  const shared = batch.map((f) => (f.owner === undefined && !f.byKey ? JSON.stringify(f.op) : undefined));
+  return threads.map((wants) => {
+    const parts: string[] = [];
+    batch.forEach((f, i) => {
+      const encoded = shared[i];
+      if (encoded !== undefined) parts.push(encoded);
+      else for (const op of opsFor([f], wants)) parts.push(JSON.stringify(op));
+    });
+    return parts.length > 0 ? `[${parts.join(",")}]` : "";
+  });
+}
 
 export interface MirrorInformers extends SharedInformers {
   /** Applies a batch of changes from the main thread, in order; handlers are called as each applies. */
@@ -85,8 +137,8 @@ export function createMirrorInformers(deps: MirrorDeps): MirrorInformers {
 export interface ForwarderDeps {
   /** The main thread's informers, running. */
   readonly informers: SharedInformers;
-  /** Delivers one batch to every thread. */
-  send(ops: readonly MirrorOp[]): void;
+  /** Delivers one batch to the threads (`encodeBatches`: each thread what it wants of it). */
+  send(batch: readonly Forwarded[]): void;
   /** When a batch goes out: by default once per turn of the event loop, after the changes of that turn. */
   readonly schedule?: (flush: () => void) => void;
   /** When the pending newer resourceVersions go out: by default `ADVANCE_INTERVAL_MS` after the first. */
@@ -103,9 +155,17 @@ export const ADVANCE_INTERVAL_MS = 1000;
 
 /** Whether two cached copies differ in nothing but their resourceVersion. */
 export function sameButVersion<T extends KubeObject>(a: T, b: T): boolean {
+  return changeOf(a, b) === "version";
+}
+
+/** What differs between two cached copies: the resourceVersion alone, the status too, or more. */
+export function changeOf<T extends KubeObject>(a: T, b: T): "version" | "status" | "object" {
   const { resourceVersion: _a, ...metaA } = a.metadata;
   const { resourceVersion: _b, ...metaB } = b.metadata;
-  return sameJson({ ...a, metadata: metaA }, { ...b, metadata: metaB });
+  const { status: statusA, ...restA } = a as KubeObject & { status?: unknown };
+  const { status: statusB, ...restB } = b as KubeObject & { status?: unknown };
+  if (!sameJson({ ...restA, metadata: metaA }, { ...restB, metadata: metaB })) return "object";
+  return sameJson(statusA, statusB) ? "version" : "status";
 }
 
 export interface InformerForwarder {
@@ -122,7 +182,7 @@ export function forwardInformers(deps: ForwarderDeps): InformerForwarder {
     deps.scheduleAdvance ?? ((flush: () => void) => void setTimeout(flush, ADVANCE_INTERVAL_MS).unref());
   const removers: (() => void)[] = [];
   const forwarded = new Set<CachedResource>();
-  let batch: MirrorOp[] = [];
+  let batch: Forwarded[] = [];
   /** Newer resourceVersions not sent yet, by resource and key; a change of the object sends it instead. */
   const advanced = { nodes: new Map<string, string>(), services: new Map<string, string>() };
   let advancing = false;
@@ -132,16 +192,16 @@ export function forwardInformers(deps: ForwarderDeps): InformerForwarder {
     batch = [];
     if (!closed && ops.length > 0) deps.send(ops);
   };
-  const push = (op: MirrorOp): void => {
+  const push = (forwarded: Forwarded): void => {
     if (closed) return;
     if (batch.length === 0) schedule(flush);
-    batch.push(op);
+    batch.push(forwarded);
   };
   const flushAdvanced = (): void => {
     advancing = false;
     for (const resource of ["nodes", "services"] as const) {
       const versions = advanced[resource];
-      if (versions.size > 0) push([resource, "advance", [...versions]]);
+      if (versions.size > 0) push({ op: [resource, "advance", [...versions]], byKey: resource === "nodes" });
       versions.clear();
     }
   };
@@ -151,9 +211,15 @@ export function forwardInformers(deps: ForwarderDeps): InformerForwarder {
     if (!advancing) scheduleAdvance(flushAdvanced);
     advancing = true;
   };
-  const change = (resource: CachedResource, op: "set" | "delete", obj: KubeObject): void => {
-    advanced[resource].delete(objectKey(obj));
-    push([resource, op, obj]);
+  const change = (resource: CachedResource, op: "set" | "delete", obj: KubeObject, statusOnly = false): void => {
+    const key = objectKey(obj);
+    advanced[resource].delete(key);
+    push(statusOnly && resource === "nodes" ? { op: [resource, op, obj], owner: key } : { op: [resource, op, obj] });
+  };
+  const update = (resource: CachedResource, old: KubeObject, obj: KubeObject): void => {
+    const changed = changeOf(old, obj);
+    if (changed === "version") advance(resource, obj);
+    else change(resource, "set", obj, changed === "status");
   };
   const forward = (resource: CachedResource, signal: AbortSignal): void => {
     const informer: InformerView<KubeObject> =
@@ -161,11 +227,11 @@ export function forwardInformers(deps: ForwarderDeps): InformerForwarder {
     removers.push(
       informer.addHandler({
         add: (obj) => change(resource, "set", obj),
-        update: (old, obj) => (sameButVersion(old, obj) ? advance(resource, obj) : change(resource, "set", obj)),
+        update: (old, obj) => update(resource, old, obj),
         delete: (obj) => change(resource, "delete", obj),
       }),
     );
-    void informer.waitForSync(signal).then((synced) => synced && push([resource, "synced"]));
+    void informer.waitForSync(signal).then((synced) => synced && push({ op: [resource, "synced"] }));
   };
   return {
     watch(resources, signal) {

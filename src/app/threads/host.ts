@@ -11,7 +11,14 @@
 import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsHub, MetricsSnapshot } from "../../metrics/hub.ts";
 import { ControllerConfigError } from "../../controllers/context.ts";
-import { forwardInformers, type InformerForwarder, type MirrorOp } from "../../kube/informer-mirror.ts";
+import {
+  encodeBatches,
+  forwardInformers,
+  type Forwarded,
+  type InformerForwarder,
+  type Wants,
+} from "../../kube/informer-mirror.ts";
+import { ownsKey } from "../../kube/shard.ts";
 import { DEFAULT_MAX_IN_FLIGHT } from "../../kube/transport.ts";
 import { errorMessage } from "../../kube/worker.ts";
 import { SharedSemaphore } from "../../util/shared-semaphore.ts";
@@ -135,11 +142,17 @@ function shareInformers(
 ): { forwarder: InformerForwarder; done: Promise<void> } {
   const informers = createSharedInformers({ api: deps.root, logger: deps.logger, clock: deps.clock });
   const done = informers.run(stop);
-  const send = (ops: readonly MirrorOp[]): void => {
-    const encoded = JSON.stringify(ops);
-    for (const t of threads) t.send({ type: "informers", ops: encoded });
+  const send = (batch: readonly Forwarded[]): void => {
+    const encoded = encodeBatches(batch, threads.map(wantsOf));
+    threads.forEach((t, i) => encoded[i] && t.send({ type: "informers", ops: encoded[i] }));
   };
   return { forwarder: forwardInformers({ informers, send }), done };
+}
+
+/** A thread that runs a controller over every key takes every Node's status; another, its shard's. */
+function wantsOf(thread: Thread): Wants {
+  const { shard, whole } = thread.plan;
+  return whole.length > 0 ? () => true : (key) => ownsKey(shard, key);
 }
 
 /**

@@ -38,7 +38,7 @@ export type ToWorker =
   | { readonly type: "metrics"; readonly id: number }
   /** The answer to the thread's `authorization` request: the header, or why there is none. */
   | { readonly type: "authorization"; readonly id: number; readonly value?: string; readonly error?: string }
-  /** Changes of the main thread's caches for the thread's mirror: `MirrorOp[]` as JSON, encoded once for all. */
+  /** Changes of the main thread's caches for the thread's mirror: `MirrorOp[]` as JSON (`encodeBatches`). */
   | { readonly type: "informers"; readonly ops: string };
 
 export type FromWorker =
