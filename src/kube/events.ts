@@ -68,9 +68,9 @@ const SEND_CONCURRENCY = 8;
 const FINAL_FLUSH_MS = 2000;
 /**
  * client-go's LRU caches hold the 4,096 objects (spam filter) and events (aggregation) last used; a
- * `BoundedMap` of twice that keeps each at least as long.
+ * `BoundedMap` of as many holds no more, and keeps each for at least the 2,048 writes after its last use.
  */
-const MAX_TRACKED = 2 * 4096;
+const MAX_TRACKED = 4096;
 const AGGREGATE_WINDOW_MS = 10 * 60_000;
 const SPAM_BURST = 25;
 const SPAM_REFILL_MS = 5 * 60_000;

@@ -35,8 +35,8 @@ interface Cached<T> {
   readonly until: number;
 }
 
-/** Reviews cached: each kept for at least the 1,024 reviews after its last use. */
-const MAX_CACHED = 2 * 1024;
+/** Reviews cached: at most 1,024, each kept for at least the 512 reviews after its last use. */
+const MAX_CACHED = 1024;
 
 function remember<T>(cache: BoundedMap<Cached<T>>, key: string, entry: Cached<T>): T {
   cache.set(key, entry);
