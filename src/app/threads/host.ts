@@ -4,9 +4,10 @@
  * `/healthz` and `/metrics` of the main thread cover them. Threads start from the main thread's frozen
  * configuration (a structured clone), never from the flags, and reach the API server as this thread
  * resolved it (credentials asked for by message, so no thread loads the kubeconfig library). The informers
- * run here, once for the whole process, and every change of their caches goes to each thread's mirror
- * (kube/informer-mirror.ts). A thread that ends on its own (a crashed controller, an uncaught error) stops
- * every other thread and the manager exits non-zero: never a silently half-running manager.
+ * run here, once for the whole process, and their caches' changes go to each thread's mirror
+ * (kube/informer-mirror.ts; a change of a Node's status alone only to the thread that owns the Node). A
+ * thread that ends on its own (a crashed controller, an uncaught error) stops every other thread and the
+ * manager exits non-zero: never a silently half-running manager.
  */
 import type { SharedBucket } from "../../kube/token-bucket.ts";
 import type { MetricsHub, MetricsSnapshot } from "../../metrics/hub.ts";
