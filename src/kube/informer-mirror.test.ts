@@ -7,7 +7,6 @@ import {
   encodeBatches,
   forwardInformers,
   opsFor,
-  sameButVersion,
   type Forwarded,
   type MirrorOp,
 } from "./informer-mirror.ts";
@@ -202,16 +201,16 @@ describe("informer mirror", () => {
     expect(mirror.nodes().get("b")).toEqual(node("b", "5", { zone: "z1" }));
   });
 
-  test("sameButVersion: deep, a key set to undefined counts as absent", () => {
+  test("changeOf: deep, a key set to undefined counts as absent", () => {
     const a: Node = {
       metadata: { name: "a", resourceVersion: "1" },
       spec: { taints: [{ key: "k", effect: "NoSchedule" }] },
     };
-    expect(sameButVersion(a, { ...a, metadata: { name: "a", resourceVersion: "2" } })).toBe(true);
-    expect(sameButVersion(a, { ...a, spec: { ...a.spec, providerID: undefined } })).toBe(true);
-    expect(sameButVersion(a, { ...a, spec: { taints: [{ key: "k", effect: "NoExecute" }] } })).toBe(false);
-    expect(sameButVersion(a, { ...a, spec: { taints: [] } })).toBe(false);
-    expect(sameButVersion(a, { ...a, metadata: { ...a.metadata, labels: {} } })).toBe(false);
+    expect(changeOf(a, { ...a, metadata: { name: "a", resourceVersion: "2" } })).toBe("version");
+    expect(changeOf(a, { ...a, spec: { ...a.spec, providerID: undefined } })).toBe("version");
+    expect(changeOf(a, { ...a, spec: { taints: [{ key: "k", effect: "NoExecute" }] } })).toBe("object");
+    expect(changeOf(a, { ...a, spec: { taints: [] } })).toBe("object");
+    expect(changeOf(a, { ...a, metadata: { ...a.metadata, labels: {} } })).toBe("object");
   });
 
   test.each<{ what: string; b: Node; want: ReturnType<typeof changeOf> }>([

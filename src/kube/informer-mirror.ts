@@ -153,11 +153,6 @@ export interface ForwarderDeps {
  */
 export const ADVANCE_INTERVAL_MS = 1000;
 
-/** Whether two cached copies differ in nothing but their resourceVersion. */
-export function sameButVersion<T extends KubeObject>(a: T, b: T): boolean {
-  return changeOf(a, b) === "version";
-}
-
 /** What differs between two cached copies: the resourceVersion alone, the status too, or more. */
 export function changeOf<T extends KubeObject>(a: T, b: T): "version" | "status" | "object" {
   const { resourceVersion: _a, ...metaA } = a.metadata;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { sameButVersion } from "./informer-mirror.ts";
+import { changeOf } from "./informer-mirror.ts";
 import type { Node, NodeCondition } from "./objects.ts";
 import { trimNode } from "./transforms.ts";
 
@@ -38,8 +38,8 @@ describe("trimNode", () => {
   test("a status heartbeat trims to the cached Node at a newer resourceVersion", () => {
     const before = trimNode(kubeletNode("1", "2026-11-26T10:00:00Z"));
     const after = trimNode(kubeletNode("2", "2026-11-26T10:05:00Z"));
-    expect(sameButVersion(before, after)).toBe(true);
+    expect(changeOf(before, after)).toBe("version");
     const moved = trimNode({ ...kubeletNode("3", "2026-11-26T10:05:00Z"), spec: { providerID: "fake://m" } });
-    expect(sameButVersion(before, moved)).toBe(false);
+    expect(changeOf(before, moved)).toBe("object");
   });
 });
