@@ -40,6 +40,8 @@ type Exit = Extract<FromWorker, { type: "exited" }>;
 
 interface Thread {
   readonly plan: ThreadPlan;
+  /** Which Nodes' status changes its mirror takes (`wantsOf`). */
+  readonly wants: Wants;
   readonly worker: Worker;
   readonly exited: Promise<Exit>;
   checks: Readonly<Record<string, string | null>>;
@@ -66,6 +68,7 @@ function spawn(
   const exited = new Promise<Exit>((resolve) => (resolveExit = resolve));
   const thread: Thread = {
     plan,
+    wants: wantsOf(plan),
     worker,
     exited,
     checks: {},
@@ -144,15 +147,18 @@ function shareInformers(
   const informers = createSharedInformers({ api: deps.root, logger: deps.logger, clock: deps.clock });
   const done = informers.run(stop);
   const send = (batch: readonly Forwarded[]): void => {
-    const encoded = encodeBatches(batch, threads.map(wantsOf));
+    const encoded = encodeBatches(
+      batch,
+      threads.map((t) => t.wants),
+    );
     threads.forEach((t, i) => encoded[i] && t.send({ type: "informers", ops: encoded[i] }));
   };
   return { forwarder: forwardInformers({ informers, send }), done };
 }
 
 /** A thread that runs a controller over every key takes every Node's status; another, its shard's. */
-function wantsOf(thread: Thread): Wants {
-  const { shard, whole } = thread.plan;
+function wantsOf(plan: ThreadPlan): Wants {
+  const { shard, whole } = plan;
   return whole.length > 0 ? () => true : (key) => ownsKey(shard, key);
 }
 
