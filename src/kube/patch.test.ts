@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { fakeKubeApi } from "../../test/harness/fake-kube-api.ts";
 import { NODES } from "./api.ts";
 import type { Node } from "./objects.ts";
+import { KubeApiError } from "./transport.ts";
 import { mergePatch, patchWithPrecondition } from "./patch.ts";
 
 describe("mergePatch (RFC 7386)", () => {
@@ -52,5 +53,54 @@ describe("patchWithPrecondition", () => {
     expect(written?.metadata.labels).toEqual({ other: "x", seen: "other" });
     expect(written?.spec).toEqual({});
     expect(written?.metadata.resourceVersion).toBe(api.stored(NODES, "n")?.metadata.resourceVersion);
+  });
+
+  describe("with guards: a JSON patch testing just what the patch was built from", () => {
+    const noRetryWait = { steps: 5, baseMs: 0 };
+    const addLabel = (current: Node): object => ({
+      metadata: { labels: { seen: String(current.spec?.taints?.length) } },
+    });
+
+    test("a write to another field meanwhile costs nothing: one PATCH, applied to the newest object", async () => {
+      const api = fakeKubeApi();
+      const from = api.put(NODES, cached);
+      api.put(NODES, { ...from, status: { addresses: [{ type: "InternalIP", address: "10.0.0.1" }] } });
+      const guards = ["/spec/taints", "/metadata/labels"];
+      await patchWithPrecondition({ api, resource: NODES, from, build: addLabel, guards });
+      expect(api.requests).toEqual(["PATCH nodes n"]);
+      const stored = api.stored(NODES, "n") as Node;
+      expect(stored.status?.addresses).toHaveLength(1);
+      expect(stored.metadata.labels).toEqual({ keep: "1", drop: "2", seen: "1" });
+      expect(api.writes[0]?.patch).toEqual({
+        ops: [
+          { op: "test", path: "/spec/taints", value: [{ key: "t", effect: "NoSchedule" }] },
+          { op: "test", path: "/metadata/labels", value: { keep: "1", drop: "2" } },
+          { op: "add", path: "/metadata/labels/seen", value: "1" },
+        ],
+      });
+    });
+
+    test("a guarded field changed meanwhile: the test fails, the object is read again and the patch rebuilt", async () => {
+      const api = fakeKubeApi();
+      const from = api.put(NODES, cached);
+      api.put(NODES, { ...from, spec: { taints: [] } });
+      const guards = ["/spec/taints"];
+      await patchWithPrecondition({ api, resource: NODES, from, build: addLabel, guards, policy: noRetryWait });
+      expect(api.requests).toEqual(["PATCH nodes n", "GET nodes n", "PATCH nodes n"]);
+      expect(api.stored(NODES, "n")?.metadata.labels?.["seen"]).toBe("0");
+    });
+
+    test("a 422 the object read again does not explain is the caller's: thrown after one read, not retried", async () => {
+      const api = fakeKubeApi();
+      const from = api.put(NODES, cached);
+      const refused = new KubeApiError(422, "Invalid", 'Node "n" is invalid: spec.providerID: Forbidden');
+      api.failNext(/PATCH nodes n/, refused);
+      const guards = ["/spec/taints"];
+      const error = await patchWithPrecondition({ api, resource: NODES, from, build: addLabel, guards }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBe(refused);
+      expect(api.requests).toEqual(["PATCH nodes n", "GET nodes n"]);
+    });
   });
 });

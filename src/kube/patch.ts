@@ -1,12 +1,14 @@
 /**
  * Writing with optimistic concurrency: build a patch from the latest object, send it with that object's
- * resourceVersion as a precondition, and on Conflict read again and rebuild (client-go RetryOnConflict).
+ * resourceVersion as a precondition (or `test` operations on just the fields the patch was built from),
+ * and on Conflict read again and rebuild (client-go RetryOnConflict).
  */
 import { backoff, jitter, sleep } from "../util/clock.ts";
-import { isJsonObject, type JsonObject } from "../util/json.ts";
-import type { KubeApi, Resource } from "./api.ts";
+import { isJsonObject, sameJson, type JsonObject } from "../util/json.ts";
+import type { KubeApi, PatchType, Resource } from "./api.ts";
+import { guardedJsonPatch } from "./json-patch.ts";
 import type { KubeObject } from "./objects.ts";
-import { isConflict } from "./transport.ts";
+import { isConflict, isInvalid } from "./transport.ts";
 
 export interface ConflictBackoff {
   readonly steps: number;
@@ -21,12 +23,13 @@ export const NODE_UPDATE_RETRY: ConflictBackoff = { steps: 20, baseMs: 50 };
 export async function retryOnConflict<T>(
   attempt: () => Promise<T>,
   policy: ConflictBackoff = DEFAULT_RETRY,
+  retryable: (error: unknown) => boolean = isConflict,
 ): Promise<T> {
   for (let step = 1; ; step++) {
     try {
       return await attempt();
     } catch (error) {
-      if (!isConflict(error) || step >= policy.steps) throw error;
+      if (!retryable(error) || step >= policy.steps) throw error;
       await sleep(jitter(backoff(step - 1, policy.baseMs, 10_000), 1));
     }
   }
@@ -49,6 +52,12 @@ export interface FreshPatch<T extends KubeObject> {
   readonly from: T;
   /** The merge patch wanted against `obj`, or undefined when `obj` needs nothing. Pure. */
   readonly build: (obj: T) => object | undefined;
+  /**
+   * JSON pointers of the fields `build` read. With them the patch goes out as a JSON patch that tests
+   * those fields instead of the resourceVersion (`json-patch.ts`), so a write to any other field meanwhile
+   * costs nothing; a failed test reads the object again and rebuilds, as a Conflict does.
+   */
+  readonly guards?: readonly string[];
   readonly subresource?: string;
   readonly policy?: ConflictBackoff;
   /**
@@ -78,30 +87,57 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
  * Cached objects are trimmed, so this never sends a whole object back (no PUT).
  *
  * The written object is the one the patch was built from with the patch applied, at the answer's
- * resourceVersion: the precondition means the API server applied it to exactly that version. The answer
+ * resourceVersion: with a resourceVersion precondition the API server applied it to exactly that version;
+ * with guards, to a version that may differ in the fields not guarded, so the caller prefers the watch's
+ * object once it has it. The answer
  * itself is not decoded (it is the whole object, managedFields included, and a burst of Node
  * initialisations writes two per Node); a mutating admission webhook's changes reach the cache with the
  * write's watch event, as every other change does.
  */
 export async function patchWithPrecondition<T extends KubeObject>(p: FreshPatch<T>): Promise<T | undefined> {
   let current = p.from;
+  let stale = false;
   const { name, namespace } = current.metadata;
-  return retryOnConflict(async () => {
+  const reread = (): Promise<T> => p.api.get<T>(p.resource, name, { namespace, urgent: p.urgent });
+  const attempt = async (): Promise<T | undefined> => {
+    stale = false;
     const patch = p.build(current);
     if (patch === undefined) return undefined;
+    const request = requestOf(p, current, patch);
     try {
-      const resourceVersion = await p.api.patchVersion(
-        p.resource,
-        name,
-        withPrecondition(current.metadata.resourceVersion, patch),
-        { namespace, subresource: p.subresource, type: "merge", urgent: p.urgent },
-      );
+      const resourceVersion = await p.api.patchVersion(p.resource, name, request.body, {
+        namespace,
+        subresource: p.subresource,
+        type: request.type,
+        urgent: p.urgent,
+      });
       const written = mergePatch(current, patch) as T;
       written.metadata = { ...written.metadata, resourceVersion };
       return p.keep ? p.keep(written) : written;
     } catch (error) {
-      if (isConflict(error)) current = await p.api.get<T>(p.resource, name, { namespace, urgent: p.urgent });
+      if (isConflict(error)) current = await reread();
+      else if (request.type === "json" && isInvalid(error)) {
+        // A failed test and a field the API server refuses both answer 422: only a changed object retries.
+        const fresh = await reread();
+        const again = p.build(fresh);
+        stale = again === undefined || !sameJson(requestOf(p, fresh, again), request);
+        current = fresh;
+      }
       throw error;
     }
-  }, p.policy);
+  };
+  return retryOnConflict(attempt, p.policy, (error) => stale || isConflict(error));
+}
+
+interface PatchRequest {
+  readonly type: PatchType;
+  readonly body: unknown;
+}
+
+/** The guarded JSON patch where guards are given and can say it all, else the merge patch with a version. */
+function requestOf<T extends KubeObject>(p: FreshPatch<T>, current: T, patch: object): PatchRequest {
+  const ops = p.guards && guardedJsonPatch(current, patch as JsonObject, p.guards);
+  return ops
+    ? { type: "json", body: ops }
+    : { type: "merge", body: withPrecondition(current.metadata.resourceVersion, patch) };
 }

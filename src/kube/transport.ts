@@ -103,6 +103,8 @@ export class KubeUnreachableError extends Error {
 export const isNotFound = (e: unknown): boolean => e instanceof KubeApiError && e.status === 404;
 export const isConflict = (e: unknown): boolean =>
   e instanceof KubeApiError && e.status === 409 && e.reason === "Conflict";
+/** 422: a field the API server refuses, or a JSON patch whose `test` failed. */
+export const isInvalid = (e: unknown): boolean => e instanceof KubeApiError && e.status === 422;
 export const isAlreadyExists = (e: unknown): boolean => e instanceof KubeApiError && e.reason === "AlreadyExists";
 export const isGone = (e: unknown): boolean =>
   e instanceof KubeApiError && (e.status === 410 || e.reason === "Expired" || e.reason === "Gone");

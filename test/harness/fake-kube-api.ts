@@ -3,15 +3,17 @@
  * cache key (`namespace/name`, or `name` when cluster-scoped), in maps a test may also hand to a lister,
  * so the API's storage and the informer's cache can be one. It applies what the API server would: JSON
  * merge patches, strategic merge patches for the lists the controllers patch (`finalizers` as a set with
- * `$deleteFromPrimitiveList`, `conditions` by `type`), the resourceVersion precondition of a patch (409
- * Conflict), the UID precondition of a delete, and an object being deleted goes once its last finalizer
- * does. Every request is logged and every write recorded with its body; a test can fail the next request
- * matching a pattern. Only the verbs the controllers use are implemented.
+ * `$deleteFromPrimitiveList`, `conditions` by `type`), JSON patches (a failed `test` answers 422 as the API
+ * server does), the resourceVersion precondition of a patch (409 Conflict), the UID precondition of a
+ * delete, and an object being deleted goes once its last finalizer does. Every request is logged and every
+ * write recorded with its body; a test can fail the next request matching a pattern. Only the verbs the
+ * controllers use are implemented.
  */
 import type { KubeApi, PatchType, Resource, Target } from "../../src/kube/api.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";
+import { valueAt, type JsonPatchOp } from "../../src/kube/json-patch.ts";
 import { mergePatch } from "../../src/kube/patch.ts";
-import { isJsonObject, type JsonObject } from "../../src/util/json.ts";
+import { isJsonObject, sameJson, type JsonObject } from "../../src/util/json.ts";
 import { KubeApiError } from "../../src/kube/transport.ts";
 
 export interface RecordedWrite {
@@ -21,7 +23,7 @@ export interface RecordedWrite {
   readonly namespace?: string;
   readonly name: string;
   readonly subresource?: string;
-  /** The body of a PATCH (or a CREATE), as sent. */
+  /** The body of a PATCH (or a CREATE), as sent; a JSON patch's operations under `ops`. */
   readonly patch?: Record<string, unknown>;
 }
 
@@ -72,8 +74,33 @@ function mergeByType(current: readonly unknown[], patch: readonly unknown[]): un
   return [...merged, ...patch.filter((p) => !current.some((item) => typeOf(item) === typeOf(p)))];
 }
 
+/** The API server's answer to a JSON patch that cannot apply (a failed `test`, a missing member). */
+const rejected = (): KubeApiError =>
+  new KubeApiError(422, "Invalid", "the server rejected our request due to an error in our request");
+
+/** RFC 6902 `test`, `add` and `remove` on object members, as the controllers send them. */
+function jsonPatch(current: KubeObject, ops: readonly JsonPatchOp[]): KubeObject {
+  const out = structuredClone(current) as unknown as JsonObject;
+  for (const op of ops) {
+    const keys = op.path
+      .split("/")
+      .slice(1)
+      .map((k) => k.replaceAll("~1", "/").replaceAll("~0", "~"));
+    const last = keys.pop() ?? "";
+    const parent = valueAt(out, keys.map((k) => `/${k.replaceAll("~", "~0").replaceAll("/", "~1")}`).join(""));
+    if (!isJsonObject(parent)) throw rejected();
+    if (op.op === "test" && !sameJson(parent[last], op.value)) throw rejected();
+    if (op.op === "add") parent[last] = structuredClone(op.value);
+    if (op.op === "remove") {
+      if (!(last in parent)) throw rejected();
+      delete parent[last];
+    }
+  }
+  return out as unknown as KubeObject;
+}
+
 function applyPatch(current: KubeObject, patch: unknown, type: PatchType): KubeObject {
-  if (type === "json") throw new Error("JSON patches are not implemented by the fake KubeApi");
+  if (type === "json") return jsonPatch(current, patch as JsonPatchOp[]);
   return (type === "strategic" ? strategicPatch(current, patch) : mergePatch(current, patch)) as KubeObject;
 }
 
@@ -163,7 +190,7 @@ export function fakeKubeApi(): FakeKubeApi {
         namespace,
         name,
         subresource,
-        patch: patch as JsonObject,
+        patch: Array.isArray(patch) ? { ops: patch } : (patch as JsonObject),
       });
       if (injected) return Promise.reject(injected);
       const current = find(res, name, target);
@@ -171,7 +198,11 @@ export function fakeKubeApi(): FakeKubeApi {
       const wanted = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
       if (wanted !== undefined && wanted !== current.metadata.resourceVersion)
         return Promise.reject(conflict(res, name));
-      return Promise.resolve(put(res, applyPatch(current, patch, target.type)) as T);
+      try {
+        return Promise.resolve(put(res, applyPatch(current, patch, target.type)) as T);
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
     },
     async patchVersion(res: Resource, name: string, patch: unknown, target: Target & { type: PatchType }) {
       const written = await this.patch(res, name, patch, target);

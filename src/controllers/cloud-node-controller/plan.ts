@@ -1,12 +1,15 @@
 /**
  * The node controller's decisions, pure: what initialising a Node with its instance metadata changes,
  * which addresses the Node should carry, and which beta labels still need their GA twin. Each returns a
- * merge-patch body (or nothing to write); `sync.ts` adds the resourceVersion precondition and sends it.
+ * merge-patch body (or nothing to write), and names the fields it read: `sync.ts` sends the body as a JSON
+ * patch that tests those fields (`kube/json-patch.ts`).
  */
 import type { InstanceMetadata } from "../../cloud/provider.ts";
+import { pointer } from "../../kube/json-patch.ts";
 import type { Node, NodeAddress, Taint } from "../../kube/objects.ts";
 import { hasTaint, taintsWithout } from "../../kube/taints.ts";
 import {
+  ANNOTATION_PROVIDED_NODE_IP,
   BETA_TO_GA_LABELS,
   LABEL_INSTANCE_TYPE,
   LABEL_INSTANCE_TYPE_BETA,
@@ -32,6 +35,24 @@ export interface InitPlan {
 
 /** Keys the cloud may not set through `additionalLabels` (upstream `isKubernetesLabel`). */
 const KUBERNETES_LABEL = /(^|\.)(kubernetes|k8s)\.io\//;
+
+const TAINTS = pointer("spec", "taints");
+const PROVIDED_NODE_IP = pointer("metadata", "annotations", ANNOTATION_PROVIDED_NODE_IP);
+
+/** What `planInitialization` reads of a Node: its write holds only while these are unchanged. */
+export const INIT_READS: readonly string[] = [
+  TAINTS,
+  pointer("spec", "providerID"),
+  pointer("metadata", "labels"),
+  PROVIDED_NODE_IP,
+];
+
+/**
+ * What `planAddresses` reads of a Node, but for the uninitialized taint: right after initialising, our
+ * view of the Node holds `taints: []`, which the API server stores as no taints at all, so a test of it
+ * would fail every time.
+ */
+export const ADDRESS_READS: readonly string[] = [pointer("status", "addresses"), PROVIDED_NODE_IP];
 
 export function needsInitialization(node: Node): boolean {
   return hasTaint(node, TAINT_UNINITIALIZED);

@@ -154,6 +154,18 @@ describe("syncNode", () => {
     expect(stored.metadata.labels?.["topology.kubernetes.io/zone"]).toBe("zone-a");
   });
 
+  test("a status write meanwhile (a heartbeat, a route condition) costs no Conflict and is kept", async () => {
+    const cached = h.register(kubeletNode("node-a"));
+    const heartbeat = { type: "Ready", status: "True" as const, lastHeartbeatTime: new Date().toISOString() };
+    h.api.put(NODES, { ...cached, status: { ...cached.status, conditions: [heartbeat] } });
+    await syncNode(h.deps, "node-a");
+    expect(h.api.requests).toEqual(["PATCH nodes node-a", "PATCH nodes/status node-a"]);
+    const stored = h.api.stored(NODES, "node-a") as Node;
+    expect(stored.status?.conditions).toEqual([heartbeat]);
+    expect(stored.spec?.taints).toEqual([]);
+    expect(stored.status?.addresses).toHaveLength(3);
+  });
+
   test("addresses that could not be written are written by the next sync, without asking the cloud again", async () => {
     h.register(kubeletNode("node-a"));
     h.api.failNext(/PATCH nodes\/status/, new KubeUnreachableError("cannot reach the API server"));

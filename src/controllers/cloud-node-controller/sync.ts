@@ -15,7 +15,14 @@ import { isNotFound } from "../../kube/transport.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { Metrics } from "../../metrics/metrics.ts";
 import type { Clock } from "../../util/clock.ts";
-import { needsInitialization, planAddresses, planInitialization, planLabelReconcile } from "./plan.ts";
+import {
+  ADDRESS_READS,
+  INIT_READS,
+  needsInitialization,
+  planAddresses,
+  planInitialization,
+  planLabelReconcile,
+} from "./plan.ts";
 
 export interface NodeSyncDeps {
   readonly api: KubeApi;
@@ -122,6 +129,7 @@ async function initializeNode(deps: NodeSyncDeps, node: Node): Promise<void> {
     from: node,
     policy: NODE_UPDATE_RETRY,
     keep: trimNode,
+    guards: INIT_READS,
     build: (current) => {
       if (!needsInitialization(current)) return undefined;
       const plan = planInitialization(current, metadata);
@@ -137,7 +145,17 @@ async function initializeNode(deps: NodeSyncDeps, node: Node): Promise<void> {
   deps.progress.unfinished.set(uidOf(written), metadata);
   deps.metrics.taintRemovalDelay.observe(secondsSinceCreation(deps.clock, written));
   await watchShows(deps, written);
-  await finishInitialization(deps, written, metadata);
+  await finishInitialization(deps, shownOr(deps, written), metadata);
+}
+
+/**
+ * The cached Node once the watch has shown our write: the write tested only what it read, so other
+ * fields may have changed before it, and `written` is our view of it, not the API server's.
+ */
+function shownOr(deps: NodeSyncDeps, written: Node): Node {
+  const cached = deps.nodes.get(written.metadata.name);
+  const shown = cached !== undefined && cached.metadata.uid === written.metadata.uid && !needsInitialization(cached);
+  return shown ? cached : written;
 }
 
 /** Resolves once the informer has delivered `written`, or after `watchCatchUpMs`. */
@@ -188,6 +206,7 @@ export async function ensureAddresses(
     from: node,
     keep: trimNode,
     urgent,
+    guards: ADDRESS_READS,
     build: (current) => {
       const plan = planAddresses(current, metadata);
       if (!plan.ok)
