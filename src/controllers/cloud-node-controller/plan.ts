@@ -54,6 +54,9 @@ export const INIT_READS: readonly string[] = [
  */
 export const ADDRESS_READS: readonly string[] = [pointer("status", "addresses"), PROVIDED_NODE_IP];
 
+/** What `planLabelReconcile` reads of a Node. */
+export const LABEL_READS: readonly string[] = [pointer("metadata", "labels")];
+
 export function needsInitialization(node: Node): boolean {
   return hasTaint(node, TAINT_UNINITIALIZED);
 }

@@ -18,6 +18,7 @@ import type { Clock } from "../../util/clock.ts";
 import {
   ADDRESS_READS,
   INIT_READS,
+  LABEL_READS,
   needsInitialization,
   planAddresses,
   planInitialization,
@@ -223,6 +224,7 @@ async function reconcileLabels(deps: NodeSyncDeps, node: Node): Promise<void> {
     api: deps.api,
     resource: NODES,
     from: node,
+    guards: LABEL_READS,
     build: (current) => {
       const labels = planLabelReconcile(current);
       return labels && { metadata: { labels } };
