@@ -12,13 +12,13 @@
  * Threads: whole-cluster. A reconcile compares every Node with the whole route table, so it cannot be
  * split by key; the controller runs on thread 0 alone (app/threads/plan.ts).
  */
-import { enqueueOnChange } from "../../kube/handlers.ts";
 import { WorkQueue } from "../../kube/queue.ts";
 import { exponentialLimiter } from "../../kube/rate-limiters.ts";
 import { runWorkers } from "../../kube/worker.ts";
 import { CONTROLLERS } from "../../names/controllers.ts";
 import { ControllerConfigError, type ControllerFactory, type Wiring } from "../context.ts";
 import { shouldReconcileUpdatedNode, validateClusterCidrs } from "./predicates.ts";
+import { PendingConditions } from "./pending-conditions.ts";
 import { RouteView } from "./route-view.ts";
 import { reconcileRoutes, type RouteSyncDeps } from "./sync.ts";
 
@@ -46,6 +46,7 @@ export const nodeRouteController: ControllerFactory = (ctx) => {
     nodes: ctx.informers.nodes(),
     routes,
     view: new RouteView(),
+    pending: new PendingConditions(ctx.clock, periodMs),
     clusterName: ctx.config.clusterName,
     clusterCidrs: ctx.config.clusterCidrs,
     recorder: ctx.recorder,
@@ -59,9 +60,18 @@ export const nodeRouteController: ControllerFactory = (ctx) => {
 
 async function run(w: Wiring<RouteSyncDeps, Queues>, signal: AbortSignal): Promise<void> {
   const { ctx, deps, queues } = w;
-  const removeHandlers = ctx.informers
-    .nodes()
-    .addHandler(enqueueOnChange(() => queues.routes.add(ROUTES_KEY), shouldReconcileUpdatedNode));
+  const enqueue = (): void => queues.routes.add(ROUTES_KEY);
+  const removeHandlers = ctx.informers.nodes().addHandler({
+    add: enqueue,
+    update: (old, node) => {
+      deps.pending.seen(node);
+      if (shouldReconcileUpdatedNode(old, node)) enqueue();
+    },
+    delete: (node) => {
+      deps.pending.forget(node);
+      enqueue();
+    },
+  });
   // Set by the period timer: the next reconcile lists the cloud's routes first. Taken before the attempt,
   // so a failed listing waits for the next period.
   let listDue = true;

@@ -12,6 +12,7 @@ import { fakeKubeApi } from "../../../test/harness/fake-kube-api.ts";
 import { kubeletNode } from "../../../test/harness/fixtures.ts";
 import { testProviderContext } from "../../../test/harness/provider-context.ts";
 import { mapLister, recordingRecorder, rejection, type RecordedEvent } from "../../../test/harness/doubles.ts";
+import { PendingConditions } from "./pending-conditions.ts";
 import { RouteView } from "./route-view.ts";
 import { reconcileRoutes, type RouteSyncDeps } from "./sync.ts";
 
@@ -33,6 +34,7 @@ function setup(wrap: (routes: Routes) => Routes = (r) => r) {
     nodes: mapLister(nodes),
     routes: wrap(provider.routes!),
     view: new RouteView(),
+    pending: new PendingConditions(realClock, 10_000),
     clusterName: "kubernetes",
     clusterCidrs: [parseCIDR("10.244.0.0/16")!, parseCIDR("fd00:10::/56")!],
     recorder: recordingRecorder(events),
@@ -145,5 +147,49 @@ describe("reconcileRoutes", () => {
     s.nodes.get("a")!.status!.conditions = [{ type: "NetworkUnavailable", status: "False", reason: "RouteCreated" }];
     await reconcileRoutes(s.deps, true);
     expect(s.conditions()).toEqual([]);
+  });
+});
+
+describe("conditions written but not yet shown by the watch", () => {
+  test("a reconcile before the watch shows our write does not write it again; one after it shows does", async () => {
+    const s = setup();
+    s.addNode("a", ["10.244.1.0/24"]);
+    const before = structuredClone(s.nodes.get("a")!);
+    await reconcileRoutes(s.deps, true);
+    const written = s.nodes.get("a")!;
+    s.nodes.set("a", before);
+    await reconcileRoutes(s.deps, false);
+    expect(s.conditions()).toEqual([{ node: "a", reason: "RouteCreated" }]);
+    s.deps.pending.seen(written);
+    expect(s.deps.pending.size).toBe(0);
+    // Someone removed the condition after our write: it is written again.
+    await reconcileRoutes(s.deps, false);
+    expect(s.conditions()).toEqual([
+      { node: "a", reason: "RouteCreated" },
+      { node: "a", reason: "RouteCreated" },
+    ]);
+  });
+
+  test("a pass whose snapshot predates our write, shown by the cache while it ran, does not write it again", async () => {
+    let whileCreating = (): void => undefined;
+    const s = setup((routes) => ({
+      ...routes,
+      createRoute: (...args) => (whileCreating(), routes.createRoute(...args)),
+    }));
+    s.addNode("a", ["10.244.1.0/24"]);
+    const before = structuredClone(s.nodes.get("a")!);
+    await reconcileRoutes(s.deps, true);
+    const written = s.nodes.get("a")!;
+    s.nodes.set("a", before);
+    s.addNode("b", ["10.244.2.0/24"]);
+    whileCreating = () => {
+      s.nodes.set("a", written);
+      s.deps.pending.seen(written);
+    };
+    await reconcileRoutes(s.deps, false);
+    expect(s.conditions()).toEqual([
+      { node: "a", reason: "RouteCreated" },
+      { node: "b", reason: "RouteCreated" },
+    ]);
   });
 });

@@ -25,6 +25,7 @@ import {
   type RoutePlan,
   type RouteToCreate,
 } from "./plan.ts";
+import type { PendingConditions } from "./pending-conditions.ts";
 import type { RouteView } from "./route-view.ts";
 
 /** Upstream `maxConcurrentRouteOperations`. */
@@ -37,6 +38,7 @@ export interface RouteSyncDeps {
   readonly nodes: Lister<Node>;
   readonly routes: Routes;
   readonly view: RouteView;
+  readonly pending: PendingConditions;
   readonly clusterName: string;
   readonly clusterCidrs: readonly CIDR[];
   readonly recorder: EventRecorder;
@@ -116,13 +118,17 @@ async function updateCondition(
   { created, failures }: Outcome,
 ): Promise<void> {
   const desired = desiredCondition(node, plan, created);
-  if (!desired || !needsConditionUpdate(node, desired)) return;
-  const patch = { status: { conditions: [conditionFor(node, desired, rfc3339(deps.clock.now()))] } };
+  // The pass's snapshot may predate our own write of the condition, shown by the cache meanwhile.
+  const latest = deps.nodes.get(node.metadata.name);
+  if (!desired || !latest || latest.metadata.uid !== node.metadata.uid) return;
+  if (!needsConditionUpdate(latest, desired) || deps.pending.covers(latest, desired)) return;
+  const patch = { status: { conditions: [conditionFor(latest, desired, rfc3339(deps.clock.now()))] } };
   try {
-    await retryOnConflict(
+    const written = await retryOnConflict(
       () => deps.api.patchVersion(NODES, node.metadata.name, patch, { subresource: "status", type: "strategic" }),
       CONDITION_RETRY,
     );
+    deps.pending.wrote(latest, written, desired);
   } catch (error) {
     if (!isNotFound(error))
       failures.push(`set NetworkUnavailable on node ${node.metadata.name}: ${errorMessage(error)}`);
