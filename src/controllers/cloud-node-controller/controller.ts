@@ -38,7 +38,7 @@ export const cloudNodeController: ControllerFactory = (ctx) => {
     metrics: ctx.metrics,
     logger: ctx.logger,
     clock: ctx.clock,
-    progress: newInitProgress(),
+    progress: newInitProgress(ctx.clock),
     watchCatchUpMs: WATCH_CATCH_UP_MS,
   };
   const queues: Queues = {

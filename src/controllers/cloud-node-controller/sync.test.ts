@@ -66,7 +66,7 @@ function harness(answer: () => InstanceMetadata | undefined = () => METADATA, wa
     metrics,
     logger: createLogger({ verbosity: 0, format: "text", write: () => undefined }),
     clock: realClock,
-    progress: newInitProgress(),
+    progress: newInitProgress(realClock),
     watchCatchUpMs,
   };
   return {
@@ -272,7 +272,7 @@ describe("updateNeedsSync: which Node updates reach the queue", () => {
       want: true,
     },
   ])("$name → $want", ({ node, unfinished, want }) => {
-    const progress = newInitProgress();
+    const progress = newInitProgress(realClock);
     const n = node();
     if (unfinished)
       progress.unfinished.set(n.metadata.uid ?? n.metadata.name, {
