@@ -2,13 +2,17 @@
 import { createKubeApi, type KubeApi, type Resource } from "../../src/kube/api.ts";
 import { resolveConnection } from "../../src/kube/kubeconfig.ts";
 import { TokenBucket } from "../../src/kube/token-bucket.ts";
-import { createTransport, isNotFound } from "../../src/kube/transport.ts";
+import { createTransport, isNotFound, type Transport } from "../../src/kube/transport.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";
 
-export async function createAdminApi(kubeconfig: string): Promise<KubeApi> {
+/** `wrap`: what a test puts around the transport (to record the requests or the answers). */
+export async function createAdminApi(
+  kubeconfig: string,
+  wrap: (transport: Transport) => Transport = (transport) => transport,
+): Promise<KubeApi> {
   const connection = await resolveConnection({ kubeconfig, master: "" });
   return createKubeApi(
-    createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "ccm-test-harness" }),
+    wrap(createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "ccm-test-harness" })),
   );
 }
 

@@ -1,11 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { guardedJsonPatch, pointer, valueAt } from "./json-patch.ts";
+import { guardedJsonPatch, keysOf, pointer, valueAt } from "./json-patch.ts";
 
 describe("pointer and valueAt (RFC 6901)", () => {
   test("escapes ~ and / in keys, and finds the value again", () => {
     const path = pointer("metadata", "annotations", "alpha.kubernetes.io/provided-node-ip~x");
     expect(path).toBe("/metadata/annotations/alpha.kubernetes.io~1provided-node-ip~0x");
     expect(valueAt({ metadata: { annotations: { "alpha.kubernetes.io/provided-node-ip~x": "ip" } } }, path)).toBe("ip");
+    expect(keysOf(path)).toEqual(["metadata", "annotations", "alpha.kubernetes.io/provided-node-ip~x"]);
   });
 
   test.each([

@@ -16,11 +16,18 @@ export function pointer(...keys: readonly string[]): string {
   return keys.map((key) => `/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
 }
 
+/** The unescaped keys of a JSON pointer: `pointer(...keysOf(path))` is `path`. */
+export function keysOf(path: string): string[] {
+  return path
+    .split("/")
+    .slice(1)
+    .map((key) => key.replaceAll("~1", "/").replaceAll("~0", "~"));
+}
+
 /** The value at a JSON pointer, or undefined where any step of it is absent. */
 export function valueAt(doc: unknown, path: string): unknown {
   let at = doc;
-  for (const raw of path.split("/").slice(1)) {
-    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+  for (const key of keysOf(path)) {
     if (Array.isArray(at)) at = at[Number(key)];
     else if (isJsonObject(at)) at = at[key];
     else return undefined;

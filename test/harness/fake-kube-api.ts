@@ -11,7 +11,7 @@
  */
 import type { KubeApi, PatchType, Resource, Target } from "../../src/kube/api.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";
-import { valueAt, type JsonPatchOp } from "../../src/kube/json-patch.ts";
+import { keysOf, pointer, valueAt, type JsonPatchOp } from "../../src/kube/json-patch.ts";
 import { mergePatch } from "../../src/kube/patch.ts";
 import { isJsonObject, sameJson, type JsonObject } from "../../src/util/json.ts";
 import { KubeApiError } from "../../src/kube/transport.ts";
@@ -82,12 +82,9 @@ const rejected = (): KubeApiError =>
 function jsonPatch(current: KubeObject, ops: readonly JsonPatchOp[]): KubeObject {
   const out = structuredClone(current) as unknown as JsonObject;
   for (const op of ops) {
-    const keys = op.path
-      .split("/")
-      .slice(1)
-      .map((k) => k.replaceAll("~1", "/").replaceAll("~0", "~"));
+    const keys = keysOf(op.path);
     const last = keys.pop() ?? "";
-    const parent = valueAt(out, keys.map((k) => `/${k.replaceAll("~", "~0").replaceAll("/", "~1")}`).join(""));
+    const parent = valueAt(out, pointer(...keys));
     if (!isJsonObject(parent)) throw rejected();
     if (op.op === "test" && !sameJson(parent[last], op.value)) throw rejected();
     if (op.op === "add") parent[last] = structuredClone(op.value);

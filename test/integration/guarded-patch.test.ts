@@ -5,6 +5,7 @@
  * validation and then respected.
  */
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { createAdminApi } from "../../scripts/control-plane/admin.ts";
 import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts";
 import type { InstanceMetadata } from "../../src/cloud/provider.ts";
 import {
@@ -12,12 +13,10 @@ import {
   needsInitialization,
   planInitialization,
 } from "../../src/controllers/cloud-node-controller/plan.ts";
-import { createKubeApi, NODES, type KubeApi } from "../../src/kube/api.ts";
-import { resolveConnection } from "../../src/kube/kubeconfig.ts";
+import { NODES, type KubeApi } from "../../src/kube/api.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import { NODE_UPDATE_RETRY, patchWithPrecondition } from "../../src/kube/patch.ts";
-import { TokenBucket } from "../../src/kube/token-bucket.ts";
-import { createTransport, type Request, type Transport } from "../../src/kube/transport.ts";
+import type { Request } from "../../src/kube/transport.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { kubeletNode, uniqueName } from "../harness/fixtures.ts";
 import { INTEGRATION_TIMEOUT_MS } from "./support.ts";
@@ -26,16 +25,14 @@ setDefaultTimeout(INTEGRATION_TIMEOUT_MS);
 
 /** The admin's API, logging `METHOD path` of each request. */
 async function recordingApi(cp: ControlPlane): Promise<{ api: KubeApi; requests: string[] }> {
-  const connection = await resolveConnection({ kubeconfig: cp.kubeconfigs.admin, master: "" });
-  const inner = createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "guarded-patch-test" });
   const requests: string[] = [];
   const log = (r: Request): void => void requests.push(`${r.method} ${r.path.split("/").slice(-2).join("/")}`);
-  const transport: Transport = {
+  const api = await createAdminApi(cp.kubeconfigs.admin, (inner) => ({
     ...inner,
     text: (request) => (log(request), inner.text(request)),
     json: (request) => (log(request), inner.json(request)),
-  };
-  return { api: createKubeApi(transport), requests };
+  }));
+  return { api, requests };
 }
 
 function metadataFor(name: string): InstanceMetadata {

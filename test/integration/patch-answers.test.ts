@@ -5,31 +5,27 @@
  */
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts";
-import { createKubeApi, METADATA_ONLY, NODES, type KubeApi } from "../../src/kube/api.ts";
-import { resolveConnection } from "../../src/kube/kubeconfig.ts";
+import { createAdminApi } from "../../scripts/control-plane/admin.ts";
+import { METADATA_ONLY, NODES, type KubeApi } from "../../src/kube/api.ts";
 import type { Node } from "../../src/kube/objects.ts";
-import { TokenBucket } from "../../src/kube/token-bucket.ts";
-import { createTransport, type Request, type Transport } from "../../src/kube/transport.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { kubeletNode, uniqueName } from "../harness/fixtures.ts";
 import { INTEGRATION_TIMEOUT_MS } from "./support.ts";
 
 setDefaultTimeout(INTEGRATION_TIMEOUT_MS);
 
-/** The admin's transport, keeping each text answer with the Accept header it was asked with. */
+/** The admin's API, keeping each text answer with the Accept header it was asked with. */
 async function recordingApi(cp: ControlPlane): Promise<{ api: KubeApi; answers: [string, string][] }> {
-  const connection = await resolveConnection({ kubeconfig: cp.kubeconfigs.admin, master: "" });
-  const inner = createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "patch-answers-test" });
   const answers: [string, string][] = [];
-  const transport: Transport = {
+  const api = await createAdminApi(cp.kubeconfigs.admin, (inner) => ({
     ...inner,
-    text: async (request: Request) => {
+    text: async (request) => {
       const answer = await inner.text(request);
       answers.push([request.accept ?? "application/json", answer]);
       return answer;
     },
-  };
-  return { api: createKubeApi(transport), answers };
+  }));
+  return { api, answers };
 }
 
 describe("patches answered with metadata only (real kube-apiserver)", () => {

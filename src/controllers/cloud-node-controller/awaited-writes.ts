@@ -64,7 +64,8 @@ export class AwaitedWrites {
     if (firedFor === this.#due) this.#due = Infinity;
     const now = this.#clock.now();
     let next = Infinity;
-    for (const wait of [...this.#waits.values()]) {
+    // Waking deletes the wait: a Map's iteration carries on past entries deleted during it.
+    for (const wait of this.#waits.values()) {
       if (wait.until <= now) wait.wake();
       else next = Math.min(next, wait.until);
     }
