@@ -16,8 +16,16 @@ export interface HelmResult {
 
 let home: string | undefined;
 
+/**
+ * How long the first build may take: its module downloads alone took over a minute on 2 cores, longer
+ * than any one test may run, so the chart tests build it before their first test, under this limit.
+ */
+export const HELM_BUILD_TIMEOUT_MS = 15 * 60_000;
+
+export const helmBinary = (): Promise<string> => ensureHelm((line) => console.error(`[helm] ${line}`));
+
 export async function helm(args: readonly string[]): Promise<HelmResult> {
-  const binary = await ensureHelm((line) => console.error(`[helm] ${line}`));
+  const binary = await helmBinary();
   home ??= mkdtempSync(join(tmpdir(), "ccm-helm-"));
   const env = {
     ...process.env,

@@ -4,7 +4,7 @@
  * (or `deployment`) print for the equivalent flags (after dropping helm's labels), `crds/` holds what
  * `manifests crds` prints, and the rendered objects pass a server-side dry run.
  */
-import { describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +19,7 @@ import { DEFAULTS } from "../../src/manifests/options.ts";
 import { CLOUD_CONFIG_SECRET } from "../../src/manifests/pods.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { uniqueName } from "../harness/fixtures.ts";
-import { helm } from "../harness/helm.ts";
+import { HELM_BUILD_TIMEOUT_MS, helm, helmBinary } from "../harness/helm.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -136,6 +136,8 @@ const VARIANTS: Variant[] = [
 ];
 
 describe("helm chart", () => {
+  beforeAll(() => helmBinary(), HELM_BUILD_TIMEOUT_MS);
+
   test("helm lint passes for every provider", async () => {
     for (const provider of PROVIDERS) {
       const result = await helm(["lint", CHART_DIR, "--strict", "--set", `provider=${provider}`]);
