@@ -111,6 +111,8 @@ export interface KubeApi {
   get<T extends KubeObject>(res: Resource, name: string, target?: Target): Promise<T>;
   list<T extends KubeObject>(res: Resource, options?: ListOptions): Promise<ObjectList<T>>;
   watch<T extends KubeObject>(res: Resource, options: WatchOptions): AsyncGenerator<WatchEvent<T>>;
+  /** `watch`, each event as the bytes of its JSON, not decoded (a caller that may not need all of it). */
+  watchLines(res: Resource, options: WatchOptions): AsyncGenerator<Buffer>;
   create<T>(res: Resource, body: T, target?: Target): Promise<T>;
   update<T extends KubeObject>(res: Resource, body: T, target?: Target): Promise<T>;
   patch<T extends KubeObject>(
@@ -169,6 +171,7 @@ export function createKubeApi(transport: Transport): KubeApi {
         timeoutMs: 60_000,
       }),
     watch: (res, o) => watchEvents(transport, res, o),
+    watchLines: (res, o) => watchLines(transport, res, o),
     create: (res, body, target) =>
       transport.json({
         method: "POST",
@@ -257,6 +260,10 @@ function namespaceOf(body: unknown): string | undefined {
 }
 
 async function* watchEvents<T>(transport: Transport, res: Resource, o: WatchOptions): AsyncGenerator<WatchEvent<T>> {
+  for await (const line of watchLines(transport, res, o)) yield JSON.parse(line.toString("utf8")) as WatchEvent<T>;
+}
+
+async function* watchLines(transport: Transport, res: Resource, o: WatchOptions): AsyncGenerator<Buffer> {
   const stream = await transport.stream({
     method: "GET",
     path: resourcePath(res, o.namespace),
@@ -270,33 +277,44 @@ async function* watchEvents<T>(transport: Transport, res: Resource, o: WatchOpti
     },
     signal: o.signal,
   });
-  for await (const line of lines(stream)) yield JSON.parse(line) as WatchEvent<T>;
+  yield* lines(stream);
 }
 
-/** A line starting with a visible character (an event starts with `{`) is not blank; only others are trimmed. */
-const notBlank = (line: string): boolean => line.length > 0 && (line.charCodeAt(0) > 32 || line.trim() !== "");
+const NEWLINE = 0x0a;
+const SPACE = 0x20;
+
+/** A line starting with a visible byte (an event starts with `{`) is not blank; only others are trimmed. */
+const notBlank = (line: Buffer): boolean =>
+  line.length > 0 && (line[0]! > SPACE || line.toString("utf8").trim() !== "");
 
 /**
- * Splits a byte stream into non-empty text lines (watch events are newline-delimited JSON). A chunk
- * without a newline is only appended: an event spread over many chunks is split once, not once per chunk.
+ * Splits a byte stream into its non-empty lines, as bytes (watch events are newline-delimited JSON): a
+ * line is found in the bytes and joined once, whole (a character cut between chunks included), however
+ * many chunks it came in; the caller decodes what it needs of it.
  */
-export async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+export async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<Buffer> {
   const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let buffered = "";
+  /** The bytes of a line not complete yet. */
+  const pending: Buffer[] = [];
   try {
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      const text = decoder.decode(chunk.value, { stream: true });
-      const end = text.lastIndexOf("\n");
-      if (end < 0) {
-        buffered += text;
-        continue;
-      }
-      const complete = buffered + text.slice(0, end);
-      buffered = text.slice(end + 1);
-      yield* complete.split("\n").filter(notBlank);
-    }
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      yield* linesOf(asBuffer(chunk.value), pending);
   } finally {
     await reader.cancel().catch(() => undefined);
   }
 }
+
+/** The non-blank lines `bytes` completes, the first after `pending`; bytes after its last newline go to `pending`. */
+function* linesOf(bytes: Buffer, pending: Buffer[]): Generator<Buffer> {
+  let start = 0;
+  for (let end = bytes.indexOf(NEWLINE); end >= 0; end = bytes.indexOf(NEWLINE, start)) {
+    const tail = bytes.subarray(start, end);
+    const line = pending.length === 0 ? tail : Buffer.concat([...pending.splice(0), tail]);
+    start = end + 1;
+    if (notBlank(line)) yield line;
+  }
+  if (start < bytes.length) pending.push(bytes.subarray(start));
+}
+
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

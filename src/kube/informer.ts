@@ -8,6 +8,7 @@ import type { Logger } from "../log/logger.ts";
 import { backoff, jitter, realClock, type Clock } from "../util/clock.ts";
 import type { KubeApi, Resource, WatchEvent } from "./api.ts";
 import { InformerCache, type EventHandler, type InformerView } from "./informer-cache.ts";
+import type { Fingerprint } from "./heartbeats.ts";
 import { objectKey, type KubeObject } from "./objects.ts";
 import { isGone } from "./transport.ts";
 import { errorMessage } from "./worker.ts";
@@ -19,6 +20,12 @@ export interface InformerOptions<T extends KubeObject> {
   readonly resource: Resource;
   readonly logger: Logger;
   readonly transform?: (obj: T) => T;
+  /**
+   * Fingerprints a watch event's bytes (heartbeats.ts): an event whose fingerprint is that of the event
+   * last applied for its object is that object at a newer resourceVersion, and is not decoded. Only for
+   * a `transform` that drops what the fingerprint leaves out.
+   */
+  readonly fingerprint?: (line: Buffer) => Fingerprint | undefined;
   readonly pageSize?: number;
   readonly clock?: Clock;
 }
@@ -49,6 +56,8 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
   readonly #cache: InformerCache<T>;
   readonly #clock: Clock;
   #resourceVersion: string | undefined;
+  /** The fingerprint of the event each cached object was last applied from, where it had one. */
+  readonly #fingerprints = new Map<string, Fingerprint["digest"]>();
 
   constructor(options: InformerOptions<T>) {
     this.#o = options;
@@ -117,6 +126,7 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
       page = list.metadata.continue || undefined;
       resourceVersion = list.metadata.resourceVersion;
     } while (page);
+    this.#fingerprints.clear();
     this.#cache.replace(fresh);
     this.#resourceVersion = resourceVersion;
     this.#cache.markSynced();
@@ -124,12 +134,27 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
 
   async #watch(signal: AbortSignal): Promise<void> {
     const timeoutSeconds = Math.floor(MIN_WATCH_TIMEOUT_S * (1 + Math.random()));
-    const events = this.#o.api.watch<T>(this.resource, {
+    const lines = this.#o.api.watchLines(this.resource, {
       resourceVersion: this.#resourceVersion ?? "",
       timeoutSeconds,
       signal,
     });
-    for await (const event of events) this.#apply(event);
+    for await (const line of lines) this.#applyLine(line);
+  }
+
+  #applyLine(line: Buffer): void {
+    const print = this.#o.fingerprint?.(line);
+    const cached = print?.type === "MODIFIED" && this.#fingerprints.get(print.key) === print.digest;
+    const old = cached ? this.#cache.get(print.key) : undefined;
+    if (print && old) {
+      this.#resourceVersion = print.resourceVersion;
+      this.#cache.upsert({ ...old, metadata: { ...old.metadata, resourceVersion: print.resourceVersion } });
+      return;
+    }
+    const event = JSON.parse(line.toString("utf8")) as WatchEvent<T>;
+    this.#apply(event);
+    if (print) this.#fingerprints.set(print.key, print.digest);
+    else if (event.type !== "BOOKMARK") this.#fingerprints.delete(objectKey(event.object));
   }
 
   #apply(event: WatchEvent<T>): void {

@@ -10,6 +10,7 @@ import type { InformerView } from "./informer-cache.ts";
 import { Informer } from "./informer.ts";
 import type { Node, Service } from "./objects.ts";
 import { trimNode, trimService } from "./transforms.ts";
+import { fingerprintOf } from "./heartbeats.ts";
 
 /** The resources the manager caches, by plural. */
 export type CachedResource = "nodes" | "services";
@@ -45,7 +46,10 @@ export function createSharedInformers(deps: InformersDeps): SharedInformers {
   };
   const options = { api: deps.api, logger, clock: deps.clock };
   return {
-    nodes: () => (nodes ??= started(new Informer<Node>({ ...options, resource: NODES, transform: trimNode }))),
+    nodes: () =>
+      (nodes ??= started(
+        new Informer<Node>({ ...options, resource: NODES, transform: trimNode, fingerprint: fingerprintOf }),
+      )),
     services: () =>
       (services ??= started(new Informer<Service>({ ...options, resource: SERVICES, transform: trimService }))),
     async run(signal) {

@@ -12,7 +12,7 @@ function streamOf(chunks: readonly Uint8Array[]): ReadableStream<Uint8Array> {
 
 async function collect(chunks: readonly Uint8Array[]): Promise<string[]> {
   const out: string[] = [];
-  for await (const line of lines(streamOf(chunks))) out.push(line);
+  for await (const line of lines(streamOf(chunks))) out.push(line.toString("utf8"));
   return out;
 }
 

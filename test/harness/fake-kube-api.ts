@@ -221,6 +221,9 @@ export function fakeKubeApi(): FakeKubeApi {
     watch: () => {
       throw new Error("not implemented by the fake KubeApi");
     },
+    watchLines: () => {
+      throw new Error("not implemented by the fake KubeApi");
+    },
     update: unsupported,
   };
 }

@@ -134,6 +134,7 @@ export function patchRecorder(respond: (patch: RecordedPatch) => Promise<void> =
     get: unsupported,
     list: unsupported,
     watch: unsupported,
+    watchLines: unsupported,
     create: unsupported,
     update: unsupported,
     delete: unsupported,
