@@ -56,8 +56,11 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
   readonly #cache: InformerCache<T>;
   readonly #clock: Clock;
   #resourceVersion: string | undefined;
-  /** The fingerprint of the event each cached object was last applied from, where it had one. */
-  readonly #fingerprints = new Map<string, Fingerprint["digest"]>();
+  /**
+   * The fingerprint of the event each cached copy was made from, where it had one: held by the copy itself,
+   * so a copy replaced any other way (a relist, a deletion) has none.
+   */
+  readonly #fingerprints = new WeakMap<T, Fingerprint["digest"]>();
 
   constructor(options: InformerOptions<T>) {
     this.#o = options;
@@ -126,7 +129,6 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
       page = list.metadata.continue || undefined;
       resourceVersion = list.metadata.resourceVersion;
     } while (page);
-    this.#fingerprints.clear();
     this.#cache.replace(fresh);
     this.#resourceVersion = resourceVersion;
     this.#cache.markSynced();
@@ -144,17 +146,18 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
 
   #applyLine(line: Buffer): void {
     const print = this.#o.fingerprint?.(line);
-    const cached = print?.type === "MODIFIED" && this.#fingerprints.get(print.key) === print.digest;
-    const old = cached ? this.#cache.get(print.key) : undefined;
-    if (print && old) {
+    const old = print?.type === "MODIFIED" ? this.#cache.get(print.key) : undefined;
+    if (print && old && this.#fingerprints.get(old) === print.digest) {
+      const obj = { ...old, metadata: { ...old.metadata, resourceVersion: print.resourceVersion } };
+      this.#fingerprints.set(obj, print.digest);
       this.#resourceVersion = print.resourceVersion;
-      this.#cache.upsert({ ...old, metadata: { ...old.metadata, resourceVersion: print.resourceVersion } });
+      this.#cache.upsert(obj);
       return;
     }
     const event = JSON.parse(line.toString("utf8")) as WatchEvent<T>;
     this.#apply(event);
-    if (print) this.#fingerprints.set(print.key, print.digest);
-    else if (event.type !== "BOOKMARK") this.#fingerprints.delete(objectKey(event.object));
+    const cached = print && this.#cache.get(print.key);
+    if (print && cached) this.#fingerprints.set(cached, print.digest);
   }
 
   #apply(event: WatchEvent<T>): void {
