@@ -1,8 +1,9 @@
 /**
  * A Node heartbeat told from its watch event's bytes, without decoding them. Each kubelet (or kwok) status
  * heartbeat reaches the informer as a whole Node, and decoding it (bytes to text, `JSON.parse`, then
- * `trimNode`) was the largest part of what a live cluster costs the manager at rest, for a Node that
- * trims to the one cached but for its resourceVersion.
+ * `trimNode`) was the largest part of what one heartbeat cost the manager, for a Node that trims to the
+ * one cached but for its resourceVersion. (The layout rule for the resourceVersion is `writtenVersion`'s
+ * in api.ts, read here from bytes.)
  *
  * The fingerprint of an event is a hash of its bytes without the three things a heartbeat changes: the
  * object's resourceVersion, its conditions' `lastHeartbeatTime` and its managed fields' `time`. Two

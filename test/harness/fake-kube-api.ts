@@ -114,6 +114,10 @@ const cacheKey = (name: string, namespace?: string): string => (namespace ? `${n
 const resourceOf = (res: Resource, target?: Target): string =>
   `${res.plural}${target?.subresource ? `/${target.subresource}` : ""}`;
 
+const noWatch = (): never => {
+  throw new Error("not implemented by the fake KubeApi");
+};
+
 export function fakeKubeApi(): FakeKubeApi {
   const stores = new Map<string, Map<string, KubeObject>>();
   const requests: string[] = [];
@@ -218,12 +222,8 @@ export function fakeKubeApi(): FakeKubeApi {
       return Promise.resolve();
     },
     list: unsupported,
-    watch: () => {
-      throw new Error("not implemented by the fake KubeApi");
-    },
-    watchLines: () => {
-      throw new Error("not implemented by the fake KubeApi");
-    },
+    watch: noWatch,
+    watchLines: noWatch,
     update: unsupported,
   };
 }
