@@ -110,6 +110,8 @@ export interface KubeApi {
   readonly server: string;
   get<T extends KubeObject>(res: Resource, name: string, target?: Target): Promise<T>;
   list<T extends KubeObject>(res: Resource, options?: ListOptions): Promise<ObjectList<T>>;
+  /** `list`, the answer as text, not decoded (a caller that reads its bytes as well). */
+  listText(res: Resource, options?: ListOptions): Promise<string>;
   watch<T extends KubeObject>(res: Resource, options: WatchOptions): AsyncGenerator<WatchEvent<T>>;
   /** `watch`, each event as the bytes of its JSON, not decoded (a caller that may not need all of it). */
   watchLines(res: Resource, options: WatchOptions): AsyncGenerator<Buffer>;
@@ -156,20 +158,8 @@ export function createKubeApi(transport: Transport): KubeApi {
         signal: target?.signal,
         urgent: target?.urgent,
       }),
-    list: (res, o = {}) =>
-      transport.json({
-        method: "GET",
-        path: resourcePath(res, o.namespace),
-        query: {
-          labelSelector: o.labelSelector,
-          fieldSelector: o.fieldSelector,
-          resourceVersion: o.resourceVersion,
-          limit: o.limit,
-          continue: o.continue,
-        },
-        signal: o.signal,
-        timeoutMs: 60_000,
-      }),
+    list: (res, o = {}) => transport.json(listRequest(res, o)),
+    listText: (res, o = {}) => transport.text(listRequest(res, o)),
     watch: (res, o) => watchEvents(transport, res, o),
     watchLines: (res, o) => watchLines(transport, res, o),
     create: (res, body, target) =>
@@ -204,6 +194,22 @@ export function createKubeApi(transport: Transport): KubeApi {
         signal: target?.signal,
       });
     },
+  };
+}
+
+function listRequest(res: Resource, o: ListOptions): Request {
+  return {
+    method: "GET",
+    path: resourcePath(res, o.namespace),
+    query: {
+      labelSelector: o.labelSelector,
+      fieldSelector: o.fieldSelector,
+      resourceVersion: o.resourceVersion,
+      limit: o.limit,
+      continue: o.continue,
+    },
+    signal: o.signal,
+    timeoutMs: 60_000,
   };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createLogger } from "../log/logger.ts";
 import { NODES, type KubeApi, type ObjectList } from "./api.ts";
-import { fingerprintOf } from "./heartbeats.ts";
+import { NODE_FINGERPRINTS, fingerprintOf, itemDigests } from "./heartbeats.ts";
 import { Informer } from "./informer.ts";
 import type { Node } from "./objects.ts";
 import { trimNode } from "./transforms.ts";
@@ -17,9 +17,9 @@ interface Change {
   timeAdded?: string;
 }
 
-/** A Node's watch event laid out as the API server writes it (keys in Go's field order). */
-function nodeEvent(type: string, name: string, c: Change = {}): Buffer {
-  const object = {
+/** A Node laid out as the API server writes it (keys in Go's field order). */
+function nodeObject(name: string, c: Change = {}): object {
+  return {
     kind: "Node",
     apiVersion: "v1",
     metadata: {
@@ -58,7 +58,20 @@ function nodeEvent(type: string, name: string, c: Change = {}): Buffer {
       ],
     },
   };
-  return Buffer.from(JSON.stringify({ type, object }));
+}
+
+/** A Node's watch event as the API server writes it. */
+function nodeEvent(type: string, name: string, c: Change = {}): Buffer {
+  return Buffer.from(JSON.stringify({ type, object: nodeObject(name, c) }));
+}
+
+/** A Node list answer as the API server writes it: its items without `kind` and `apiVersion`. */
+function nodeList(resourceVersion: string, nodes: [string, Change][]): string {
+  const items = nodes.map(([name, c]) => {
+    const { kind: _kind, apiVersion: _apiVersion, ...item } = nodeObject(name, c) as Record<string, unknown>;
+    return item;
+  });
+  return JSON.stringify({ kind: "NodeList", apiVersion: "v1", metadata: { resourceVersion }, items });
 }
 
 const digest = (line: Buffer): unknown => fingerprintOf(line)?.digest;
@@ -115,38 +128,61 @@ describe("heartbeat fingerprints", () => {
   });
 });
 
-/** An API whose lists and watches play a script; the last watch waits for the end of the test. */
-function scriptedApi(lists: ObjectList<Node>[], watches: Buffer[][], done: AbortSignal): KubeApi {
-  const list = async (): Promise<ObjectList<Node>> => lists.shift()!;
+describe("the digests of a list's items", () => {
+  const zoneB = { labels: { zone: "b" } };
+  const beat = { resourceVersion: "120", heartbeat: "2026-11-27T10:00:40Z", managedTime: "2026-11-27T10:00:40Z" };
+  const list = nodeList("110", [
+    ["node-1", {}],
+    ["node-2", zoneB],
+    ["node-3", {}],
+  ]);
+
+  test("each item has the digest of its Node's next heartbeat event, the last item too", () => {
+    const digests = itemDigests(Buffer.from(list));
+    expect([...digests.keys()]).toEqual(["node-1", "node-2", "node-3"]);
+    expect(digests.get("node-1")).toBe(digest(nodeEvent("MODIFIED", "node-1", beat)) as never);
+    expect(digests.get("node-2")).toBe(digest(nodeEvent("MODIFIED", "node-2", { ...zoneB, ...beat })) as never);
+    expect(digests.get("node-2")).not.toBe(digest(nodeEvent("MODIFIED", "node-2", beat)) as never);
+    expect(digests.get("node-3")).toBe(digest(nodeEvent("MODIFIED", "node-3", beat)) as never);
+    expect(itemDigests(Buffer.from(`${list}\n`))).toEqual(digests);
+  });
+
+  test("none for an empty or pretty-printed list; an item of another layout has none, the others theirs", () => {
+    expect(itemDigests(Buffer.from(nodeList("110", []))).size).toBe(0);
+    expect(itemDigests(Buffer.from(JSON.stringify(JSON.parse(list), null, 1))).size).toBe(0);
+    const bare = list.replace(/,"managedFields":\[[^\]]*\]\},"spec"/, '},"spec"');
+    expect(bare).not.toBe(list);
+    expect([...itemDigests(Buffer.from(bare)).keys()]).toEqual(["node-2", "node-3"]);
+  });
+});
+
+/** An API whose lists (answers as text) and watches play a script; the last watch waits for the end. */
+function scriptedApi(lists: string[], watches: Buffer[][], done: AbortSignal): KubeApi {
+  const listText = async (): Promise<string> => lists.shift()!;
+  const list = async (): Promise<ObjectList<Node>> => JSON.parse(await listText()) as ObjectList<Node>;
   async function* watchLines(): AsyncGenerator<Buffer> {
     const lines = watches.shift();
     if (lines === undefined) return void (await new Promise((resolve) => done.addEventListener("abort", resolve)));
     yield* lines;
   }
-  return { list, watchLines } as unknown as KubeApi;
+  return { list, listText, watchLines } as unknown as KubeApi;
 }
 
 const parsed = (line: Buffer): Node => trimNode((JSON.parse(line.toString("utf8")) as { object: Node }).object);
 
 describe("an informer with heartbeat fingerprints", () => {
-  test("a heartbeat is the cached Node at its new version; after a relist every event is decoded again", async () => {
-    const zoneA = { labels: { zone: "a" } };
-    const listed = (resourceVersion: string, labels: Record<string, string>): ObjectList<Node> => ({
-      metadata: { resourceVersion },
-      items: [parsed(nodeEvent("ADDED", "node-1", { resourceVersion, labels }))],
-    });
+  test("a heartbeat, the first after the list too, is the cached Node at its new version; a relist forgets", async () => {
+    const zone = (z: string): Change => ({ labels: { zone: z } });
+    const beat = (z: string, resourceVersion: string, second: number): Buffer =>
+      nodeEvent("MODIFIED", "node-1", { ...zone(z), resourceVersion, heartbeat: `2026-11-27T10:00:${second}Z` });
     const expired = Buffer.from('{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}}');
     const stop = new AbortController();
     const api = scriptedApi(
-      [listed("100", { zone: "a" }), listed("105", { zone: "b" })],
       [
-        [
-          nodeEvent("MODIFIED", "node-1", { ...zoneA, resourceVersion: "101" }),
-          nodeEvent("MODIFIED", "node-1", { ...zoneA, resourceVersion: "102", heartbeat: "2026-11-27T10:00:40Z" }),
-          expired,
-        ],
-        [nodeEvent("MODIFIED", "node-1", { ...zoneA, resourceVersion: "106", heartbeat: "2026-11-27T10:01:20Z" })],
+        nodeList("100", [["node-1", zone("a")]]),
+        nodeList("105", [["node-1", { ...zone("b"), resourceVersion: "105" }]]),
       ],
+      [[beat("a", "101", 10), beat("c", "102", 20), beat("c", "103", 30), expired], [beat("a", "106", 40)]],
       stop.signal,
     );
     const logger = createLogger({ verbosity: 0, format: "text", write: () => undefined });
@@ -155,21 +191,23 @@ describe("an informer with heartbeat fingerprints", () => {
       resource: NODES,
       logger,
       transform: trimNode,
-      fingerprint: fingerprintOf,
+      fingerprint: NODE_FINGERPRINTS,
     });
     const seen: string[] = [];
     informer.addHandler({
-      update: (old, obj) => void seen.push(`${old.metadata.resourceVersion}→${obj.metadata.resourceVersion}`),
+      update: (old, obj) => {
+        // A Node taken for a heartbeat is the cached copy at a new version: its spec is the same object.
+        const kept = old.spec === obj.spec ? " kept" : "";
+        seen.push(`${old.metadata.resourceVersion}→${obj.metadata.resourceVersion}${kept}`);
+      },
     });
     const running = informer.run(stop.signal);
     while (informer.get("node-1")?.metadata.resourceVersion !== "106") await Bun.sleep(1);
     stop.abort();
     await running;
-    // 101 decoded; 102 a heartbeat of it; the relist at 105 holds zone b, so 106 (zone a again, the
-    // fingerprint of 101 and 102) is decoded, not taken for a heartbeat of the relisted Node.
-    expect(seen).toEqual(["100→101", "101→102", "102→105", "105→106"]);
-    expect(informer.get("node-1")).toEqual(
-      parsed(nodeEvent("MODIFIED", "node-1", { ...zoneA, resourceVersion: "106", heartbeat: "2026-11-27T10:01:20Z" })),
-    );
+    // 101 has the listed Node's digest; 102 (zone c) is decoded and 103 is its heartbeat. The relist at
+    // 105 holds zone b, so 106 (zone a again, the digest of the first list's item and of 101) is decoded.
+    expect(seen).toEqual(["100→101 kept", "101→102", "102→103 kept", "103→105", "105→106"]);
+    expect(informer.get("node-1")).toEqual(parsed(beat("a", "106", 40)));
   });
 });

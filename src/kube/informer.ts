@@ -6,9 +6,9 @@
  */
 import type { Logger } from "../log/logger.ts";
 import { backoff, jitter, realClock, type Clock } from "../util/clock.ts";
-import type { KubeApi, Resource, WatchEvent } from "./api.ts";
+import type { KubeApi, ListOptions, ObjectList, Resource, WatchEvent } from "./api.ts";
 import { InformerCache, type EventHandler, type InformerView } from "./informer-cache.ts";
-import type { Fingerprint } from "./heartbeats.ts";
+import type { Digest, Fingerprints } from "./heartbeats.ts";
 import { objectKey, type KubeObject } from "./objects.ts";
 import { isGone } from "./transport.ts";
 import { errorMessage } from "./worker.ts";
@@ -21,11 +21,12 @@ export interface InformerOptions<T extends KubeObject> {
   readonly logger: Logger;
   readonly transform?: (obj: T) => T;
   /**
-   * Fingerprints a watch event's bytes (heartbeats.ts): an event whose fingerprint is that of the event
-   * last applied for its object is that object at a newer resourceVersion, and is not decoded. Only for
-   * a `transform` that drops what the fingerprint leaves out.
+   * Fingerprints watch events and list items from their bytes (heartbeats.ts): an event whose digest is
+   * that of the event or item last applied for its object is that object at a newer resourceVersion, and
+   * is not decoded. Only for a `transform` that drops what the digest leaves out, and cluster-scoped
+   * objects (a digest is kept by name).
    */
-  readonly fingerprint?: (line: Buffer) => Fingerprint | undefined;
+  readonly fingerprint?: Fingerprints;
   readonly pageSize?: number;
   readonly clock?: Clock;
 }
@@ -57,10 +58,10 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
   readonly #clock: Clock;
   #resourceVersion: string | undefined;
   /**
-   * The fingerprint of the event each cached copy was made from, where it had one: held by the copy itself,
-   * so a copy replaced any other way (a relist, a deletion) has none.
+   * The digest of the event or list item each cached copy was made from, where it had one: held by the
+   * copy itself, so a copy replaced any other way has none.
    */
-  readonly #fingerprints = new WeakMap<T, Fingerprint["digest"]>();
+  readonly #fingerprints = new WeakMap<T, Digest>();
 
   constructor(options: InformerOptions<T>) {
     this.#o = options;
@@ -118,10 +119,11 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
 
   async #relist(signal: AbortSignal): Promise<void> {
     const fresh = new Map<string, T>();
+    const digests = new Map<string, Digest>();
     let page: string | undefined;
     let resourceVersion = "";
     do {
-      const list = await this.#o.api.list<T>(this.resource, { limit: this.#o.pageSize ?? 500, continue: page, signal });
+      const list = await this.#page({ limit: this.#o.pageSize ?? 500, continue: page, signal }, digests);
       for (const item of list.items) {
         const obj = this.#prepare(item);
         fresh.set(objectKey(obj), obj);
@@ -130,8 +132,21 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
       resourceVersion = list.metadata.resourceVersion;
     } while (page);
     this.#cache.replace(fresh);
+    for (const [key, digest] of digests) {
+      const cached = this.#cache.get(key);
+      if (cached) this.#fingerprints.set(cached, digest);
+    }
     this.#resourceVersion = resourceVersion;
     this.#cache.markSynced();
+  }
+
+  /** One page of the list; with fingerprints, its items' digests go to `digests`. */
+  async #page(options: ListOptions, digests: Map<string, Digest>): Promise<ObjectList<T>> {
+    const { api, fingerprint } = this.#o;
+    if (!fingerprint) return api.list<T>(this.resource, options);
+    const answer = await api.listText(this.resource, options);
+    for (const [key, digest] of fingerprint.items(Buffer.from(answer))) digests.set(key, digest);
+    return JSON.parse(answer) as ObjectList<T>;
   }
 
   async #watch(signal: AbortSignal): Promise<void> {
@@ -145,7 +160,7 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
   }
 
   #applyLine(line: Buffer): void {
-    const print = this.#o.fingerprint?.(line);
+    const print = this.#o.fingerprint?.event(line);
     const old = print?.type === "MODIFIED" ? this.#cache.get(print.key) : undefined;
     if (print && old && this.#fingerprints.get(old) === print.digest) {
       const obj = { ...old, metadata: { ...old.metadata, resourceVersion: print.resourceVersion } };

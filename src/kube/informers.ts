@@ -10,7 +10,7 @@ import type { InformerView } from "./informer-cache.ts";
 import { Informer } from "./informer.ts";
 import type { Node, Service } from "./objects.ts";
 import { trimNode, trimService } from "./transforms.ts";
-import { fingerprintOf } from "./heartbeats.ts";
+import { NODE_FINGERPRINTS } from "./heartbeats.ts";
 
 /** The resources the manager caches, by plural. */
 export type CachedResource = "nodes" | "services";
@@ -48,7 +48,7 @@ export function createSharedInformers(deps: InformersDeps): SharedInformers {
   return {
     nodes: () =>
       (nodes ??= started(
-        new Informer<Node>({ ...options, resource: NODES, transform: trimNode, fingerprint: fingerprintOf }),
+        new Informer<Node>({ ...options, resource: NODES, transform: trimNode, fingerprint: NODE_FINGERPRINTS }),
       )),
     services: () =>
       (services ??= started(new Informer<Service>({ ...options, resource: SERVICES, transform: trimService }))),

@@ -222,6 +222,7 @@ export function fakeKubeApi(): FakeKubeApi {
       return Promise.resolve();
     },
     list: unsupported,
+    listText: unsupported,
     watch: noWatch,
     watchLines: noWatch,
     update: unsupported,

@@ -1,12 +1,13 @@
 /**
  * The heartbeat fingerprint (src/kube/heartbeats.ts) against the real kube-apiserver's watch: its events
  * have the layout the fingerprint reads, two status heartbeats of a Node have one fingerprint, and a
- * label or a condition's status changed in between gives another.
+ * label or a condition's status changed in between gives another; a list's item has the digest of the
+ * Node's next heartbeat event.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createAdminApi } from "../../scripts/control-plane/admin.ts";
 import { NODES, type KubeApi } from "../../src/kube/api.ts";
-import { fingerprintOf } from "../../src/kube/heartbeats.ts";
+import { fingerprintOf, itemDigests, type Digest } from "../../src/kube/heartbeats.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { kubeletNode, uniqueName } from "../harness/fixtures.ts";
@@ -15,6 +16,8 @@ import { INTEGRATION_TIMEOUT_MS } from "./support.ts";
 setDefaultTimeout(INTEGRATION_TIMEOUT_MS);
 
 const name = uniqueName("fingerprint");
+/** Nodes around it, so that its list page holds more than one item. */
+const others = [uniqueName("fingerprint-a"), uniqueName("fingerprint-z")];
 let api: KubeApi;
 
 const ready = (status: string, second: number): object => ({
@@ -33,10 +36,24 @@ const ready = (status: string, second: number): object => ({
 
 beforeAll(async () => {
   api = await createAdminApi((await controlPlane()).kubeconfigs.admin);
-  await api.create(NODES, kubeletNode(name, { ready: true }));
+  for (const node of [name, ...others]) await api.create(NODES, kubeletNode(node, { ready: true }));
 });
 
-afterAll(() => api.delete(NODES, name).catch(() => undefined));
+afterAll(async () => {
+  for (const node of [name, ...others]) await api.delete(NODES, node).catch(() => undefined);
+});
+
+/** The digests of every Node's list item, read in pages of 2. */
+async function listedDigests(): Promise<Map<string, Digest>> {
+  const digests = new Map<string, Digest>();
+  let page: string | undefined;
+  do {
+    const answer = await api.listText(NODES, { limit: 2, continue: page });
+    for (const [key, digest] of itemDigests(Buffer.from(answer))) digests.set(key, digest);
+    page = (JSON.parse(answer) as { metadata: { continue?: string } }).metadata.continue || undefined;
+  } while (page);
+  return digests;
+}
 
 describe("heartbeat fingerprints of the API server's events", () => {
   test("heartbeats share one fingerprint; a label or a status changed does not", async () => {
@@ -57,8 +74,11 @@ describe("heartbeat fingerprints of the API server's events", () => {
       () => api.patch(NODES, name, ready("False", 4), status),
     ];
     const prints = [];
+    let listed: Map<string, Digest> | undefined;
     for (const write of writes) {
       await write();
+      // Every Node, in pages of 2 (the cluster's other Nodes around this one): the Node as first written.
+      if (prints.length === 0) listed = await listedDigests();
       const next = await lines.next();
       if (next.done) throw new Error("the watch ended");
       const line: Buffer = next.value;
@@ -75,6 +95,8 @@ describe("heartbeat fingerprints of the API server's events", () => {
     await lines.return(undefined);
     const [, second, third, labelled, notReady] = prints;
     expect(second).toBe(third);
+    expect(listed?.get(name)).toBe(second as never);
+    for (const node of others) expect(listed?.has(node)).toBe(true);
     expect(new Set([third, labelled, notReady]).size).toBe(3);
   });
 });

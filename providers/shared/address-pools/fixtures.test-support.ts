@@ -133,6 +133,7 @@ export function patchRecorder(respond: (patch: RecordedPatch) => Promise<void> =
     server: "https://test.invalid",
     get: unsupported,
     list: unsupported,
+    listText: unsupported,
     watch: unsupported,
     watchLines: unsupported,
     create: unsupported,
