@@ -95,6 +95,7 @@ export const QUICK_PLAN: BenchPlan = {
       latencyMs: 50,
       windowSeconds: 0,
       live: { leaseSeconds: 40, heartbeatSeconds: 30 },
+      routes: true,
       burst: 100,
     },
     {

@@ -118,6 +118,21 @@ describe("steady and burst tables", () => {
       "| 1,000 new nodes on 100,000 live nodes | 12.0 · 9.2 | **0.77** | 83 · 109 | 1.20 · 1.15 |",
     ]);
   });
+
+  test("a burst with routes is compared only with an empty cluster's burst with routes", () => {
+    const routed = { ...AT_100K, routes: true };
+    const unmatched = results([
+      pair(EMPTY, steady("go", 0, 0, 10), steady("ours", 0, 0, 8)),
+      pair(routed, steady("go", 20, 2000, 12), steady("ours", 12, 600, 9.2)),
+    ]);
+    expect(burstTable(unmatched).split("\n")[3]).toEndWith("| – · – |");
+    expect(steadyTargets(unmatched).map((t) => t.goal)).not.toContain(
+      "1,000-node burst on 100,000 live nodes: within 10 % of an empty cluster",
+    );
+    const twin = pair({ ...EMPTY, routes: true }, steady("go", 0, 0, 6), steady("ours", 0, 0, 4.6));
+    const matched = results([...unmatched.steady, twin]);
+    expect(burstTable(matched).split("\n")[3]).toEndWith("| 2.00 · 2.00 |");
+  });
 });
 
 describe("results.md and the README block", () => {

@@ -6,7 +6,7 @@ import type { BenchResults } from "./results.ts";
 import { coldStartTable } from "./cold-start-report.ts";
 import type { LbResult } from "./scenarios/load-balancers.ts";
 import type { SteadyCase, SteadyResult } from "./scenarios/steady.ts";
-import { targetsTable } from "./targets.ts";
+import { isEmptyTwin, targetsTable } from "./targets.ts";
 import { both, f, ratioOf, seconds, table } from "./markdown.ts";
 import type { NodeInitCase, NodeInitResult } from "./scenarios/node-init.ts";
 
@@ -153,10 +153,8 @@ export function steadyTable(r: BenchResults): string {
 /** The burst of each live case, and how it compares with the same burst on an empty cluster. */
 export function burstTable(r: BenchResults): string {
   const withBurst = r.steady.filter((p) => p.case.burst);
-  const empty = (burst: number | undefined): SteadyPair | undefined =>
-    withBurst.find((p) => p.case.nodes === 0 && p.case.burst === burst);
   const rows = withBurst.map((p) => {
-    const ref = empty(p.case.burst);
+    const ref = withBurst.find((e) => isEmptyTwin(e.case, p.case));
     const secs = (x: SteadyResult): number => x.burst?.seconds ?? Number.NaN;
     const vsEmpty = (m: "go" | "ours"): number | undefined => ratioNumber(p[m] && secs(p[m]), ref?.[m] && secs(ref[m]));
     return [
@@ -176,8 +174,6 @@ export function burstTable(r: BenchResults): string {
   ];
   return table(head, rows);
 }
-
-type SteadyPair = BenchResults["steady"][number];
 
 function ratioNumber(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined || !b ? undefined : a / b;

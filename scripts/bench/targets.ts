@@ -6,7 +6,7 @@
  */
 import { f, seconds, table } from "./markdown.ts";
 import type { BenchResults } from "./results.ts";
-import type { SteadyResult } from "./scenarios/steady.ts";
+import type { SteadyCase, SteadyResult } from "./scenarios/steady.ts";
 
 export interface Target {
   readonly goal: string;
@@ -98,6 +98,14 @@ function steadyAt(pairs: readonly SteadyPair[], nodes: number): Target[] {
   ];
 }
 
+/**
+ * Whether `empty` is the burst of `live` into an empty cluster: the same burst and the same controllers
+ * (a burst with routes also has a route created and a condition written per Node).
+ */
+export function isEmptyTwin(empty: SteadyCase, live: SteadyCase): boolean {
+  return empty.nodes === 0 && empty.burst === live.burst && Boolean(empty.routes) === Boolean(live.routes);
+}
+
 /** The burst on the largest live cluster within 10 % of the same burst on an empty one (ours). */
 function burstTarget(pairs: readonly SteadyPair[]): Target[] {
   const bursts = pairs.filter((p) => p.case.burst && p.case.live);
@@ -105,7 +113,7 @@ function burstTarget(pairs: readonly SteadyPair[]): Target[] {
     (a, p) => (!a || p.case.nodes > a.case.nodes ? p : a),
     undefined,
   );
-  const empty = bursts.find((p) => p.case.nodes === 0 && p.case.burst === largest?.case.burst);
+  const empty = largest && bursts.find((p) => isEmptyTwin(p.case, largest.case));
   if (!largest || !empty || largest === empty) return [];
   const time = (x: SteadyResult | undefined): number | undefined => x?.burst?.seconds;
   const a = time(largest.ours);
