@@ -116,6 +116,8 @@ export interface KubeApi {
   /** `watch`, each event as the bytes of its JSON, not decoded (a caller that may not need all of it). */
   watchLines(res: Resource, options: WatchOptions): AsyncGenerator<Buffer>;
   create<T>(res: Resource, body: T, target?: Target): Promise<T>;
+  /** `create`, resolving only the created object's resourceVersion, as `patchVersion` does for a patch. */
+  createVersion(res: Resource, body: unknown, target?: Target): Promise<string>;
   update<T extends KubeObject>(res: Resource, body: T, target?: Target): Promise<T>;
   patch<T extends KubeObject>(
     res: Resource,
@@ -162,15 +164,9 @@ export function createKubeApi(transport: Transport): KubeApi {
     listText: (res, o = {}) => transport.text(listRequest(res, o)),
     watch: (res, o) => watchEvents(transport, res, o),
     watchLines: (res, o) => watchLines(transport, res, o),
-    create: (res, body, target) =>
-      transport.json({
-        method: "POST",
-        path: resourcePath(res, target?.namespace ?? namespaceOf(body), undefined, target?.subresource),
-        query: dryRun(target),
-        body,
-        signal: target?.signal,
-        background: target?.background,
-      }),
+    create: (res, body, target) => transport.json(createRequest(res, body, target)),
+    createVersion: async (res, body, target) =>
+      writtenVersion(await transport.text({ ...createRequest(res, body, target), accept: METADATA_ONLY })),
     update: (res, body, target) =>
       transport.json({
         method: "PUT",
@@ -194,6 +190,17 @@ export function createKubeApi(transport: Transport): KubeApi {
         signal: target?.signal,
       });
     },
+  };
+}
+
+function createRequest(res: Resource, body: unknown, target: Target | undefined): Request {
+  return {
+    method: "POST",
+    path: resourcePath(res, target?.namespace ?? namespaceOf(body), undefined, target?.subresource),
+    query: dryRun(target),
+    body,
+    signal: target?.signal,
+    background: target?.background,
   };
 }
 

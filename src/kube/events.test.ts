@@ -30,10 +30,14 @@ function gatedApi(): Gate {
     sent.push(line);
   };
   const api = {
-    create: async (_res: unknown, body: { involvedObject: { name: string } }, target?: { background?: boolean }) => {
+    createVersion: async (
+      _res: unknown,
+      body: { involvedObject: { name: string } },
+      target?: { background?: boolean },
+    ) => {
       background.push(target?.background === true);
       await write(`create ${body.involvedObject.name}`);
-      return body;
+      return "1";
     },
     patchVersion: async (_res: unknown, name: string, patch: { count: number }, target: { background?: boolean }) => {
       background.push(target.background === true);
@@ -99,7 +103,7 @@ describe("event sink", () => {
     let aborted = 0;
     const api = {
       // A send that never gets its token: it ends only when its signal aborts.
-      create: (_res: unknown, _body: unknown, target: { signal?: AbortSignal }) =>
+      createVersion: (_res: unknown, _body: unknown, target: { signal?: AbortSignal }) =>
         new Promise((_resolve, reject) =>
           target.signal?.addEventListener("abort", () => ((aborted += 1), reject(new Error("aborted"))), {
             once: true,

@@ -205,6 +205,10 @@ export function fakeKubeApi(): FakeKubeApi {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
     },
+    async createVersion(res: Resource, body: unknown, target?: Target) {
+      const created = await this.create(res, body as KubeObject, target);
+      return created.metadata.resourceVersion ?? "";
+    },
     async patchVersion(res: Resource, name: string, patch: unknown, target: Target & { type: PatchType }) {
       const written = await this.patch(res, name, patch, target);
       return written.metadata.resourceVersion ?? "";

@@ -137,6 +137,7 @@ export function patchRecorder(respond: (patch: RecordedPatch) => Promise<void> =
     watch: unsupported,
     watchLines: unsupported,
     create: unsupported,
+    createVersion: unsupported,
     update: unsupported,
     delete: unsupported,
     patchVersion: unsupported,
