@@ -119,34 +119,32 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
 
   async #relist(signal: AbortSignal): Promise<void> {
     const fresh = new Map<string, T>();
-    const digests = new Map<string, Digest>();
     let page: string | undefined;
     let resourceVersion = "";
     do {
-      const list = await this.#page({ limit: this.#o.pageSize ?? 500, continue: page, signal }, digests);
+      const { list, digests } = await this.#page({ limit: this.#o.pageSize ?? 500, continue: page, signal });
       for (const item of list.items) {
         const obj = this.#prepare(item);
-        fresh.set(objectKey(obj), obj);
+        const key = objectKey(obj);
+        fresh.set(key, obj);
+        // The cache keeps this very copy (replace), so the copy holds its item's digest from here.
+        const digest = digests?.get(key);
+        if (digest !== undefined) this.#fingerprints.set(obj, digest);
       }
       page = list.metadata.continue || undefined;
       resourceVersion = list.metadata.resourceVersion;
     } while (page);
     this.#cache.replace(fresh);
-    for (const [key, digest] of digests) {
-      const cached = this.#cache.get(key);
-      if (cached) this.#fingerprints.set(cached, digest);
-    }
     this.#resourceVersion = resourceVersion;
     this.#cache.markSynced();
   }
 
-  /** One page of the list; with fingerprints, its items' digests go to `digests`. */
-  async #page(options: ListOptions, digests: Map<string, Digest>): Promise<ObjectList<T>> {
+  /** One page of the list, and with fingerprints its items' digests by name. */
+  async #page(options: ListOptions): Promise<{ list: ObjectList<T>; digests?: Map<string, Digest> }> {
     const { api, fingerprint } = this.#o;
-    if (!fingerprint) return api.list<T>(this.resource, options);
+    if (!fingerprint) return { list: await api.list<T>(this.resource, options) };
     const answer = await api.listText(this.resource, options);
-    for (const [key, digest] of fingerprint.items(Buffer.from(answer))) digests.set(key, digest);
-    return JSON.parse(answer) as ObjectList<T>;
+    return { list: JSON.parse(answer) as ObjectList<T>, digests: fingerprint.items(Buffer.from(answer)) };
   }
 
   async #watch(signal: AbortSignal): Promise<void> {
