@@ -97,6 +97,8 @@ export interface WatchOptions {
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   readonly signal: AbortSignal;
+  /** How long to leave the watch's connection unread once all it has read is used up (watch-pace.ts). */
+  readonly pace?: () => number;
 }
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
@@ -289,6 +291,7 @@ async function* watchLines(transport: Transport, res: Resource, o: WatchOptions)
       fieldSelector: o.fieldSelector,
     },
     signal: o.signal,
+    pace: o.pace,
   });
   yield* lines(stream);
 }

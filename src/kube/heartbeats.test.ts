@@ -1,10 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { createLogger } from "../log/logger.ts";
+import { realClock } from "../util/clock.ts";
 import { NODES, type KubeApi, type ObjectList } from "./api.ts";
 import { NODE_FINGERPRINTS, fingerprintOf, itemDigests } from "./heartbeats.ts";
 import { Informer } from "./informer.ts";
 import type { Node } from "./objects.ts";
 import { trimNode } from "./transforms.ts";
+import { MAX_HOLD_MS } from "./watch-pace.ts";
 
 interface Change {
   resourceVersion?: string;
@@ -209,5 +211,36 @@ describe("an informer with heartbeat fingerprints", () => {
     // 105 holds zone b, so 106 (zone a again, the digest of the first list's item and of 101) is decoded.
     expect(seen).toEqual(["100→101 kept", "101→102", "102→103 kept", "103→105", "105→106"]);
     expect(informer.get("node-1")).toEqual(parsed(beat("a", "106", 40)));
+  });
+});
+
+describe("an informer's watch of heartbeats", () => {
+  test("is read at a pace while it brings only heartbeats; any other event reads on at once", async () => {
+    const zone = (z: string): Change => ({ labels: { zone: z } });
+    const beat = (z: string, resourceVersion: string): Buffer =>
+      nodeEvent("MODIFIED", "node-1", {
+        ...zone(z),
+        resourceVersion,
+        heartbeat: `2026-11-27T10:00:${resourceVersion}Z`,
+      });
+    // Each read of the watch's connection, and the pace asked for once its events were used up.
+    const reads = [[beat("a", "11")], [beat("a", "12"), beat("b", "13")], [beat("b", "14"), beat("b", "15")], []];
+    const paces: number[] = [];
+    const stop = new AbortController();
+    const api = scriptedApi([nodeList("10", [["node-1", zone("a")]])], [], stop.signal);
+    api.watchLines = async function* (_, options) {
+      for (const lines of reads) {
+        yield* lines;
+        paces.push(options.pace!());
+      }
+      stop.abort();
+    };
+    let now = 0;
+    const clock = { ...realClock, now: () => (now += 40) };
+    const logger = createLogger({ verbosity: 0, format: "text", write: () => undefined });
+    const informer = new Informer<Node>({ api, resource: NODES, logger, clock, fingerprint: NODE_FINGERPRINTS });
+    await informer.run(stop.signal);
+    expect(informer.get("node-1")?.metadata.resourceVersion).toBe("15");
+    expect(paces).toEqual([MAX_HOLD_MS, 0, MAX_HOLD_MS, 0]);
   });
 });

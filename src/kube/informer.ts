@@ -9,6 +9,7 @@ import { backoff, jitter, realClock, type Clock } from "../util/clock.ts";
 import type { KubeApi, ListOptions, ObjectList, Resource, WatchEvent } from "./api.ts";
 import { InformerCache, type EventHandler, type InformerView } from "./informer-cache.ts";
 import type { Digest, Fingerprints } from "./heartbeats.ts";
+import { WatchPace } from "./watch-pace.ts";
 import { objectKey, type KubeObject } from "./objects.ts";
 import { isGone } from "./transport.ts";
 import { errorMessage } from "./worker.ts";
@@ -149,15 +150,19 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
 
   async #watch(signal: AbortSignal): Promise<void> {
     const timeoutSeconds = Math.floor(MIN_WATCH_TIMEOUT_S * (1 + Math.random()));
+    // Only heartbeats are read at a pace: without fingerprints every event reads on at once.
+    const pace = this.#o.fingerprint ? new WatchPace(() => this.#clock.now()) : undefined;
     const lines = this.#o.api.watchLines(this.resource, {
       resourceVersion: this.#resourceVersion ?? "",
       timeoutSeconds,
       signal,
+      pace: pace && (() => pace.next()),
     });
-    for await (const line of lines) this.#applyLine(line);
+    for await (const line of lines) pace?.heard(line.length, this.#applyLine(line));
   }
 
-  #applyLine(line: Buffer): void {
+  /** Applies one watch event; whether it was a heartbeat (the cached object at a new version). */
+  #applyLine(line: Buffer): boolean {
     const print = this.#o.fingerprint?.event(line);
     const old = print?.type === "MODIFIED" ? this.#cache.get(print.key) : undefined;
     if (print && old && this.#fingerprints.get(old) === print.digest) {
@@ -165,12 +170,13 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
       this.#fingerprints.set(obj, print.digest);
       this.#resourceVersion = print.resourceVersion;
       this.#cache.upsert(obj);
-      return;
+      return true;
     }
     const event = JSON.parse(line.toString("utf8")) as WatchEvent<T>;
     this.#apply(event);
     const cached = print && this.#cache.get(print.key);
     if (print && cached) this.#fingerprints.set(cached, print.digest);
+    return false;
   }
 
   #apply(event: WatchEvent<T>): void {

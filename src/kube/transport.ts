@@ -38,6 +38,8 @@ export interface Request {
    * token and a place on the wire before this thread's other waiting requests.
    */
   readonly urgent?: boolean;
+  /** A stream (watch) only: how long to leave its connection unread once all it has read is used up. */
+  readonly pace?: () => number;
 }
 
 export interface RequestObserver {
@@ -234,7 +236,7 @@ export function createTransport(options: TransportOptions): Transport {
       await token(request);
       // A watch has no timeout of its own (the server ends it after timeoutSeconds): the caller's signal only.
       const outgoing = { head: await headers(request), body: undefined };
-      const response = await respond(request, outgoing, { stream: true });
+      const response = await respond(request, outgoing, { stream: true, pace: request.pace });
       if (!response.body)
         throw new KubeUnreachableError(`empty watch response from ${connection.server}${request.path}`);
       return response.body;
@@ -274,6 +276,7 @@ function encode(body: unknown): string | undefined {
 interface Limit {
   readonly timeoutMs?: number;
   readonly stream?: boolean;
+  readonly pace?: () => number;
 }
 
 function unreachable(server: string, request: Request, error: unknown): Error {

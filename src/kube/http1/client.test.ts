@@ -179,6 +179,44 @@ describe("socketClient", () => {
     expect(closed).toEqual([1]);
   });
 
+  test("a stream's connection is left unread for its pace: what came meanwhile is read at once after", async () => {
+    const { listener } = rawServer((_, socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nd\r\n{"type":"A"}\n\r\n');
+      setTimeout(() => socket.write('d\r\n{"type":"B"}\n\r\n'), 30);
+      setTimeout(() => socket.write('d\r\n{"type":"C"}\n\r\n'), 60);
+    });
+    const client = socketClient(`http://127.0.0.1:${listener.port}`, PLAIN);
+    let paces = 0;
+    const pace = (): number => (paces++, 150);
+    const answer = await client.send("/watch", { method: "GET", headers: {}, stream: true, pace });
+    const reader = answer.body!.getReader();
+    const read = async (): Promise<[string, number]> => {
+      const { value } = await reader.read();
+      return [Buffer.from(value!).toString(), performance.now()];
+    };
+    const [a, atA] = await read();
+    const [b, atB] = await read();
+    const [c, atC] = await read();
+    expect([a, b, c]).toEqual(['{"type":"A"}\n', '{"type":"B"}\n', '{"type":"C"}\n']);
+    // B came 30 ms after A but was read after the pace's 150 ms; C, sent meanwhile, with it.
+    expect(atB - atA).toBeGreaterThanOrEqual(140);
+    expect(atC - atB).toBeLessThan(20);
+    expect(paces).toBe(1);
+    await reader.cancel();
+  });
+
+  test("a stream that ends while its connection is unread frees the connection for the next request", async () => {
+    const { listener, received } = rawServer((request, socket) => {
+      if (!request.head.startsWith("GET /watch")) return socket.write(ok("{}"));
+      socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nd\r\n{"type":"A"}\n\r\n0\r\n\r\n');
+    });
+    const client = socketClient(`http://127.0.0.1:${listener.port}`, PLAIN);
+    const answer = await client.send("/watch", { method: "GET", headers: {}, stream: true, pace: () => 10 });
+    expect(await new Response(answer.body).text()).toBe('{"type":"A"}\n');
+    expect(await (await client.send("/after", { method: "GET", headers: {} })).text()).toBe("{}");
+    expect(received.map((r) => r.connection)).toEqual([1, 1]);
+  });
+
   test("an error answer to a stream is read whole, its Status kept", async () => {
     const status = JSON.stringify({ kind: "Status", reason: "Expired", message: "too old resource version" });
     const { listener } = rawServer((_, socket) =>

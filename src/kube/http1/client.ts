@@ -40,6 +40,12 @@ export interface Outbound {
   readonly timeoutMs?: number;
   /** Answer at the head and leave the body to be read as a stream (a watch); else once it is all in. */
   readonly stream?: boolean;
+  /**
+   * A stream's connection is read only while its reader waits with nothing left to read; then it is left
+   * unread for this many ms first (default none), so what the server sends meanwhile is read at one wake.
+   * Not for a proxied connection (`fetch` reads on).
+   */
+  readonly pace?: () => number;
 }
 
 /** A request's own time ran out before its answer was all in. */
@@ -135,27 +141,46 @@ function exchange(link: Link, bytes: Buffer, request: Outbound, release: (link: 
     let head: ResponseHead | undefined;
     const pieces: Buffer[] = [];
     let stream: ReadableStreamDefaultController<Uint8Array> | undefined;
+    let resuming: ReturnType<typeof setTimeout> | undefined;
     const unsubscribe = onAbort(request.signal, () => link.abandon(abortReason(request.signal)));
     const expire = (): void => link.abandon(new ExchangeTimeoutError("the request timed out"));
     const timer = request.timeoutMs === undefined || request.stream ? undefined : setTimeout(expire, request.timeoutMs);
     const settle = (): void => {
       clearTimeout(timer);
+      clearTimeout(resuming);
       unsubscribe();
+    };
+    /** The reader waits and nothing is queued: read the socket again, at once or when the pace allows. */
+    const pull = (): void => {
+      const waitMs = request.pace?.() ?? 0;
+      clearTimeout(resuming);
+      if (waitMs <= 0) return link.resume();
+      resuming = setTimeout(() => link.resume(), waitMs);
     };
     link.send(bytes, {
       head(answered) {
         head = answered;
         // An error answer to a watch is read whole, as any other: its Status says what went wrong.
         if (!request.stream || answered.status < 200 || answered.status >= 300) return;
-        const body = new ReadableStream<Uint8Array>({
-          start: (controller) => void (stream = controller),
-          cancel: () => link.abandon(new DOMException("The stream was cancelled.", "AbortError")),
-        });
+        // No queue of its own (high-water mark 0): the socket is paused as soon as a piece waits unread.
+        const body = new ReadableStream<Uint8Array>(
+          {
+            start: (controller) => void (stream = controller),
+            pull,
+            cancel: () => link.abandon(new DOMException("The stream was cancelled.", "AbortError")),
+          },
+          { highWaterMark: 0 },
+        );
         resolve(answer(answered, body, ""));
       },
-      body: (piece) => (stream ? stream.enqueue(piece) : pieces.push(piece)),
+      body(piece) {
+        if (stream === undefined) return void pieces.push(piece);
+        stream.enqueue(piece);
+        if (stream.desiredSize! <= 0) link.pause();
+      },
       end() {
         settle();
+        link.resume(); // a stream's last piece may have paused it: the next exchange must be read
         release(link);
         if (stream) return quietly(() => stream?.close());
         resolve(answer(head!, null, decode(pieces)));

@@ -128,6 +128,16 @@ export class Link {
     this.destroy(reason);
   }
 
+  /** Stops reading the socket: the kernel keeps what arrives, and the server feels it as TCP backpressure. */
+  pause(): void {
+    this.#socket?.pause();
+  }
+
+  /** Reads the socket again after `pause`. */
+  resume(): void {
+    this.#socket?.resume();
+  }
+
   /** Ends the connection at once (a broken answer, a failed handshake, an idle link past its time). */
   destroy(reason?: Error): void {
     this.#close(reason); // first: terminating calls the close handler, which knows no reason
