@@ -17,6 +17,12 @@ describe("kwok's configuration", () => {
     expect(JSON.stringify(stage)).toContain("fromdate + 300 | todate");
   });
 
+  test("each heartbeat up to a second later than due, so Nodes due in one second do not beat together", () => {
+    const delay = (stage as { spec: { delay: Record<string, unknown> } }).spec.delay;
+    expect(delay.jitterDurationMilliseconds).toBe(301_000);
+    expect(JSON.stringify(delay.jitterDurationFrom)).toContain("fromdate + 301 | todate");
+  });
+
   test("the heartbeat writes only kubelet's own conditions, never NetworkUnavailable", () => {
     const template = (stage as { spec: { next: { statusTemplate: string } } }).spec.next.statusTemplate;
     const types = [...template.matchAll(/type: (\w+)/g)].map((m) => m[1]);

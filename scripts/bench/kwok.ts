@@ -43,6 +43,9 @@ export interface LiveNodes {
 
 const READY = `.status.conditions.[] | select( .type == "Ready" )`;
 
+/** The time `seconds` after a Node's last heartbeat (kwok waits until then). */
+const dueIn = (seconds: number): string => `${READY} | .lastHeartbeatTime | fromdate + ${seconds} | todate`;
+
 /** kwok's configuration: parallelism options and the heartbeat stage. */
 export function kwokConfig(live: LiveNodes): string {
   const conditions = [
@@ -70,11 +73,13 @@ export function kwokConfig(live: LiveNodes): string {
     spec: {
       resourceRef: { apiGroup: "v1", kind: "Node" },
       selector: { matchExpressions: [{ key: `${READY} | .status`, operator: "In", values: ["True"] }] },
+      // Up to a second later than due: a heartbeat time has whole seconds, so without it every Node due in
+      // one second would beat at its start, together; a kubelet beats on a timer of its own.
       delay: {
         durationMilliseconds: live.heartbeatSeconds * 1000,
-        durationFrom: {
-          jq: { expression: `${READY} | .lastHeartbeatTime | fromdate + ${live.heartbeatSeconds} | todate` },
-        },
+        durationFrom: { jq: { expression: dueIn(live.heartbeatSeconds) } },
+        jitterDurationMilliseconds: (live.heartbeatSeconds + 1) * 1000,
+        jitterDurationFrom: { jq: { expression: dueIn(live.heartbeatSeconds + 1) } },
       },
       next: { statusTemplate: template },
     },
