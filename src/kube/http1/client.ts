@@ -41,9 +41,9 @@ export interface Outbound {
   /** Answer at the head and leave the body to be read as a stream (a watch); else once it is all in. */
   readonly stream?: boolean;
   /**
-   * A stream's connection is read only while its reader waits with nothing left to read; then it is left
-   * unread for this many ms first (default none), so what the server sends meanwhile is read at one wake.
-   * Not for a proxied connection (`fetch` reads on).
+   * Asked each time a stream's reader waits with nothing left to read: how long to leave the connection
+   * unread first (default none), so what the server sends meanwhile is read at one wake. Not for a
+   * proxied connection (`fetch` reads on).
    */
   readonly pace?: () => number;
 }
@@ -150,19 +150,22 @@ function exchange(link: Link, bytes: Buffer, request: Outbound, release: (link: 
       clearTimeout(resuming);
       unsubscribe();
     };
-    /** The reader waits and nothing is queued: read the socket again, at once or when the pace allows. */
+    /** The reader waits and nothing is queued: if the pace asks, the socket is left unread for a while. */
     const pull = (): void => {
       const waitMs = request.pace?.() ?? 0;
-      clearTimeout(resuming);
-      if (waitMs <= 0) return link.resume();
-      resuming = setTimeout(() => link.resume(), waitMs);
+      if (waitMs <= 0 || resuming !== undefined) return;
+      link.pause();
+      resuming = setTimeout(() => {
+        resuming = undefined;
+        link.resume();
+      }, waitMs);
     };
     link.send(bytes, {
       head(answered) {
         head = answered;
         // An error answer to a watch is read whole, as any other: its Status says what went wrong.
         if (!request.stream || answered.status < 200 || answered.status >= 300) return;
-        // No queue of its own (high-water mark 0): the socket is paused as soon as a piece waits unread.
+        // High-water mark 0: `pull` is called only when the reader waits with nothing queued.
         const body = new ReadableStream<Uint8Array>(
           {
             start: (controller) => void (stream = controller),
@@ -173,14 +176,10 @@ function exchange(link: Link, bytes: Buffer, request: Outbound, release: (link: 
         );
         resolve(answer(answered, body, ""));
       },
-      body(piece) {
-        if (stream === undefined) return void pieces.push(piece);
-        stream.enqueue(piece);
-        if (stream.desiredSize! <= 0) link.pause();
-      },
+      body: (piece) => (stream ? stream.enqueue(piece) : pieces.push(piece)),
       end() {
         settle();
-        link.resume(); // a stream's last piece may have paused it: the next exchange must be read
+        link.resume(); // a stream may end in a pause (bytes read before it): the next exchange must be read
         release(link);
         if (stream) return quietly(() => stream?.close());
         resolve(answer(head!, null, decode(pieces)));
