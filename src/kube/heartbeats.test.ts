@@ -243,4 +243,22 @@ describe("an informer's watch of heartbeats", () => {
     expect(informer.get("node-1")?.metadata.resourceVersion).toBe("15");
     expect(paces).toEqual([MAX_HOLD_MS, 0, MAX_HOLD_MS, 0]);
   });
+
+  test("without fingerprints every event is applied and no pace is asked for", async () => {
+    const events = [nodeEvent("MODIFIED", "node-1", { resourceVersion: "11" }), nodeEvent("ADDED", "node-2", {})];
+    const stop = new AbortController();
+    const api = scriptedApi([nodeList("10", [["node-1", {}]])], [], stop.signal);
+    const asked: boolean[] = [];
+    api.watchLines = async function* (_, options) {
+      asked.push(options.pace !== undefined);
+      yield* events;
+      stop.abort();
+    };
+    const logger = createLogger({ verbosity: 0, format: "text", write: () => undefined });
+    const informer = new Informer<Node>({ api, resource: NODES, logger });
+    await informer.run(stop.signal);
+    expect(informer.get("node-1")?.metadata.resourceVersion).toBe("11");
+    expect(informer.get("node-2")).toBeDefined();
+    expect(asked).toEqual([false]);
+  });
 });

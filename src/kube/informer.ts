@@ -158,7 +158,10 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
       signal,
       pace: pace && (() => pace.next()),
     });
-    for await (const line of lines) pace?.heard(line.length, this.#applyLine(line));
+    for await (const line of lines) {
+      const heartbeat = this.#applyLine(line);
+      pace?.heard(line.length, heartbeat);
+    }
   }
 
   /** Applies one watch event; whether it was a heartbeat (the cached object at a new version). */
