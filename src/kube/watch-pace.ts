@@ -5,9 +5,9 @@
  * the process: in a quiet cluster each wake carried one event, and the wake cost more than the event.
  * After a read whose events were all heartbeats the connection is left unread for a while, so the
  * heartbeats that come meanwhile wait in the kernel and are read at one wake. Any other event (a new
- * Node, a real change, a bookmark) reads on at once. The pause is at most `maxHoldMs` (a real change that
+ * Node, a real change, a bookmark) reads on at once. The pause is at most `MAX_HOLD_MS` (a real change that
  * comes during one is seen that much later), and shorter when the stream is busy: at most about
- * `maxBytes` are left waiting, well inside the socket's receive buffer, so the API server never finds
+ * `MAX_HELD_BYTES` are left waiting, well inside the socket's receive buffer, so the API server never finds
  * this watcher slow to read (its watch cache ends a watcher that falls behind).
  */
 
@@ -22,12 +22,10 @@ export class WatchPace {
   #bytes = 0;
   #since: number;
   readonly #now: () => number;
-  readonly #maxHoldMs: number;
 
   /** `now`: milliseconds, from the informer's clock. */
-  constructor(now: () => number, maxHoldMs = MAX_HOLD_MS) {
+  constructor(now: () => number) {
     this.#now = now;
-    this.#maxHoldMs = maxHoldMs;
     this.#since = now();
   }
 
@@ -51,6 +49,6 @@ export class WatchPace {
     this.#heartbeats = this.#changes = this.#bytes = 0;
     if (!quiet) return 0;
     // The time that gathers about MAX_HELD_BYTES at the rate the events came since the last read.
-    return Math.min(this.#maxHoldMs, Math.floor((MAX_HELD_BYTES * elapsed) / Math.max(bytes, 1)));
+    return Math.min(MAX_HOLD_MS, Math.floor((MAX_HELD_BYTES * elapsed) / Math.max(bytes, 1)));
   }
 }

@@ -205,13 +205,14 @@ describe("socketClient", () => {
     await reader.cancel();
   });
 
-  test("a stream that ends while its connection is unread frees the connection for the next request", async () => {
+  test("a stream whose end comes during its pace frees the connection for the next request", async () => {
     const { listener, received } = rawServer((request, socket) => {
       if (!request.head.startsWith("GET /watch")) return socket.write(ok("{}"));
-      socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nd\r\n{"type":"A"}\n\r\n0\r\n\r\n');
+      socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nd\r\n{"type":"A"}\n\r\n');
+      setTimeout(() => socket.write("0\r\n\r\n"), 20);
     });
     const client = socketClient(`http://127.0.0.1:${listener.port}`, PLAIN);
-    const answer = await client.send("/watch", { method: "GET", headers: {}, stream: true, pace: () => 10 });
+    const answer = await client.send("/watch", { method: "GET", headers: {}, stream: true, pace: () => 50 });
     expect(await new Response(answer.body).text()).toBe('{"type":"A"}\n');
     expect(await (await client.send("/after", { method: "GET", headers: {} })).text()).toBe("{}");
     expect(received.map((r) => r.connection)).toEqual([1, 1]);
