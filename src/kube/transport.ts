@@ -272,7 +272,10 @@ function encode(body: unknown): string | undefined {
   return typeof body === "string" ? body : JSON.stringify(body);
 }
 
-/** What ends a request early besides its signal: its own time, or it is a stream (a watch) without one. */
+/**
+ * What ends a request early besides its signal: its own time, or it is a stream (a watch) without one;
+ * and for a stream, its pace (how long its connection is left unread once all it read is used up).
+ */
 interface Limit {
   readonly timeoutMs?: number;
   readonly stream?: boolean;

@@ -5,10 +5,10 @@
  * the process: in a quiet cluster each wake carried one event, and the wake cost more than the event.
  * After a read whose events were all heartbeats the connection is left unread for a while, so the
  * heartbeats that come meanwhile wait in the kernel and are read at one wake. Any other event (a new
- * Node, a real change, a bookmark) reads on at once. The pause is at most `MAX_HOLD_MS` (a real change that
- * comes during one is seen that much later), and shorter when the stream is busy: at most about
- * `MAX_HELD_BYTES` are left waiting, well inside the socket's receive buffer, so the API server never finds
- * this watcher slow to read (its watch cache ends a watcher that falls behind).
+ * Node, a real change, a bookmark) reads on at once. The pause is at most `MAX_HOLD_MS` (a real change
+ * that comes during one is seen that much later), and shorter when the stream is busy: at most about
+ * `MAX_HELD_BYTES` are left waiting, well inside the socket's receive buffer, so the API server never
+ * finds this watcher slow to read (its watch cache ends a watcher that falls behind).
  */
 
 /** The longest pause: a real change is seen at most this much later than it would be. */
