@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { Histogram, Registry } from "prom-client";
-import { LAG_BUCKETS, monitorEventLoopLag } from "./event-loop-lag.ts";
+import { LAG_BUCKETS, monitorEventLoopLag, nextLagWait } from "./event-loop-lag.ts";
 
 const histogram = (): Histogram =>
   new Histogram({ name: "lag_seconds", help: "lag", buckets: LAG_BUCKETS, registers: [new Registry()] });
@@ -36,6 +36,40 @@ describe("event-loop lag", () => {
       expect(lag.check()).toContain("exceeds 0.1 s");
       const { values } = await h.get();
       expect(values.find((v) => v.metricName === "lag_seconds_count")?.value).toBeGreaterThan(2);
+    } finally {
+      lag.stop();
+    }
+  });
+
+  test.each([
+    { name: "on time after the busy interval", lag: 0.001, last: 250, next: 500 },
+    { name: "on time, doubling again", lag: 0, last: 500, next: 1000 },
+    { name: "on time at the idle cap", lag: 0.002, last: 2000, next: 2000 },
+    { name: "doubling stops at the cap", lag: 0, last: 1500, next: 2000 },
+    { name: "at the busy mark is still on time", lag: 0.005, last: 1000, next: 2000 },
+    { name: "late after an idle wait", lag: 0.006, last: 2000, next: 250 },
+    { name: "late after a busy wait", lag: 0.3, last: 250, next: 250 },
+  ])("the next sample's wait: $name", ({ lag, last, next }) => {
+    expect(nextLagWait(lag, last, { intervalMs: 250, idleIntervalMs: 2000, busySeconds: 0.005 })).toBe(next);
+  });
+
+  test("an idle loop is sampled less often, a busy one at the interval again", async () => {
+    const h = histogram();
+    const count = async (): Promise<number> =>
+      (await h.get()).values.find((v) => v.metricName === "lag_seconds_count")?.value ?? 0;
+    const lag = monitorEventLoopLag({ histogram: h, intervalMs: 10, idleIntervalMs: 160, busySeconds: 0.05 });
+    try {
+      // Idle: due at 10, 30, 70, 150, 310 ms: five samples in 400 ms, not 40.
+      await Bun.sleep(400);
+      const idle = await count();
+      expect(idle).toBeGreaterThanOrEqual(3);
+      expect(idle).toBeLessThanOrEqual(8);
+      const until = performance.now() + 300;
+      while (performance.now() < until) {
+        // Busy: the sample due meanwhile comes late, and the next ones are 10 ms apart.
+      }
+      await Bun.sleep(45);
+      expect((await count()) - idle).toBeGreaterThanOrEqual(3);
     } finally {
       lag.stop();
     }

@@ -127,7 +127,7 @@ describe("secure serving", () => {
     expect(body).toContain('running_managed_controllers{name="cloud-node",manager="cloud-controller-manager"} 1');
     expect(body).toMatch(/rest_client_requests_total\{code="200",method="GET",host="127\.0\.0\.1:\d+"\} \d+/);
     expect(body).toContain("workqueue_adds_total");
-    // The main thread's lag is sampled every 100 ms from the start: a scrape soon after start may see none yet.
+    // The main thread's lag is first sampled 250 ms after the start: a scrape soon after start may see none yet.
     await eventually("a lag sample", async () =>
       /cloud_controller_manager_event_loop_lag_seconds_count [1-9]\d*/.test(
         await (await get(port, "/metrics", token)).text(),
