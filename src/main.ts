@@ -6,23 +6,24 @@ import { hostname, totalmem } from "node:os";
 import { runCli } from "./cli/cli.ts";
 import { builtins } from "./builtins.ts";
 import { subCommands } from "./sub-commands.ts";
-import { heapSizingEnvironment } from "./app/heap-sizing.ts";
+import { runtimeTuningEnvironment } from "./app/runtime-tuning.ts";
 import { compiledExecutable, entryPoint } from "./entries.ts";
 
-// The compiled manager sizes JavaScriptCore's heap for itself, then runs as a new image of the same
-// process (see app/heap-sizing.ts). A failure to re-execute only costs memory, so it is not fatal.
-const sized = heapSizingEnvironment({
+// The compiled manager sets its runtime's heap and allocator settings, then runs as a new image of the
+// same process (see app/runtime-tuning.ts). A failure to re-execute only costs memory and CPU, so it is
+// not fatal.
+const tuned = runtimeTuningEnvironment({
   env: process.env,
   args: process.argv.slice(2),
   compiled: compiledExecutable(),
   totalMemoryBytes: totalmem(),
 });
-if (sized && process.execve) {
+if (tuned && process.execve) {
   try {
-    process.execve(process.execPath, [process.execPath, ...process.argv.slice(2)], sized);
+    process.execve(process.execPath, [process.execPath, ...process.argv.slice(2)], tuned);
   } catch (error) {
     process.stderr.write(
-      `warning: could not re-execute with the heap sized for this manager: ${error instanceof Error ? error.message : String(error)}\n`,
+      `warning: could not re-execute with the runtime settings for this manager: ${error instanceof Error ? error.message : String(error)}\n`,
     );
   }
 }

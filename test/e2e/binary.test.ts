@@ -11,7 +11,7 @@ import { lonelyBinary } from "../harness/binary.ts";
 import { startCcm } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { grantLease } from "../harness/rbac.ts";
-import { HEAP_SIZING_RAM_BYTES, JSC_RAM_SIZE } from "../../src/app/heap-sizing.ts";
+import { HEAP_SIZING_RAM_BYTES, HOLE_PURGE_INTERVAL, JSC_RAM_SIZE } from "../../src/app/runtime-tuning.ts";
 
 describe("compiled binary", () => {
   test("prints its version and git commit from an empty directory", async () => {
@@ -75,10 +75,10 @@ describe("compiled binary", () => {
         /started 4 controller\(s\): cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller/,
       );
       await ccm.waitForLine(/caches synced: \d+ node\(s\), \d+ service\(s\)/);
-      // It re-executed itself (same PID) with JavaScriptCore's heap sized for a manager (app/heap-sizing.ts).
-      expect(readFileSync(`/proc/${ccm.proc.pid}/environ`, "utf8").split("\0")).toContain(
-        `${JSC_RAM_SIZE}=${Math.min(totalmem(), HEAP_SIZING_RAM_BYTES)}`,
-      );
+      // It re-executed itself (same PID) with its runtime settings (app/runtime-tuning.ts).
+      const environ = readFileSync(`/proc/${ccm.proc.pid}/environ`, "utf8").split("\0");
+      expect(environ).toContain(`${JSC_RAM_SIZE}=${Math.min(totalmem(), HEAP_SIZING_RAM_BYTES)}`);
+      expect(environ).toContain(`${HOLE_PURGE_INTERVAL}=1000`);
       expect(await ccm.stop("SIGTERM")).toBe(0);
       expect(ccm.output()).not.toMatch(/forbidden|Forbidden/);
     });
