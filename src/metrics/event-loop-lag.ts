@@ -6,7 +6,9 @@
  *
  * The timer is due every `intervalMs` while the loop is busy (a sample later than `busySeconds`); while
  * it is idle the interval doubles, up to `idleIntervalMs`. Each wake of an otherwise idle Bun event loop
- * costs about 0.2 ms of CPU: four a second were 0.06 of an idle manager's 0.10 CPU s a minute.
+ * costs about 0.2 ms of CPU: four a second were 0.06 of an idle manager's 0.10 CPU s a minute. The price:
+ * a lone stall that ends before the next sample is due goes unseen (as one under 250 ms always
+ * could); lasting work makes a sample late, and from then on it is sampled every `intervalMs`.
  */
 import type { Histogram } from "prom-client";
 
