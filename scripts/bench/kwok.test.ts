@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { kwokConfig, lastHeartbeat } from "./kwok.ts";
-import { podCIDR } from "./objects.ts";
+import { initialisedNode, podCIDR } from "./objects.ts";
 import { PLANS, withLive } from "./plan.ts";
 
 describe("kwok's configuration", () => {
@@ -26,9 +26,16 @@ describe("kwok's configuration", () => {
   test("the heartbeat writes only kubelet's own conditions, never NetworkUnavailable", () => {
     const template = (stage as { spec: { next: { statusTemplate: string } } }).spec.next.statusTemplate;
     const types = [...template.matchAll(/type: (\w+)/g)].map((m) => m[1]);
-    expect(types).toEqual(["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"]);
+    expect(types).toEqual(["MemoryPressure", "DiskPressure", "PIDPressure", "Ready"]);
     expect(template).not.toContain("NetworkUnavailable");
     expect(template).not.toContain("taints");
+  });
+
+  test("the heartbeat posts the conditions a bench Node is created with, so it changes only their times", () => {
+    const template = (stage as { spec: { next: { statusTemplate: string } } }).spec.next.statusTemplate;
+    const posted = [...template.matchAll(/type: (\w+)\n {2}status: "(\w+)"\n {2}reason: (\w+)\n {2}message: (.+)/g)];
+    const created = (initialisedNode(7).status?.conditions ?? []).map((c) => [c.type, c.status, c.reason, c.message]);
+    expect(posted.map((m) => m.slice(1)) as unknown[]).toEqual(created);
   });
 });
 

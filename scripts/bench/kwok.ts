@@ -41,6 +41,17 @@ export interface LiveNodes {
   readonly heartbeatSeconds: number;
 }
 
+/**
+ * Kubelet's four conditions, in its order and with its messages: the bench's Nodes are created with them
+ * (objects.ts) and the heartbeat posts the same, so that it changes only their times, as a kubelet's does.
+ */
+export const KUBELET_CONDITIONS = [
+  ["MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"],
+  ["DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"],
+  ["PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"],
+  ["Ready", "True", "KubeletReady", "kubelet is posting ready status"],
+] as const;
+
 const READY = `.status.conditions.[] | select( .type == "Ready" )`;
 
 /** The time `seconds` after a Node's last heartbeat (kwok waits until then). */
@@ -48,16 +59,10 @@ const dueIn = (seconds: number): string => `${READY} | .lastHeartbeatTime | from
 
 /** kwok's configuration: parallelism options and the heartbeat stage. */
 export function kwokConfig(live: LiveNodes): string {
-  const conditions = [
-    ["Ready", "True", "KubeletReady", "kubelet is posting ready status"],
-    ["MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"],
-    ["DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"],
-    ["PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"],
-  ];
   const template = [
     "{{ $now := Now }}",
     "conditions:",
-    ...conditions.flatMap(([type, status, reason, message]) => [
+    ...KUBELET_CONDITIONS.flatMap(([type, status, reason, message]) => [
       `- type: ${type}`,
       `  status: "${status}"`,
       `  reason: ${reason}`,

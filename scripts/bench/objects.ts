@@ -15,7 +15,7 @@ import {
   LABEL_ZONE_BETA,
   TAINT_UNINITIALIZED,
 } from "../../src/kube/well-known.ts";
-import { KWOK_ANNOTATION, KWOK_ANNOTATION_VALUE } from "./kwok.ts";
+import { KUBELET_CONDITIONS, KWOK_ANNOTATION, KWOK_ANNOTATION_VALUE } from "./kwok.ts";
 
 export const NODE_PREFIX = "bench-node-";
 /** Nodes registered during a run (the burst on a live cluster), so a tracker can watch only them. */
@@ -51,11 +51,12 @@ export function benchInstance(i: number): FakeInstance {
 }
 
 const STAMP = "2026-01-01T00:00:00Z";
-const condition = (type: string, status: "True" | "False", reason: string): NodeCondition => ({
+
+const condition = ([type, status, reason, message]: (typeof KUBELET_CONDITIONS)[number]): NodeCondition => ({
   type,
   status,
   reason,
-  message: `kubelet: ${reason}`,
+  message,
   lastHeartbeatTime: STAMP,
   lastTransitionTime: STAMP,
 });
@@ -66,12 +67,7 @@ function kubeletStatus(i: number, addresses: NodeAddress[]): Record<string, unkn
     addresses,
     capacity: resources,
     allocatable: { ...resources, memory: "31Gi" },
-    conditions: [
-      condition("MemoryPressure", "False", "KubeletHasSufficientMemory"),
-      condition("DiskPressure", "False", "KubeletHasNoDiskPressure"),
-      condition("PIDPressure", "False", "KubeletHasSufficientPID"),
-      condition("Ready", "True", "KubeletReady"),
-    ],
+    conditions: KUBELET_CONDITIONS.map(condition),
     daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
     nodeInfo: {
       machineID: `${i.toString(16).padStart(32, "0")}`,

@@ -2,8 +2,9 @@
  * Steady state: a cluster of initialised Nodes and LoadBalancer Services, the Nodes live (kwok renews
  * their Leases and posts their status heartbeats, spread evenly over the heartbeat period) or static. The
  * manager starts (tuned limits, so it gets there quickly), ensures every load balancer (and every route,
- * when routes are on), and once it has been quiet for a few seconds the window opens: CPU seconds and RSS
- * per minute, API requests and cloud calls in the window. A window as long as --node-status-update-
+ * when routes are on), and once it has been quiet for a few seconds (and, with routes on live Nodes, one
+ * heartbeat period after the last route) the window opens: CPU seconds and RSS per minute, API requests
+ * and cloud calls in the window. A window as long as --node-status-update-
  * frequency's default (5 minutes) holds one periodic address refresh of every Node. After the window an
  * optional burst registers new Nodes at once and times them to initialised, on the live cluster.
  */
@@ -101,7 +102,18 @@ async function startUp(
   if (c.routes) await waitForCalls(running.calls, "CreateRoute", c.nodes, 600_000);
   const startupSeconds = (Date.now() - started) / 1000;
   await session.settle(5000, 30_000);
+  await Bun.sleep(Math.max(0, started + startupSeconds * 1000 + afterRoutesMs(c) - Date.now()));
   return { running, startupSeconds, startup: await session.usage() };
+}
+
+/**
+ * How long after the last route the window waits on live Nodes: one heartbeat period and a margin. Each
+ * route's NetworkUnavailable condition is a start-up write, appended to the Node's conditions, and the
+ * Node's next heartbeat (kubelet's patch sets the order of its own four) moves it to the front, a real
+ * change of every Node once; on a cluster whose routes exist that never happens again.
+ */
+function afterRoutesMs(c: SteadyCase): number {
+  return c.routes && c.live ? (c.live.heartbeatSeconds + 2) * 1000 : 0;
 }
 
 export async function runSteady(ctx: BenchContext, c: SteadyCase, manager: ManagerKind): Promise<SteadyResult> {
