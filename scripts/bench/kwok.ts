@@ -52,6 +52,21 @@ export const KUBELET_CONDITIONS = [
   ["Ready", "True", "KubeletReady", "kubelet is posting ready status"],
 ] as const;
 
+/** The field manager kwok's writes are tracked under in an object's managed fields. */
+export const KWOK_FIELD_MANAGER = "kwok";
+
+/** One heartbeat at `time`: the strategic-merge status patch the stage's template posts. */
+export function heartbeatPatch(time: string): object {
+  const conditions = KUBELET_CONDITIONS.map(([type, status, reason, message]) => ({
+    type,
+    status,
+    reason,
+    message,
+    lastHeartbeatTime: time,
+  }));
+  return { status: { conditions } };
+}
+
 const READY = `.status.conditions.[] | select( .type == "Ready" )`;
 
 /** The time `seconds` after a Node's last heartbeat (kwok waits until then). */

@@ -5,15 +5,17 @@ import { TokenBucket } from "../../src/kube/token-bucket.ts";
 import { createTransport, isNotFound, type Transport } from "../../src/kube/transport.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";
 
-/** `wrap`: what a test puts around the transport (to record the requests or the answers). */
+/**
+ * `wrap`: what a test puts around the transport (to record the requests or the answers). `userAgent`:
+ * also the field manager its writes are tracked under (the API server takes the agent's first word).
+ */
 export async function createAdminApi(
   kubeconfig: string,
   wrap: (transport: Transport) => Transport = (transport) => transport,
+  userAgent = "ccm-test-harness",
 ): Promise<KubeApi> {
   const connection = await resolveConnection({ kubeconfig, master: "" });
-  return createKubeApi(
-    wrap(createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "ccm-test-harness" })),
-  );
+  return createKubeApi(wrap(createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent })));
 }
 
 const KINDS: Readonly<Record<string, Resource>> = {

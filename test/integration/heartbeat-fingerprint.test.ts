@@ -2,10 +2,14 @@
  * The heartbeat fingerprint (src/kube/heartbeats.ts) against the real kube-apiserver's watch: its events
  * have the layout the fingerprint reads, two status heartbeats of a Node have one fingerprint, and a
  * label or a condition's status changed in between gives another; a list's item has the digest of the
- * Node's next heartbeat event.
+ * Node's next heartbeat event. And the benchmark's established live Nodes: kwok's next heartbeat of one is
+ * the listed Node but for its times, as a long-running kubelet's is.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createAdminApi } from "../../scripts/control-plane/admin.ts";
+import { KWOK_FIELD_MANAGER, heartbeatPatch } from "../../scripts/bench/kwok.ts";
+import { nodeName } from "../../scripts/bench/objects.ts";
+import { createNodes } from "../../scripts/bench/scenarios/burst.ts";
 import { NODES, type KubeApi } from "../../src/kube/api.ts";
 import { fingerprintOf, itemDigests, type Digest } from "../../src/kube/heartbeats.ts";
 import type { Node } from "../../src/kube/objects.ts";
@@ -98,5 +102,37 @@ describe("heartbeat fingerprints of the API server's events", () => {
     expect(listed?.get(name)).toBe(second as never);
     for (const node of others) expect(listed?.has(node)).toBe(true);
     expect(new Set([third, labelled, notReady]).size).toBe(3);
+  });
+});
+
+describe("the benchmark's live Nodes", () => {
+  /** Far past the names other tests give bench Nodes. */
+  const set = { first: 900_001, count: 3, initialised: true, live: { leaseSeconds: 40, heartbeatSeconds: 300 } };
+  const names = [0, 1, 2].map((k) => nodeName(set.first + k));
+  afterAll(async () => {
+    for (const node of names) await api.delete(NODES, node).catch(() => undefined);
+  });
+
+  test("kwok's next heartbeat of an established Node changes nothing the digest reads", async () => {
+    const asKwok = await createAdminApi((await controlPlane()).kubeconfigs.admin, undefined, KWOK_FIELD_MANAGER);
+    await createNodes(api, set, asKwok);
+    const node = await api.get<Node>(NODES, names[1]!);
+    const managers = (node.metadata as { managedFields?: { manager: string; subresource?: string }[] }).managedFields;
+    expect(managers?.map((f) => `${f.manager}/${f.subresource ?? ""}`)).toContain("kwok/status");
+    const listed = await listedDigests();
+    const lines = api.watchLines(NODES, {
+      resourceVersion: node.metadata.resourceVersion ?? "",
+      timeoutSeconds: 60,
+      fieldSelector: `metadata.name=${names[1]}`,
+      signal: new AbortController().signal,
+    });
+    const beat = new Date(Date.now() + 60_000).toISOString().replace(/\.\d+Z$/, "Z");
+    const target = { type: "strategic" as const, subresource: "status" };
+    await asKwok.patch(NODES, names[1]!, heartbeatPatch(beat), target);
+    const next = await lines.next();
+    await lines.return(undefined);
+    if (next.done) throw new Error("the watch ended");
+    expect(next.value.toString("utf8")).toContain(beat);
+    expect(fingerprintOf(next.value)?.digest).toBe(listed.get(names[1]!) as never);
   });
 });

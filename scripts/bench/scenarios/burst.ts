@@ -6,9 +6,10 @@
  */
 import { LEASES, NODES, type KubeApi } from "../../../src/kube/api.ts";
 import type { Node } from "../../../src/kube/objects.ts";
-import { lastHeartbeat, type LiveNodes } from "../kwok.ts";
+import { forEachLimited } from "../../../src/util/concurrency.ts";
+import { heartbeatPatch, lastHeartbeat, type LiveNodes } from "../kwok.ts";
 import { createAll, track } from "../load.ts";
-import { LABEL_BURST, initialisedNode, isInitialised, registeredNode, withOptions } from "../objects.ts";
+import { LABEL_BURST, initialisedNode, isInitialised, nodeName, registeredNode, withOptions } from "../objects.ts";
 import type { Session } from "../run.ts";
 import { downsample, type Timeline } from "../timeline.ts";
 import { difference } from "./load-balancers.ts";
@@ -52,13 +53,35 @@ export function nodesOf(set: NodeSet, from: number, to: number, now = Date.now()
   });
 }
 
-/** Creates the set in slices, so that 100,000 Nodes are never all in memory as objects at once. */
-export async function createNodes(admin: KubeApi, set: NodeSet): Promise<void> {
+/**
+ * Creates the set in slices, so that 100,000 Nodes are never all in memory as objects at once. With
+ * `kwok` (a client writing as kwok's field manager) live Nodes are created with the heartbeat before
+ * their last and then post their last one as kwok: a kubelet that has run a while owns its status fields
+ * already, so its next heartbeat changes only times, where kwok's first would add its managed fields.
+ */
+export async function createNodes(admin: KubeApi, set: NodeSet, kwok?: KubeApi): Promise<void> {
   const slice = 5000;
   const now = Date.now();
+  const period = kwok && set.live ? set.live.heartbeatSeconds * 1000 : 0;
   for (let k = 0; k < set.count; k += slice) {
-    await createAll(admin, NODES, nodesOf(set, k, Math.min(set.count, k + slice), now), 64);
+    const to = Math.min(set.count, k + slice);
+    await createAll(admin, NODES, nodesOf(set, k, to, now - period), 64);
+    if (kwok && set.live) await postHeartbeats(kwok, { ...set, live: set.live }, { from: k, to, now });
   }
+}
+
+/** Nodes `from` … `to - 1` of a live set post the heartbeat `nodesOf` gives them at `now`. */
+async function postHeartbeats(
+  kwok: KubeApi,
+  set: NodeSet & { live: LiveNodes },
+  at: { from: number; to: number; now: number },
+): Promise<void> {
+  const positions = Array.from({ length: at.to - at.from }, (_, j) => at.from + j);
+  await forEachLimited(positions, 64, async (k) => {
+    const time = lastHeartbeat(set.initialised ? k : 0, set.count, set.live.heartbeatSeconds, at.now);
+    const target = { subresource: "status", type: "strategic" } as const;
+    await kwok.patch(NODES, nodeName(set.first + k), heartbeatPatch(time), target);
+  });
 }
 
 /** Waits until kwok has created a Lease for every Node (one list of one item: its remaining count). */

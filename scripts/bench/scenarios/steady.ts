@@ -8,8 +8,9 @@
  * frequency's default (5 minutes) holds one periodic address refresh of every Node. After the window an
  * optional burst registers new Nodes at once and times them to initialised, on the live cluster.
  */
+import { createAdminApi } from "../../control-plane/admin.ts";
 import { waitForCalls } from "../cloud.ts";
-import type { LiveNodes, RunningKwok } from "../kwok.ts";
+import { KWOK_FIELD_MANAGER, type LiveNodes, type RunningKwok } from "../kwok.ts";
 import type { Tracker } from "../load.ts";
 import type { ManagerKind, RunningManager } from "../managers.ts";
 import type { ProcSample } from "../proc-stats.ts";
@@ -70,7 +71,10 @@ interface Cluster {
 /** The Nodes (and kwok with every Lease in place, when live), the Services and a tracker of their ingress. */
 async function prepare(ctx: BenchContext, session: Session, c: SteadyCase, name: string): Promise<Cluster> {
   const created = Date.now();
-  await createNodes(session.cp.admin, { first: 1, count: c.nodes, initialised: true, live: c.live, routes: c.routes });
+  // Live Nodes post their last heartbeat as kwok, so its managed fields are in place (createNodes).
+  const asKwok = c.live && (await createAdminApi(session.cp.kubeconfigs.admin, undefined, KWOK_FIELD_MANAGER));
+  const set = { first: 1, count: c.nodes, initialised: true, live: c.live, routes: c.routes };
+  await createNodes(session.cp.admin, set, asKwok || undefined);
   const createSeconds = (Date.now() - created) / 1000;
   ctx.log(`${name}: created ${c.nodes} nodes in ${createSeconds.toFixed(1)} s`);
   const tracker = await createServices(session.cp.admin, c.services);
