@@ -46,11 +46,14 @@ export function nodesOf(set: NodeSet, from: number, to: number, now = Date.now()
     const k = from + j;
     const i = set.first + k;
     const node = set.initialised ? initialisedNode(i) : registeredNode(i);
-    const beat = set.live
-      ? lastHeartbeat(set.initialised ? k : 0, set.count, set.live.heartbeatSeconds, now)
-      : undefined;
+    const beat = set.live ? heartbeatOf({ ...set, live: set.live }, k, now) : undefined;
     return withOptions(node, i, { lastHeartbeat: beat, podCIDR: set.routes, labels: set.labels });
   });
+}
+
+/** The last heartbeat of the Node at position `k`: spread over one period in an initialised set, else now. */
+function heartbeatOf(set: NodeSet & { live: LiveNodes }, k: number, now: number): string {
+  return lastHeartbeat(set.initialised ? k : 0, set.count, set.live.heartbeatSeconds, now);
 }
 
 /**
@@ -78,7 +81,7 @@ async function postHeartbeats(
 ): Promise<void> {
   const positions = Array.from({ length: at.to - at.from }, (_, j) => at.from + j);
   await forEachLimited(positions, 64, async (k) => {
-    const time = lastHeartbeat(set.initialised ? k : 0, set.count, set.live.heartbeatSeconds, at.now);
+    const time = heartbeatOf(set, k, at.now);
     const target = { subresource: "status", type: "strategic" } as const;
     await kwok.patch(NODES, nodeName(set.first + k), heartbeatPatch(time), target);
   });

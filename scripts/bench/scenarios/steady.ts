@@ -72,9 +72,9 @@ interface Cluster {
 async function prepare(ctx: BenchContext, session: Session, c: SteadyCase, name: string): Promise<Cluster> {
   const created = Date.now();
   // Live Nodes post their last heartbeat as kwok, so its managed fields are in place (createNodes).
-  const asKwok = c.live && (await createAdminApi(session.cp.kubeconfigs.admin, undefined, KWOK_FIELD_MANAGER));
+  const asKwok = c.live ? await createAdminApi(session.cp.kubeconfigs.admin, undefined, KWOK_FIELD_MANAGER) : undefined;
   const set = { first: 1, count: c.nodes, initialised: true, live: c.live, routes: c.routes };
-  await createNodes(session.cp.admin, set, asKwok || undefined);
+  await createNodes(session.cp.admin, set, asKwok);
   const createSeconds = (Date.now() - created) / 1000;
   ctx.log(`${name}: created ${c.nodes} nodes in ${createSeconds.toFixed(1)} s`);
   const tracker = await createServices(session.cp.admin, c.services);
@@ -104,10 +104,10 @@ async function startUp(
   const running = session.start({ kind: m, limits: ctx.tuned, latencyMs: c.latencyMs, clusterCIDR });
   await tracker.waitFor(c.services, 600_000);
   if (c.routes) await waitForCalls(running.calls, "CreateRoute", c.nodes, 600_000);
-  const startupSeconds = (Date.now() - started) / 1000;
+  const ready = Date.now();
   await session.settle(5000, 30_000);
-  await Bun.sleep(Math.max(0, started + startupSeconds * 1000 + afterRoutesMs(c) - Date.now()));
-  return { running, startupSeconds, startup: await session.usage() };
+  await Bun.sleep(Math.max(0, ready + afterRoutesMs(c) - Date.now()));
+  return { running, startupSeconds: (ready - started) / 1000, startup: await session.usage() };
 }
 
 /**
