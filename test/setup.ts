@@ -21,6 +21,7 @@ afterAll(async () => {
   killAll("SIGKILL");
   await stopControlPlane();
   removeCopies();
-  if (existsSync(CCM_LOG_DIR))
+  // Under `npm test` the run's folder is named only when a test failed (it is removed otherwise).
+  if (existsSync(CCM_LOG_DIR) && process.env.CCM_TEST_RUN_DIR === undefined)
     console.error(`[harness] logs of every cloud-controller-manager process of this run: ${CCM_LOG_DIR}`);
 });
