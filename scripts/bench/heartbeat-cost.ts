@@ -31,7 +31,7 @@ async function beat(cp: ControlPlane, nodes: number, rate: number, until: number
   const started = Date.now();
   while (Date.now() < until) {
     const due = Math.floor(((Date.now() - started) / 1000) * rate);
-    const batch = Array.from({ length: due - sent }, (_, k) => (sent + k) % nodes);
+    const batch = Array.from({ length: due - sent }, (_, k) => ((sent + k) % nodes) + 1);
     sent = due;
     await forEachLimited(batch, 20, (i) =>
       cp.admin

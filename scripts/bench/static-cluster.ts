@@ -1,13 +1,19 @@
 /**
- * What the idle and heartbeat cost scripts share: one fresh control plane holding N initialised static
- * Nodes, and a compiled manager on it (the fake cloud, no routes, no leader election, no serving).
+ * What the idle, heartbeat and start-time scripts share: one fresh control plane holding N initialised
+ * static Nodes (bench-node-1 …), and a compiled manager on it (the fake cloud in its process, each Node
+ * an instance of it as the Node says, no routes, no leader election, no serving).
  */
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startControlPlane, type ControlPlane } from "../control-plane/control-plane.ts";
 import { cacheRoot } from "../control-plane/binaries.ts";
 import { NODES } from "../../src/kube/api.ts";
 import { forEachLimited } from "../../src/util/concurrency.ts";
+import { cloudConfig } from "./cloud.ts";
 import { initialisedNode } from "./objects.ts";
+
+/** The cloud-config in the control plane's folder: every Node an instance, as the Node says. */
+const CLOUD_CONFIG = "fake-cloud.json";
 
 /** Runs `use` on a fresh control plane (under the bench cache, named `label-<time>`) with `nodes` Nodes. */
 export async function withStaticNodes(
@@ -18,13 +24,25 @@ export async function withStaticNodes(
   const dir = join(cacheRoot(), "bench", `${label}-${new Date().toISOString().replaceAll(":", "-")}`);
   const cp = await startControlPlane({ dir, log: () => undefined });
   try {
-    const indexes = Array.from({ length: nodes }, (_, i) => i);
+    const indexes = Array.from({ length: nodes }, (_, i) => i + 1);
     await forEachLimited(indexes, 50, (i) => cp.admin.create(NODES, initialisedNode(i)).then(() => undefined));
+    writeFileSync(join(cp.dir, CLOUD_CONFIG), cloudConfig({ latencyMs: 0, instances: nodes }));
     console.log(`${nodes} initialised static Nodes; control plane and logs in ${dir}`);
     await use(cp);
   } finally {
     await cp.stop();
   }
+}
+
+/** The flags of a manager on a `withStaticNodes` cluster, as its restricted identity; a caller may add more. */
+export function staticManagerArgs(cp: ControlPlane): string[] {
+  return [
+    "--cloud-provider=fake",
+    `--cloud-config=${join(cp.dir, CLOUD_CONFIG)}`,
+    `--kubeconfig=${cp.kubeconfigs.ccm}`,
+    "--leader-elect=false",
+    "--configure-cloud-routes=false",
+  ];
 }
 
 /** Runs `use` while `binary` manages the control plane's cluster as the restricted identity; stops it after. */
@@ -34,8 +52,7 @@ export async function withManager<T>(
   env: Record<string, string | undefined>,
   use: (pid: number, exitCode: () => number | null) => Promise<T>,
 ): Promise<T> {
-  const args = ["--cloud-provider=fake", `--kubeconfig=${cp.kubeconfigs.ccm}`, "--secure-port=0"];
-  const proc = Bun.spawn([binary, ...args, "--leader-elect=false", "--configure-cloud-routes=false"], {
+  const proc = Bun.spawn([binary, ...staticManagerArgs(cp), "--secure-port=0"], {
     stdout: "ignore",
     stderr: "ignore",
     env,
