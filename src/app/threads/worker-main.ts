@@ -25,8 +25,16 @@ export interface WorkerScope {
 
 const STATUS_EVERY_MS = 1000;
 
-/** Everything a thread builds for itself from the configuration it was sent. */
-async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerScope): Promise<LeaderDeps> {
+/**
+ * Everything a thread builds for itself from the configuration it was sent. `onSynced`: a cache of the
+ * mirror has just synced.
+ */
+async function threadDeps(
+  start: ThreadStart,
+  builtins: Builtins,
+  scope: WorkerScope,
+  onSynced: () => void,
+): Promise<LeaderDeps> {
   const config = deepFreeze(start.config);
   const host = `thread-${start.thread}`;
   const sink = createLogSink({
@@ -36,7 +44,7 @@ async function threadDeps(start: ThreadStart, builtins: Builtins, scope: WorkerS
   });
   const write = (line: string, error: boolean): void => sink.write(line, error);
   const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write }).withTag(host);
-  const informers = mirrorOf(scope, logger);
+  const informers = mirrorOf(scope, logger, onSynced);
   const built = await buildProcess({
     config,
     providerConfig: deepFreeze(start.providerConfig),
@@ -84,22 +92,27 @@ function threadConnection(start: ThreadStart, scope: WorkerScope): Connection {
 }
 
 /** Listening from the start: the main thread's changes may arrive while the thread still builds. */
-function mirrorOf(scope: WorkerScope, logger: Logger): MirrorInformers {
+export function mirrorOf(scope: WorkerScope, logger: Logger, onSynced: () => void): MirrorInformers {
   const informers = createMirrorInformers({
     logger,
     watch: (resources) => scope.postMessage({ type: "watch", resources }),
   });
   scope.onMessage((m) => {
-    if (m.type === "informers") informers.apply(JSON.parse(m.ops) as MirrorOp[]);
+    if (m.type !== "informers") return;
+    const ops = JSON.parse(m.ops) as MirrorOp[];
+    informers.apply(ops);
+    if (ops.some((op) => op[1] === "synced")) onSynced();
   });
   return informers;
 }
 
 async function runThread(start: ThreadStart, builtins: Builtins, scope: WorkerScope, stop: AbortSignal): Promise<void> {
-  const deps = await threadDeps(start, builtins, scope);
-  // Evaluated every second, posted only when it changed: each message wakes the main thread.
+  // Evaluated every second, posted only when it changed: each message wakes the main thread. Also when a
+  // cache syncs: readiness waits for every thread's caches, a second sooner so.
+  let report = (): void => undefined;
+  const deps = await threadDeps(start, builtins, scope, () => report());
   let posted = "";
-  const report = (): void => {
+  report = (): void => {
     const checks = nullable(deps.health.snapshot());
     const encoded = JSON.stringify(checks);
     if (encoded === posted) return;
