@@ -68,6 +68,11 @@ export async function build(options: BuildOptions = {}): Promise<string> {
     "--minify-syntax",
     "--minify-whitespace",
     "--sourcemap",
+    // Each module's bytecode compiled ahead, not at every start (and in every thread): exec to ready with
+    // 2,000 Nodes 0.6–0.75 → 0.4–0.47 s and a quarter less CPU, with 4 threads 0.77–0.94 → 0.57–0.66 s,
+    // for 9 MB more executable (scripts/bench/start-time.ts). ESM bytecode needs ESM output.
+    "--bytecode",
+    "--format=esm",
     ...(options.target ? [`--target=${options.target}`] : []),
     `--define`,
     `CCM_BUILD_VERSION=${JSON.stringify(`v${pkg.version}`)}`,
