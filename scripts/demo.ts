@@ -6,10 +6,12 @@
  * nodes (one containerd; root and Debian's containerd, runc and CNI plugins needed); where they cannot
  * run, the demo says why and registers hand-written Nodes.
  *
- *   npm run demo [-- --kubelet]
+ * With `--binary PATH`, that executable (a release's, say) instead of one built from these sources.
+ *
+ *   npm run demo [-- --kubelet] [-- --binary PATH]
  */
-import { join } from "node:path";
-import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
 import { build } from "./build.ts";
 import { startDemoKubelets, type DemoKubelets } from "./demo-kubelets.ts";
 import { freshRunDir } from "./control-plane/run-dirs.ts";
@@ -132,9 +134,24 @@ function startManager(binary: string, dir: string, cloudConfig: string, kubeconf
   };
 }
 
-async function main(): Promise<void> {
+/** `--binary PATH` or `--binary=PATH`: an executable given; otherwise one built from these sources. */
+async function executable(argv: readonly string[]): Promise<string> {
+  const at = argv.findIndex((a) => a === "--binary" || a.startsWith("--binary="));
+  const given = at < 0 ? undefined : argv[at]?.includes("=") ? argv[at]?.slice("--binary=".length) : argv[at + 1];
+  if (at >= 0 && (!given || !existsSync(given))) {
+    console.error(`error: --binary: ${given ? `no executable at ${given}` : "needs the path of an executable"}`);
+    process.exit(2);
+  }
+  if (given) {
+    say(`Using the executable ${given}`);
+    return resolve(given);
+  }
   say("Building the single executable");
-  const binary = await build();
+  return await build();
+}
+
+async function main(): Promise<void> {
+  const binary = await executable(process.argv.slice(2));
   say("Starting kube-apiserver and etcd on loopback (the first run builds them from the Go module proxy)");
   const dir = freshRunDir("demo");
   const cp = await startControlPlane({ dir, log: (l) => console.log(l) });
