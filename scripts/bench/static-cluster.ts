@@ -3,7 +3,7 @@
  * static Nodes (bench-node-1 …), and a compiled manager on it (the fake cloud in its process, each Node
  * an instance of it as the Node says, no routes, no leader election, no serving).
  */
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startControlPlane, type ControlPlane } from "../control-plane/control-plane.ts";
 import { cacheRoot } from "../control-plane/binaries.ts";
@@ -31,6 +31,8 @@ export async function withStaticNodes(
     await use(cp);
   } finally {
     await cp.stop();
+    // Logs and the audit log stay for reading; etcd's data (70 MB at 2,000 Nodes) would only pile up.
+    rmSync(join(cp.dir, "etcd-data"), { recursive: true, force: true });
   }
 }
 
