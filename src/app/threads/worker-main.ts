@@ -107,8 +107,8 @@ export function mirrorOf(scope: WorkerScope, logger: Logger, onSynced: () => voi
 }
 
 async function runThread(start: ThreadStart, builtins: Builtins, scope: WorkerScope, stop: AbortSignal): Promise<void> {
-  // Evaluated every second, posted only when it changed: each message wakes the main thread. Also when a
-  // cache syncs: readiness waits for every thread's caches, a second sooner so.
+  // Evaluated every second, posted only when it changed: each message wakes the main thread. Also the
+  // moment a cache syncs, since readiness waits for every thread's caches (else up to a second late).
   let report = (): void => undefined;
   const deps = await threadDeps(start, builtins, scope, () => report());
   let posted = "";
