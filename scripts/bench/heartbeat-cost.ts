@@ -11,6 +11,7 @@
 import type { ControlPlane } from "../control-plane/control-plane.ts";
 import { NODES } from "../../src/kube/api.ts";
 import { forEachLimited } from "../../src/util/concurrency.ts";
+import { rfc3339 } from "../../src/util/clock.ts";
 import { nodeName } from "./objects.ts";
 import { readProc } from "./proc-stats.ts";
 import { withManager, withStaticNodes } from "./static-cluster.ts";
@@ -19,7 +20,7 @@ const SETTLE_MS = 20_000;
 const WINDOW_MS = 30_000;
 
 function heartbeat(): object {
-  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  const now = rfc3339(Date.now());
   return {
     status: { conditions: [{ type: "Ready", status: "True", reason: "KubeletReady", lastHeartbeatTime: now }] },
   };

@@ -17,6 +17,7 @@ import type { Subprocess } from "bun";
 import { cacheRoot, goBuild } from "../control-plane/binaries.ts";
 import { terminate } from "../control-plane/control-plane.ts";
 import { ProcSampler } from "./proc-stats.ts";
+import { rfc3339 } from "../../src/util/clock.ts";
 
 export const KWOK_VERSION = "v0.8.0";
 export const KWOK_ANNOTATION = "kwok.x-k8s.io/node";
@@ -111,7 +112,7 @@ export function kwokConfig(live: LiveNodes): string {
 /** When Node `i` of `count` last sent its heartbeat, so that a cluster's heartbeats spread over one period. */
 export function lastHeartbeat(i: number, count: number, heartbeatSeconds: number, now = Date.now()): string {
   const spread = ((i % count) / Math.max(1, count)) * heartbeatSeconds * 1000;
-  return new Date(now - spread).toISOString().replace(/\.\d+Z$/, "Z");
+  return rfc3339(now - spread);
 }
 
 export interface RunningKwok {

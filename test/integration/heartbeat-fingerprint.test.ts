@@ -15,6 +15,7 @@ import { fingerprintOf, itemDigests, type Digest } from "../../src/kube/heartbea
 import type { Node } from "../../src/kube/objects.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { kubeletNode, uniqueName } from "../harness/fixtures.ts";
+import { rfc3339 } from "../../src/util/clock.ts";
 import { INTEGRATION_TIMEOUT_MS } from "./support.ts";
 
 setDefaultTimeout(INTEGRATION_TIMEOUT_MS);
@@ -126,7 +127,7 @@ describe("the benchmark's live Nodes", () => {
       fieldSelector: `metadata.name=${names[1]}`,
       signal: new AbortController().signal,
     });
-    const beat = new Date(Date.now() + 60_000).toISOString().replace(/\.\d+Z$/, "Z");
+    const beat = rfc3339(Date.now() + 60_000);
     const target = { type: "strategic" as const, subresource: "status" };
     await asKwok.patch(NODES, names[1]!, heartbeatPatch(beat), target);
     const next = await lines.next();

@@ -6,6 +6,7 @@
 import type { ServiceWarning } from "../../../src/cloud/provider.ts";
 import type { Condition, Service } from "../../../src/kube/objects.ts";
 import { formatIP, type IP } from "../../../src/net/ip.ts";
+import { rfc3339 } from "../../../src/util/clock.ts";
 import type { Decision, Note } from "./allocator.ts";
 
 export const REASON_MOVED = "LoadBalancerAddressMoved";
@@ -80,7 +81,6 @@ export function conditionWrite(service: Service, f: Flagging): Condition | undef
   const kept = f.notes.filter((n) => n.kind === "kept").map((n) => n.message);
   const wanted = wantedCondition(kept, f.guarded, current);
   if (!wanted || (current && sameCondition(current, wanted))) return undefined;
-  const transition =
-    current?.status === wanted.status ? current.lastTransitionTime : f.now.toISOString().replace(/\.\d+Z$/, "Z");
+  const transition = current?.status === wanted.status ? current.lastTransitionTime : rfc3339(f.now.getTime());
   return { type: f.type, ...wanted, lastTransitionTime: transition, observedGeneration: service.metadata.generation };
 }

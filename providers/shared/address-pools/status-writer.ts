@@ -7,6 +7,7 @@ import type { KubeApi } from "../../../src/kube/api.ts";
 import { isNotFound } from "../../../src/kube/transport.ts";
 import { errorMessage } from "../../../src/kube/worker.ts";
 import type { Logger } from "../../../src/log/logger.ts";
+import { rfc3339 } from "../../../src/util/clock.ts";
 import { patchAddressPoolStatus } from "./api.ts";
 import type { ReadPool } from "./cluster-pools.ts";
 import { poolStatus, showsStatus } from "./pool-status.ts";
@@ -32,7 +33,7 @@ export interface StatusWriter {
 export function createStatusWriter(deps: StatusWriterDeps): StatusWriter {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running: Promise<void> = Promise.resolve();
-  const timestamp = (): string => (deps.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z");
+  const timestamp = (): string => rfc3339((deps.now?.() ?? new Date()).getTime());
 
   async function writeOne(read: ReadPool, used: readonly string[], signal?: AbortSignal): Promise<void> {
     const status = poolStatus(read, used, timestamp());

@@ -16,6 +16,7 @@ import { createAll, track } from "../load.ts";
 import { cloudAddresses, initialisedNode, isInitialised, nodeName, registeredNode } from "../objects.ts";
 import { withSession, type BenchContext } from "../run.ts";
 import { countRequests } from "../audit.ts";
+import { rfc3339 } from "../../../src/util/clock.ts";
 
 export interface CeilingCase {
   readonly nodes: number;
@@ -73,7 +74,7 @@ export async function runCeiling(ctx: BenchContext, c: CeilingCase): Promise<Cei
     try {
       const offset = (await Bun.file(session.cp.auditLog).exists()) ? Bun.file(session.cp.auditLog).size : 0;
       const started = Date.now();
-      const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+      const now = rfc3339(Date.now());
       await forEachLimited(
         Array.from({ length: c.nodes }, (_, k) => k + 1),
         c.concurrency,
