@@ -46,7 +46,7 @@ async function beat(cp: ControlPlane, nodes: number, rate: number, until: number
 
 async function measure(binary: string, cp: ControlPlane, o: { nodes: number; rate: number; profile: boolean }) {
   const env = o.profile ? { ...process.env, BUN_OPTIONS: `--cpu-prof-md --cpu-prof-dir=${cp.dir}` } : process.env;
-  return withManager(binary, cp, env, async (pid, exitCode) => {
+  return withManager(binary, cp, { env }, async (pid, exitCode) => {
     await Bun.sleep(SETTLE_MS);
     const start = readProc(pid);
     await Bun.sleep(WINDOW_MS);

@@ -14,7 +14,7 @@ const SETTLE_MS = 20_000;
 const WINDOW_MS = 60_000;
 
 async function measure(binary: string, cp: ControlPlane): Promise<string> {
-  return withManager(binary, cp, process.env, async (pid, exitCode) => {
+  return withManager(binary, cp, {}, async (pid, exitCode) => {
     await Bun.sleep(SETTLE_MS);
     const before = readProc(pid);
     await Bun.sleep(WINDOW_MS);

@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import type { ControlPlane } from "../control-plane/control-plane.ts";
 import { freePort } from "../control-plane/ports.ts";
 import { readProc } from "./proc-stats.ts";
-import { staticManagerArgs, withStaticNodes } from "./static-cluster.ts";
+import { withManager, withStaticNodes } from "./static-cluster.ts";
 
 const ROUNDS = 4;
 const GIVE_UP_MS = 60_000;
@@ -32,21 +32,15 @@ async function untilReady(url: string, started: number): Promise<number | undefi
 async function measure(binary: string, cp: ControlPlane, threads: number): Promise<string> {
   const port = await freePort();
   const started = performance.now();
-  const proc = Bun.spawn(
-    [binary, ...staticManagerArgs(cp), `--secure-port=${port}`, `--controller-threads=${threads}`],
-    { stdout: "ignore", stderr: "ignore" },
-  );
-  try {
+  const flags = [`--secure-port=${port}`, `--controller-threads=${threads}`];
+  return withManager(binary, cp, { flags }, async (pid, exitCode) => {
     const ready = await untilReady(`https://127.0.0.1:${port}/readyz`, started);
     await Bun.sleep(AFTER_MS);
-    const after = readProc(proc.pid);
-    if (ready === undefined || !after) return `${binary}: not ready (status ${proc.exitCode})`;
+    const after = readProc(pid);
+    if (ready === undefined || !after) return `${binary}: not ready (status ${exitCode()})`;
     const cpu = after.cpuSeconds.toFixed(2);
     return `${binary} threads=${threads}: ready in ${ready.toFixed(0)} ms, ${cpu} CPU s, RSS ${after.rssMiB.toFixed(0)} MiB`;
-  } finally {
-    proc.kill("SIGTERM");
-    await proc.exited;
-  }
+  });
 }
 
 async function main(argv: string[]): Promise<void> {

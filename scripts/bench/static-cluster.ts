@@ -36,8 +36,8 @@ export async function withStaticNodes(
   }
 }
 
-/** The flags of a manager on a `withStaticNodes` cluster, as its restricted identity; a caller may add more. */
-export function staticManagerArgs(cp: ControlPlane): string[] {
+/** The flags of a manager on a `withStaticNodes` cluster, as its restricted identity. */
+function staticManagerArgs(cp: ControlPlane): string[] {
   return [
     "--cloud-provider=fake",
     `--cloud-config=${join(cp.dir, CLOUD_CONFIG)}`,
@@ -47,14 +47,22 @@ export function staticManagerArgs(cp: ControlPlane): string[] {
   ];
 }
 
+export interface ManagerOptions {
+  /** Its environment (default: this process's). */
+  readonly env?: Record<string, string | undefined>;
+  /** Flags added to the cluster's (default: no serving). */
+  readonly flags?: readonly string[];
+}
+
 /** Runs `use` while `binary` manages the control plane's cluster as the restricted identity; stops it after. */
 export async function withManager<T>(
   binary: string,
   cp: ControlPlane,
-  env: Record<string, string | undefined>,
+  options: ManagerOptions,
   use: (pid: number, exitCode: () => number | null) => Promise<T>,
 ): Promise<T> {
-  const proc = Bun.spawn([binary, ...staticManagerArgs(cp), "--secure-port=0"], {
+  const { env = process.env, flags = ["--secure-port=0"] } = options;
+  const proc = Bun.spawn([binary, ...staticManagerArgs(cp), ...flags], {
     stdout: "ignore",
     stderr: "ignore",
     env,
