@@ -12,6 +12,7 @@
  */
 import { join, resolve } from "node:path";
 import { existsSync, writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
 import { build } from "./build.ts";
 import { startDemoKubelets, type DemoKubelets } from "./demo-kubelets.ts";
 import { freshRunDir } from "./control-plane/run-dirs.ts";
@@ -93,8 +94,8 @@ async function registerNodes(admin: KubeApi, kubelets: DemoKubelets | undefined)
 }
 
 /** Real kubelets when `--kubelet` is given and this machine can run them; otherwise hand-written Nodes. */
-async function kubeletsOrFallback(cp: ControlPlane): Promise<DemoKubelets | undefined> {
-  if (!process.argv.includes("--kubelet")) return undefined;
+async function kubeletsOrFallback(cp: ControlPlane, kubelet: boolean): Promise<DemoKubelets | undefined> {
+  if (!kubelet) return undefined;
   say("Checking that this machine can run containerd and kubelet (the first run builds kubelet)");
   const kubelets = await startDemoKubelets(cp);
   if ("reason" in kubelets) {
@@ -134,14 +135,25 @@ function startManager(binary: string, dir: string, cloudConfig: string, kubeconf
   };
 }
 
-/** `--binary PATH` or `--binary=PATH`: an executable given; otherwise one built from these sources. */
-async function executable(argv: readonly string[]): Promise<string> {
-  const at = argv.findIndex((a) => a === "--binary" || a.startsWith("--binary="));
-  const given = at < 0 ? undefined : argv[at]?.includes("=") ? argv[at]?.slice("--binary=".length) : argv[at + 1];
-  if (at >= 0 && (!given || !existsSync(given))) {
-    console.error(`error: --binary: ${given ? `no executable at ${given}` : "needs the path of an executable"}`);
+/** `--kubelet` and `--binary PATH`, read once (other arguments are ignored). */
+function demoOptions(argv: string[]): { kubelet: boolean; binary?: string } {
+  const { values } = parseArgs({
+    args: argv,
+    options: { kubelet: { type: "boolean" }, binary: { type: "string" } },
+    strict: false,
+  });
+  const { kubelet, binary } = values;
+  if (binary !== undefined && (typeof binary !== "string" || !existsSync(binary))) {
+    const why =
+      typeof binary === "string" && binary !== "" ? `no executable at ${binary}` : "needs the path of an executable";
+    console.error(`error: --binary: ${why}`);
     process.exit(2);
   }
+  return { kubelet: kubelet === true, binary };
+}
+
+/** The executable given, or one built from these sources. */
+async function executable(given: string | undefined): Promise<string> {
   if (given) {
     say(`Using the executable ${given}`);
     return resolve(given);
@@ -151,14 +163,15 @@ async function executable(argv: readonly string[]): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const binary = await executable(process.argv.slice(2));
+  const options = demoOptions(process.argv.slice(2));
+  const binary = await executable(options.binary);
   say("Starting kube-apiserver and etcd on loopback (the first run builds them from the Go module proxy)");
   const dir = freshRunDir("demo");
   const cp = await startControlPlane({ dir, log: (l) => console.log(l) });
   console.log(`API server ${cp.server}; kubeconfigs and logs in ${dir}`);
   const stops: (() => Promise<void>)[] = [() => cp.stop()];
   try {
-    const kubelets = await kubeletsOrFallback(cp);
+    const kubelets = await kubeletsOrFallback(cp, options.kubelet);
     if (kubelets) stops.unshift(() => kubelets.stop());
     const cloud = startCloud(dir, kubelets?.nodeIP);
     stops.unshift(cloud.stop);
