@@ -46,14 +46,14 @@ export function nodesOf(set: NodeSet, from: number, to: number, now = Date.now()
     const k = from + j;
     const i = set.first + k;
     const node = set.initialised ? initialisedNode(i) : registeredNode(i);
-    const beat = set.live ? heartbeatOf({ ...set, live: set.live }, k, now) : undefined;
+    const beat = set.live ? heartbeatOf(set, set.live, k, now) : undefined;
     return withOptions(node, i, { lastHeartbeat: beat, podCIDR: set.routes, labels: set.labels });
   });
 }
 
 /** The last heartbeat of the Node at position `k`: spread over one period in an initialised set, else now. */
-function heartbeatOf(set: NodeSet & { live: LiveNodes }, k: number, now: number): string {
-  return lastHeartbeat(set.initialised ? k : 0, set.count, set.live.heartbeatSeconds, now);
+function heartbeatOf(set: NodeSet, live: LiveNodes, k: number, now: number): string {
+  return lastHeartbeat(set.initialised ? k : 0, set.count, live.heartbeatSeconds, now);
 }
 
 /**
@@ -69,19 +69,20 @@ export async function createNodes(admin: KubeApi, set: NodeSet, kwok?: KubeApi):
   for (let k = 0; k < set.count; k += slice) {
     const to = Math.min(set.count, k + slice);
     await createAll(admin, NODES, nodesOf(set, k, to, now - period), 64);
-    if (kwok && set.live) await postHeartbeats(kwok, { ...set, live: set.live }, { from: k, to, now });
+    if (kwok && set.live) await postHeartbeats(kwok, set, set.live, { from: k, to, now });
   }
 }
 
 /** Nodes `from` … `to - 1` of a live set post the heartbeat `nodesOf` gives them at `now`. */
 async function postHeartbeats(
   kwok: KubeApi,
-  set: NodeSet & { live: LiveNodes },
+  set: NodeSet,
+  live: LiveNodes,
   at: { from: number; to: number; now: number },
 ): Promise<void> {
   const positions = Array.from({ length: at.to - at.from }, (_, j) => at.from + j);
   await forEachLimited(positions, 64, async (k) => {
-    const time = heartbeatOf(set, k, at.now);
+    const time = heartbeatOf(set, live, k, at.now);
     const target = { subresource: "status", type: "strategic" } as const;
     await kwok.patch(NODES, nodeName(set.first + k), heartbeatPatch(time), target);
   });
