@@ -5,6 +5,8 @@
  * histogram is cumulative since the start). The scrapes cost the manager a little CPU, so compare CPU
  * figures only between runs that both scraped or both did not.
  */
+import { freePort } from "../control-plane/ports.ts";
+
 const LAG_METRIC = "cloud_controller_manager_event_loop_lag_seconds_bucket";
 
 /** The p99 of a scraped cumulative histogram: the first bucket bound holding 99 % of the samples. */
@@ -39,13 +41,6 @@ function scrape(port: number): { stop(): Promise<string> } {
   };
 }
 
-function freePort(): number {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port as number;
-  void probe.stop(true);
-  return port;
-}
-
 /** Manager flags serving /metrics without authorisation on a local port. */
 function lagServing(port: number): string[] {
   return [
@@ -62,7 +57,7 @@ function lagServing(port: number): string[] {
 export async function withLagScrape<R>(
   run: (servingArgs: readonly string[]) => Promise<R>,
 ): Promise<{ result: R; lagP99Seconds?: number }> {
-  const port = freePort();
+  const port = await freePort();
   const scraper = scrape(port);
   try {
     const result = await run(lagServing(port));
