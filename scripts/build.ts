@@ -7,6 +7,7 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
+import { rfc3339 } from "../src/util/clock.ts";
 
 const root = join(import.meta.dir, "..");
 
@@ -38,7 +39,7 @@ export async function commitEpoch(): Promise<number | undefined> {
  */
 export async function commitDate(): Promise<string> {
   const seconds = await commitEpoch();
-  return seconds === undefined ? "" : new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return seconds === undefined ? "" : rfc3339(seconds * 1000);
 }
 
 /**
