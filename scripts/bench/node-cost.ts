@@ -25,6 +25,7 @@ import { cacheRoot } from "../control-plane/binaries.ts";
 import { tunedLimits } from "./managers.ts";
 import type { BenchContext } from "./run.ts";
 import { withLagScrape } from "./lag.ts";
+import { threadCpuCell } from "./report.ts";
 import { runNodeInit, type NodeInitResult } from "./scenarios/node-init.ts";
 
 /** Our options, and the manager's flags after `--`. */
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
         `${perNodeUs.toFixed(0)} µs CPU per node, peak RSS ${r.peakRssMiB.toFixed(0)} MiB, ${r.requestsPerNode.toFixed(2)} requests per node` +
         (lag ? `, main-thread lag p99 ${p99 === undefined ? "not scraped" : `≤ ${p99 * 1000} ms`}` : ""),
     );
+    console.log(`  CPU s by thread (main · controller threads · JIT · GC · other): ${threadCpuCell(r.threadCpu)}`);
   }
 }
 

@@ -171,10 +171,13 @@ describe("the scaling plot", () => {
   });
 });
 
+const CPU_BY_THREAD = { main: 3.9, controllers: 0, jit: 0.62, gc: 0.2, other: 0.1 };
+
 describe("threads table", () => {
-  test("each thread count with its main-thread lag p99 (a dash where none was scraped) and first Node", () => {
+  test("each thread count with its CPU by thread and main-thread lag p99 (dashes where not measured)", () => {
     const run = (threads: number, seconds: number, lagP99Seconds?: number): NodeInitResult => ({
       ...USAGE,
+      ...(lagP99Seconds === undefined ? {} : { threadCpu: CPU_BY_THREAD }),
       manager: "ours",
       threads,
       seconds,
@@ -188,6 +191,8 @@ describe("threads table", () => {
     const r = { ...measured, threads: { ...measured.threads, runs: [run(0, 10, 0.025), run(4, 5)] } };
     const rows = threadsTable(r).split("\n").slice(2);
     expect(rows[0]).toContain("| 0 | 10.0 | 100.0 | 1.00 |");
+    expect(rows[0]).toContain("| 3.90 · 0.00 · 0.62 · 0.20 · 0.10 |");
+    expect(rows[1]).toContain(" | – | ");
     expect(rows[0]).toEndWith("| ≤ 25.0 | 2.5 |");
     expect(rows[1]).toContain("| 4 | 5.0 | 200.0 | 0.50 |");
     expect(rows[1]).toEndWith("| – | 1.3 |");

@@ -2,6 +2,7 @@
  * `results.md` and the README's tables from the results: ratios are ours / Go (below 1: ours is faster or
  * cheaper); the targets are checked in targets.ts.
  */
+import type { ThreadCpu } from "./proc-stats.ts";
 import type { BenchResults } from "./results.ts";
 import { coldStartTable } from "./cold-start-report.ts";
 import type { LbResult } from "./scenarios/load-balancers.ts";
@@ -202,6 +203,7 @@ export function threadsTable(r: BenchResults): string {
       "nodes/s",
       "vs single-thread",
       "CPU s",
+      "CPU s by thread: main · controller threads · JIT · GC · other",
       "peak RSS MiB",
       "main-thread lag p99 ms",
       // Threads that start late show here first: on 16 cores 8 threads initialised their first Node
@@ -214,11 +216,18 @@ export function threadsTable(r: BenchResults): string {
       f(x.nodesPerSecond),
       f(single && x.seconds / single.seconds, 2),
       f(x.cpuSeconds),
+      threadCpuCell(x.threadCpu),
       f(x.peakRssMiB, 0),
       x.lagP99Seconds === undefined ? "–" : `≤ ${f(x.lagP99Seconds * 1000, 1)}`,
       f(x.firstInitialisedSeconds),
     ]),
   );
+}
+
+/** Where the CPU went, as `main · controller threads · JIT · GC · other` ("–" from a run without it). */
+export function threadCpuCell(cpu: ThreadCpu | undefined): string {
+  if (!cpu) return "–";
+  return [cpu.main, cpu.controllers, cpu.jit, cpu.gc, cpu.other].map((x) => f(x, 2)).join(" · ");
 }
 
 export function ceilingTable(r: BenchResults): string {

@@ -12,6 +12,7 @@ import { startBenchControlPlane } from "./cluster.ts";
 import { startKwok, type LiveNodes, type RunningKwok } from "./kwok.ts";
 import { startManager, type Binaries, type GoCloud, type Limits, type ManagerSettings } from "./managers.ts";
 import type { RunningManager } from "./managers.ts";
+import { readThreadCpu, type ThreadCpu } from "./proc-stats.ts";
 
 export interface BenchContext {
   readonly bin: Binaries;
@@ -27,6 +28,8 @@ export interface BenchContext {
 
 export interface Usage {
   readonly cpuSeconds: number;
+  /** Of `cpuSeconds`, by kind of thread (read from the live threads when the work was done). */
+  readonly threadCpu?: ThreadCpu;
   readonly peakRssMiB: number;
   /** [seconds since the manager started, RSS MiB], one point a second. */
   readonly rss: readonly (readonly [number, number])[];
@@ -108,6 +111,7 @@ export async function withSession<T>(ctx: BenchContext, name: string, body: (s: 
       const cloudCalls = await manager.calls();
       return {
         cpuSeconds: sample?.cpuSeconds ?? 0,
+        threadCpu: readThreadCpu(manager.pid),
         peakRssMiB: sample?.peakRssMiB ?? 0,
         rss: manager.sampler.samples.map((x) => [Math.round(x.t / 100) / 10, Math.round(x.rssMiB)] as const),
         requests: countRequests(cp.auditLog, offset),
