@@ -17,11 +17,20 @@
  * milliseconds (100 by default). A live cluster's heartbeats park the manager a few times a second, and
  * those sweeps were a third of its steady CPU (500 Nodes, 17 heartbeats a second: the scavenger 0.09–0.11
  * → 0.03 CPU s a minute at 1,000 ms); an idle manager with 5,000 Nodes kept the same RSS.
+ *
+ * `BUN_JSC_useFTLJIT`: JavaScriptCore's last tier (FTL) is off. Its compilers cost every VM (the main
+ * thread and each controller thread) about half a CPU second as a burst makes code hot, and the code they
+ * made ran no faster here: most of a manager's time is in native JSON, sockets and TLS. Measured with
+ * `bun scripts/bench/node-cost.ts --nodes 5000` and `heartbeat-cost.ts --nodes 5000 --rate 200` (README,
+ * worker threads): the JIT compilers' CPU 0.66 → 0.17 s in the burst, the main thread's the same; a
+ * heartbeat 50–57 against 60–73 µs while its code was still being compiled, 45–47 against 42–57 µs after
+ * 90 s of heartbeats. To opt out, set it to `true`.
  */
 export const JSC_RAM_SIZE = "BUN_JSC_forceRAMSize";
 export const HEAP_SIZING_RAM_BYTES = 2 ** 30;
 export const HOLE_PURGE_INTERVAL = "MIMALLOC_PURGE_HOLES_MIN_INTERVAL";
 export const HOLE_PURGE_INTERVAL_MS = 1000;
+export const FTL_JIT = "BUN_JSC_useFTLJIT";
 
 export interface RuntimeTuningInput {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -45,6 +54,7 @@ export function runtimeTuningEnvironment(input: RuntimeTuningInput): Record<stri
   const wanted: Record<string, string> = {
     [JSC_RAM_SIZE]: String(Math.min(input.totalMemoryBytes, HEAP_SIZING_RAM_BYTES)),
     [HOLE_PURGE_INTERVAL]: String(HOLE_PURGE_INTERVAL_MS),
+    [FTL_JIT]: "false",
   };
   const missing = Object.entries(wanted).filter(([key]) => input.env[key] === undefined);
   if (missing.length === 0) return undefined;

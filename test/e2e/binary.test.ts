@@ -11,7 +11,7 @@ import { lonelyBinary } from "../harness/binary.ts";
 import { startCcm } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { grantLease } from "../harness/rbac.ts";
-import { HEAP_SIZING_RAM_BYTES, HOLE_PURGE_INTERVAL, JSC_RAM_SIZE } from "../../src/app/runtime-tuning.ts";
+import { FTL_JIT, HEAP_SIZING_RAM_BYTES, HOLE_PURGE_INTERVAL, JSC_RAM_SIZE } from "../../src/app/runtime-tuning.ts";
 
 describe("compiled binary", () => {
   test("prints its version and git commit from an empty directory", async () => {
@@ -79,6 +79,7 @@ describe("compiled binary", () => {
       const environ = readFileSync(`/proc/${ccm.proc.pid}/environ`, "utf8").split("\0");
       expect(environ).toContain(`${JSC_RAM_SIZE}=${Math.min(totalmem(), HEAP_SIZING_RAM_BYTES)}`);
       expect(environ).toContain(`${HOLE_PURGE_INTERVAL}=1000`);
+      expect(environ).toContain(`${FTL_JIT}=false`);
       expect(await ccm.stop("SIGTERM")).toBe(0);
       expect(ccm.output()).not.toMatch(/forbidden|Forbidden/);
     });
