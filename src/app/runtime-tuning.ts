@@ -22,9 +22,9 @@
  * thread and each controller thread) about half a CPU second as a burst makes code hot, and the code they
  * made ran no faster here: most of a manager's time is in native JSON, sockets and TLS. Measured with
  * `bun scripts/bench/node-cost.ts --nodes 5000` and `heartbeat-cost.ts --nodes 5000 --rate 200` (README,
- * worker threads): the JIT compilers' CPU 0.66 → 0.17 s in the burst, the main thread's the same; a
- * heartbeat 50–57 against 60–73 µs while its code was still being compiled, 45–47 against 42–57 µs after
- * 90 s of heartbeats. To opt out, set it to `true`.
+ * runtime settings): the manager's CPU in the burst 5.06–5.22 → 4.63–4.95 s, the main thread's the same;
+ * a heartbeat 50–57 against 60–73 µs while its code was still being compiled, 45–47 against 42–57 µs
+ * after 90 s of heartbeats. To opt out, set it to `true`.
  */
 export const JSC_RAM_SIZE = "BUN_JSC_forceRAMSize";
 export const HEAP_SIZING_RAM_BYTES = 2 ** 30;
