@@ -2,7 +2,7 @@
  * The entry point, and the only place that reads argv and the environment, installs signal handlers and
  * calls exit. Everything else receives what it needs.
  */
-import { hostname, totalmem } from "node:os";
+import { availableParallelism, hostname, totalmem } from "node:os";
 import { runCli } from "./cli/cli.ts";
 import { builtins } from "./builtins.ts";
 import { subCommands } from "./sub-commands.ts";
@@ -56,6 +56,7 @@ const io = {
   signal: stop.signal,
   hostname: hostname(),
   workerUrl: entryPoint("src/worker.ts"),
+  cpus: availableParallelism(),
 };
 
 try {

@@ -20,7 +20,7 @@ import { buildInfo, userAgent } from "../version.ts";
 import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
 import type { ProcessDeps } from "./process.ts";
 import { runControllers } from "./run-controllers.ts";
-import { createHealth, startServing } from "./serving.ts";
+import { createHealth, startServing, type ReviewConnections } from "./serving.ts";
 import { runControllerThreads, type ThreadDeps } from "./threads/host.ts";
 
 export interface ManagerDeps extends ProcessDeps {
@@ -29,6 +29,10 @@ export interface ManagerDeps extends ProcessDeps {
   readonly hostname: string;
   /** The worker-thread entry point (`--controller-threads`). */
   readonly workerUrl: string;
+  /** CPUs this process may run on: more controller threads than these get a warning. */
+  readonly cpus: number;
+  /** The secure port's review clients' own API servers (`--authentication-kubeconfig`, `--authorization-…`). */
+  readonly reviews: ReviewConnections;
   /** The version to report instead of the build's (`--version=vX.Y.Z…`). */
   readonly version?: string;
 }
@@ -66,6 +70,7 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
     root,
     factory,
     hostname: deps.hostname,
+    reviews: deps.reviews,
     signal,
   };
   const server = await startServing(serving);

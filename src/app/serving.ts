@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config/config.ts";
 import type { KubeApi } from "../kube/api.ts";
-import { resolveConnection } from "../kube/kubeconfig.ts";
+import type { Connection } from "../kube/connection.ts";
 import { TokenBucket } from "../kube/token-bucket.ts";
 import type { Logger } from "../log/logger.ts";
 import type { LagMonitor } from "../metrics/event-loop-lag.ts";
@@ -48,14 +48,21 @@ export function createHealth(slis: HealthSlis, lag?: LagMonitor): HealthRegistry
   return health;
 }
 
-async function reviewClient(
-  path: string,
+/** Where TokenReviews and SubjectAccessReviews go when not to the manager's own API server. */
+export interface ReviewConnections {
+  /** `--authentication-kubeconfig`, resolved. */
+  readonly authentication?: Connection;
+  /** `--authorization-kubeconfig`, resolved. */
+  readonly authorization?: Connection;
+}
+
+function reviewClient(
+  connection: Connection | undefined,
   fallback: KubeApi,
   factory: ClientFactory,
   limiter: TokenBucket,
-): Promise<KubeApi> {
-  if (path === "") return fallback;
-  return factory.api(await resolveConnection({ kubeconfig: path, master: "" }), limiter, { ownConnections: true });
+): KubeApi {
+  return connection ? factory.api(connection, limiter, { ownConnections: true }) : fallback;
 }
 
 /** The TLS and client-certificate flags in the serving layer's terms. */
@@ -79,6 +86,7 @@ export async function startServing(o: {
   root: KubeApi;
   factory: ClientFactory;
   hostname: string;
+  reviews: ReviewConnections;
   signal: AbortSignal;
 }): Promise<SecureServer | undefined> {
   const s = o.config.serving;
@@ -88,11 +96,11 @@ export async function startServing(o: {
   }
   const logger = o.logger.withTag("serving");
   const limiter = TokenBucket.create(AUTH_QPS, AUTH_BURST);
-  const authn = await reviewClient(s.authenticationKubeconfig, o.root, o.factory, limiter);
+  const authn = reviewClient(o.reviews.authentication, o.root, o.factory, limiter);
   const certificates = await watchClientAuth(s.clientAuth, authn, logger, o.signal);
   const authorize = createAuthorizer({
     authn,
-    authz: await reviewClient(s.authorizationKubeconfig, o.root, o.factory, limiter),
+    authz: reviewClient(o.reviews.authorization, o.root, o.factory, limiter),
     certificates: () => certificates().auth,
     alwaysAllowPaths: s.alwaysAllowPaths,
     authnTtlMs: s.authenticationCacheTtlMs,

@@ -19,6 +19,7 @@ export async function runCommand(argv: readonly string[], env: Record<string, st
     signal: new AbortController().signal,
     hostname: "test",
     workerUrl: "",
+    cpus: 4,
   };
   const code = await runCli([...argv], io, builtins(), subCommands());
   return { code, out, err };

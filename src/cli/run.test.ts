@@ -16,6 +16,10 @@ describe("start-up rejects bad input with status 2, one line per problem, before
     kubeconfig,
     "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n",
   );
+  const emptyKubeconfig = join(dir, "empty-kubeconfig");
+  writeFileSync(emptyKubeconfig, "\n");
+  const brokenKubeconfig = join(dir, "broken-kubeconfig");
+  writeFileSync(brokenKubeconfig, "clusters: [\n");
   const awsSyntax = join(dir, "syntax.conf");
   writeFileSync(
     awsSyntax,
@@ -45,6 +49,28 @@ describe("start-up rejects bad input with status 2, one line per problem, before
       want: [
         'error: invalid value "" for flag --cluster-cidr: the node-route-controller needs the cluster\'s pod CIDR range(s); set it, or turn routes off with --configure-cloud-routes=false',
         "error: invalid --kubeconfig \"/does/not/exist\": ENOENT: no such file or directory, open '/does/not/exist'",
+      ],
+    },
+    {
+      name: "an empty kubeconfig file, as client-go words it",
+      argv: ["--cloud-provider=fake", "--configure-cloud-routes=false", `--kubeconfig=${emptyKubeconfig}`],
+      want: [
+        `error: invalid --kubeconfig ${JSON.stringify(emptyKubeconfig)}: no configuration has been provided: the file is empty`,
+      ],
+    },
+    {
+      name: "a kubeconfig that is not YAML: one line, without the parser's excerpt",
+      argv: ["--cloud-provider=fake", "--configure-cloud-routes=false", `--kubeconfig=${brokenKubeconfig}`],
+      want: [
+        `error: invalid --kubeconfig ${JSON.stringify(brokenKubeconfig)}: unexpected end of the stream within a flow collection (2:1)`,
+      ],
+    },
+    {
+      name: "the secure port's delegated-auth kubeconfigs, named by flag before anything starts",
+      argv: [...fake, `--authentication-kubeconfig=${emptyKubeconfig}`, "--authorization-kubeconfig=/does/not/exist"],
+      want: [
+        `error: invalid --authentication-kubeconfig ${JSON.stringify(emptyKubeconfig)}: no configuration has been provided: the file is empty`,
+        "error: invalid --authorization-kubeconfig \"/does/not/exist\": ENOENT: no such file or directory, open '/does/not/exist'",
       ],
     },
     {
@@ -161,6 +187,7 @@ describe("start-up rejects bad input with status 2, one line per problem, before
       signal: stop.signal,
       hostname: "test",
       workerUrl: "",
+      cpus: 4,
     };
     const argv = [
       "--cloud-provider=fake",

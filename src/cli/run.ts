@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { buildProcess, type Builtins } from "../app/process.ts";
 import { runManager } from "../app/manager.ts";
+import type { ReviewConnections } from "../app/serving.ts";
 import type { Config } from "../config/config.ts";
 import { prepare } from "../config/prepare.ts";
 import type { Connection } from "../kube/connection.ts";
@@ -25,6 +26,8 @@ export interface Io {
   readonly hostname: string;
   /** URL of the worker-thread entry point, resolved by the entry point itself (it differs once compiled). */
   readonly workerUrl: string;
+  /** CPUs this process may run on (`os.availableParallelism()`). */
+  readonly cpus: number;
 }
 
 /** The API server connection from --kubeconfig / --master / in-cluster, or the reason there is none. */
@@ -37,8 +40,31 @@ export async function connect(config: Config, io: Io): Promise<Connection | stri
   } catch (error) {
     const flag =
       config.kubeconfig !== "" ? `--kubeconfig ${JSON.stringify(config.kubeconfig)}` : "the in-cluster configuration";
-    return `invalid ${flag}: ${(error as Error).message}`;
+    // One line: a YAML parser's message goes on with an excerpt of the file.
+    return `invalid ${flag}: ${(error as Error).message.split("\n")[0]}`;
   }
+}
+
+/**
+ * The delegated-auth kubeconfigs of the secure port (none when it is off), resolved before anything starts
+ * so a bad one is a start-up error naming its flag, with the other problems.
+ */
+export async function reviewConnections(
+  serving: Config["serving"],
+): Promise<{ reviews: ReviewConnections; errors: string[] }> {
+  const errors: string[] = [];
+  const resolve = async (flag: string, path: string): Promise<Connection | undefined> => {
+    if (path === "" || serving.securePort === 0) return undefined;
+    try {
+      return await resolveConnection({ kubeconfig: path, master: "" });
+    } catch (error) {
+      errors.push(`invalid --${flag} ${JSON.stringify(path)}: ${(error as Error).message.split("\n")[0]}`);
+      return undefined;
+    }
+  };
+  const authentication = await resolve("authentication-kubeconfig", serving.authenticationKubeconfig);
+  const authorization = await resolve("authorization-kubeconfig", serving.authorizationKubeconfig);
+  return { reviews: { authentication, authorization }, errors };
 }
 
 /** `reportedVersion`: from `--version=vX.Y.Z…`, the version logged and exported instead of the build's. */
@@ -64,14 +90,24 @@ export async function runManagerCommand(
     host: io.hostname,
     defaultMetrics: collectProcessMetrics,
   });
-  if (!built.ok) {
+  const { reviews, errors } = await reviewConnections(config.serving);
+  if (!built.ok || errors.length > 0) {
+    if (built.ok) await built.deps.provider.close?.();
     sink.flush();
-    return reject(io, built.errors);
+    return reject(io, [...(built.ok ? [] : built.errors), ...errors]);
   }
   const identity = `${io.hostname}_${randomUUID()}`;
   try {
     return await runManager(
-      { ...built.deps, identity, hostname: io.hostname, workerUrl: io.workerUrl, version: reportedVersion },
+      {
+        ...built.deps,
+        identity,
+        hostname: io.hostname,
+        workerUrl: io.workerUrl,
+        cpus: io.cpus,
+        reviews,
+        version: reportedVersion,
+      },
       io.signal,
     );
   } finally {

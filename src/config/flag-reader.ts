@@ -28,10 +28,11 @@ export class FlagReader {
     return value ?? false;
   }
 
-  int(name: string, min = Number.MIN_SAFE_INTEGER): number {
+  int(name: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
     const value = parseInteger(this.text(name));
     if (value === undefined) this.fail(name, "must be an integer");
     else if (value < min) this.fail(name, `must be at least ${min}`);
+    else if (value > max) this.fail(name, `must be at most ${max}`);
     return value ?? 0;
   }
 

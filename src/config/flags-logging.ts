@@ -79,6 +79,6 @@ export const beyondFlags = group("Beyond upstream", [
     "controller-threads",
     "int",
     "0",
-    "Run controllers in this many worker threads, each taking its share of every controller's keys (0: all in the main thread).",
+    "Run controllers in this many worker threads (at most 64), each taking its share of every controller's keys (0: all in the main thread).",
   ],
 ]);

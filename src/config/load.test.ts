@@ -49,6 +49,11 @@ describe("loadConfig: bad input names the flag and the value", () => {
       want: ['invalid value "-2" for flag --concurrent-node-status-updates: must be at least 0'],
     },
     {
+      name: "more controller threads than the bound",
+      argv: [...base, "--controller-threads=1000"],
+      want: ['invalid value "1000" for flag --controller-threads: must be at most 64'],
+    },
+    {
       name: "bad boolean",
       argv: [...base, "--leader-elect=maybe"],
       want: ['invalid value "maybe" for flag --leader-elect: must be true or false'],
@@ -169,6 +174,11 @@ describe("loadConfig: bad input names the flag and the value", () => {
   for (const c of cases) {
     test(c.name, () => expect(errors(c.argv)).toEqual(c.want));
   }
+
+  test("the bound of --controller-threads is itself accepted", () => {
+    const result = loadConfig([...base, "--controller-threads=64"], providers);
+    expect(result.ok && result.config.controllerThreads).toBe(64);
+  });
 
   test("every problem is reported together", () => {
     const all = errors(["--cloud-provider=nope", "--kube-api-qps=x", "--node-monitor-period=y", "--bogus"]);

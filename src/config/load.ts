@@ -7,7 +7,7 @@ import { normalizeMaster } from "../kube/connection.ts";
 import { parseCIDR, type CIDR } from "../net/ip.ts";
 import { deepFreeze } from "../util/freeze.ts";
 import { parseArgv } from "./argv.ts";
-import type { Config, LeaderElectionConfig } from "./config.ts";
+import { MAX_CONTROLLER_THREADS, type Config, type LeaderElectionConfig } from "./config.ts";
 import { resolveFeatureGates } from "./feature-gates.ts";
 import { FlagReader } from "./flag-reader.ts";
 import { FLAGS } from "./flags.ts";
@@ -169,6 +169,6 @@ function readBeyondUpstream(r: FlagReader): BeyondSettings {
     cloudBatchWindowMs: r.duration("cloud-batch-window"),
     cloudBatchSize: r.int("cloud-batch-size", 1),
     shutdownGracePeriodMs: r.duration("shutdown-grace-period"),
-    controllerThreads: r.int("controller-threads", 0),
+    controllerThreads: r.int("controller-threads", 0, MAX_CONTROLLER_THREADS),
   };
 }

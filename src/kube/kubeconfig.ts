@@ -4,17 +4,37 @@
  * tokens, token files, exec plugins). Main thread only: controller threads get the result (connection.ts).
  */
 import { KubeConfig } from "@kubernetes/client-node";
+import { readFileSync } from "node:fs";
 import type { RequestOptions } from "node:https";
 import { proxyFor } from "./proxy.ts";
 import { cachedAuthorization, type Connection, type ConnectionSource, type TlsMaterial } from "./connection.ts";
 
 export function loadKubeConfig(source: ConnectionSource): KubeConfig {
   const kc = new KubeConfig();
-  if (source.kubeconfig !== "") kc.loadFromFile(source.kubeconfig);
+  if (source.kubeconfig !== "") loadFile(kc, source.kubeconfig);
   else if (source.master !== "")
     kc.loadFromClusterAndUser({ name: "master", server: source.master, skipTLSVerify: false }, { name: "anonymous" });
   else kc.loadFromCluster();
   return kc;
+}
+
+/**
+ * The loader fails on a document that is not a mapping (an empty file, `---`, a comment alone) with a
+ * TypeError about its own internals; client-go says "no configuration has been provided".
+ */
+function loadFile(kc: KubeConfig, file: string): void {
+  try {
+    kc.loadFromFile(file);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    const empty = readFileSync(file, "utf8").trim() === "";
+    throw new Error(
+      empty ? "no configuration has been provided: the file is empty" : "not a kubeconfig: the file is no YAML mapping",
+      {
+        cause: error,
+      },
+    );
+  }
 }
 
 export async function resolveConnection(source: ConnectionSource): Promise<Connection> {

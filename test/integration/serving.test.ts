@@ -3,7 +3,9 @@
  * SubjectAccessReview against the real API server), and no listener at all with --secure-port=0.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { SERVICE_ACCOUNTS } from "../../src/kube/api.ts";
 import { applyObjects } from "../../scripts/control-plane/admin.ts";
 import { freePort } from "../../scripts/control-plane/ports.ts";
@@ -133,6 +135,45 @@ describe("secure serving", () => {
         await (await get(port, "/metrics", token)).text(),
       ),
     );
+    expect(await ccm.stop()).toBe(0);
+  }, 90_000);
+
+  test("--authentication-kubeconfig and --authorization-kubeconfig: the reviews go where they say", async () => {
+    const cp = await controlPlane();
+    const port = await freePort();
+    const lease = uniqueName("serving-reviews");
+    await grantLease(lease);
+    const scraper = uniqueName("scraper");
+    await bindMetricsReader(scraper);
+    const token = await tokenFor(scraper);
+    // An API server that is not there: SubjectAccessReviews cannot be answered, so nobody is let in.
+    const nowhere = join(mkdtempSync(join(tmpdir(), "serving-reviews-")), "kubeconfig");
+    const admin = JSON.parse(readFileSync(cp.kubeconfigs.admin, "utf8")) as {
+      clusters: { cluster: { server: string } }[];
+    };
+    for (const { cluster } of admin.clusters) cluster.server = `https://127.0.0.1:${await freePort()}`;
+    writeFileSync(nowhere, JSON.stringify(admin));
+    const ccm = startCcm({
+      args: [
+        "--cloud-provider=fake",
+        `--kubeconfig=${cp.kubeconfigs.ccm}`,
+        `--authentication-kubeconfig=${cp.kubeconfigs.admin}`,
+        `--authorization-kubeconfig=${nowhere}`,
+        `--secure-port=${port}`,
+        "--bind-address=127.0.0.1",
+        "--configure-cloud-routes=false",
+        `--leader-elect-resource-name=${lease}`,
+      ],
+    });
+    await ccm.waitForLine(/serving securely on 127\.0\.0\.1:\d+/);
+    expect((await get(port, "/healthz")).status).toBe(200);
+    // TokenReviews answered (by the admin kubeconfig's API server): a bad token is simply refused.
+    const stranger = await get(port, "/metrics", "not-a-valid-token");
+    expect([stranger.status, (await stranger.text()).trim()]).toEqual([401, "Unauthorized"]);
+    // The SubjectAccessReview for a good one cannot be asked: refused, saying so.
+    const scrape = await get(port, "/metrics", token);
+    expect(scrape.status).toBe(401);
+    expect(await scrape.text()).toContain("could not be checked");
     expect(await ccm.stop()).toBe(0);
   }, 90_000);
 

@@ -25,13 +25,15 @@ import { errorMessage } from "../../kube/worker.ts";
 import { SharedSemaphore } from "../../util/shared-semaphore.ts";
 import { createSharedInformers, type CachedResource } from "../../kube/informers.ts";
 import { ControllerCrashedError, type LeaderDeps } from "../run-controllers.ts";
-import { describePlan, planThreads, type ThreadPlan } from "./plan.ts";
+import { describePlan, planThreads, threadsBeyondCpus, type ThreadPlan } from "./plan.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
 import type { ControllerName } from "../../names/controllers.ts";
 
 export interface ThreadDeps extends LeaderDeps {
   /** URL of the worker entry point (`src/worker.ts`, also compiled into the executable). */
   readonly workerUrl: string;
+  /** CPUs this process may run on (`threadsBeyondCpus`). */
+  readonly cpus: number;
   readonly bucket: SharedBucket;
   readonly hub: MetricsHub;
 }
@@ -207,6 +209,8 @@ function start(deps: ThreadDeps, threads: readonly Thread[]): void {
     t.send({ type: "start", ...message });
   }
   deps.logger.info(describePlan(threads.map((t) => t.plan)));
+  const beyond = threadsBeyondCpus(threads.length, deps.cpus);
+  if (beyond) deps.logger.warn(beyond);
 }
 
 function aborted(signal: AbortSignal): Promise<undefined> {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { CONTROLLER_NAMES, type ControllerName } from "../../names/controllers.ts";
-import { describePlan, planThreads } from "./plan.ts";
+import { describePlan, planThreads, threadsBeyondCpus } from "./plan.ts";
 
 const all: readonly ControllerName[] = CONTROLLER_NAMES;
 const keyed: ControllerName[] = ["cloud-node-controller", "cloud-node-lifecycle-controller", "service-lb-controller"];
@@ -95,5 +95,17 @@ describe("describePlan", () => {
     expect(describePlan(planThreads(["node-route-controller"], 2))).toBe(
       "running 1 controller thread(s); on thread 0 alone: node-route-controller",
     );
+  });
+});
+
+describe("threadsBeyondCpus", () => {
+  test.each([
+    [1, 2, undefined],
+    [2, 2, undefined],
+    [8, 16, undefined],
+    [3, 2, "3 controller threads on 2 CPU(s): threads beyond the CPUs add memory and CPU, not speed"],
+    [8, 1, "8 controller threads on 1 CPU(s): threads beyond the CPUs add memory and CPU, not speed"],
+  ])("%d threads on %d CPUs", (threads, cpus, want) => {
+    expect(threadsBeyondCpus(threads, cpus)).toBe(want);
   });
 });
