@@ -29,7 +29,7 @@ export interface ManagerDeps extends ProcessDeps {
   readonly hostname: string;
   /** The worker-thread entry point (`--controller-threads`). */
   readonly workerUrl: string;
-  /** CPUs this process may run on: more controller threads than these get a warning. */
+  /** CPUs this process may use: more controller threads than these get a warning. */
   readonly cpus: number;
   /** The secure port's review clients' own API servers (`--authentication-kubeconfig`, `--authorization-…`). */
   readonly reviews: ReviewConnections;

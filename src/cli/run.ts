@@ -26,7 +26,7 @@ export interface Io {
   readonly hostname: string;
   /** URL of the worker-thread entry point, resolved by the entry point itself (it differs once compiled). */
   readonly workerUrl: string;
-  /** CPUs this process may run on (`os.availableParallelism()`). */
+  /** CPUs this process may use (`usableCpus`: the ones it may run on, within its cgroup's CPU quota). */
   readonly cpus: number;
 }
 

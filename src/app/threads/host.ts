@@ -32,7 +32,7 @@ import type { ControllerName } from "../../names/controllers.ts";
 export interface ThreadDeps extends LeaderDeps {
   /** URL of the worker entry point (`src/worker.ts`, also compiled into the executable). */
   readonly workerUrl: string;
-  /** CPUs this process may run on (`threadsBeyondCpus`). */
+  /** CPUs this process may use (`threadsBeyondCpus`). */
   readonly cpus: number;
   readonly bucket: SharedBucket;
   readonly hub: MetricsHub;
