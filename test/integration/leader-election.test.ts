@@ -1,14 +1,17 @@
 /**
  * HA the Kubernetes way: two replicas on one Lease, exactly one leads; a leader asked to stop releases the
- * Lease so the standby takes over at once; a leader that dies leaves the standby waiting for expiry.
+ * Lease so the standby takes over at once; a leader that dies leaves the standby waiting for expiry, then
+ * finishes what it left, with controller threads too.
  */
 import { describe, expect, test } from "bun:test";
-import { LEASES } from "../../src/kube/api.ts";
-import type { Lease } from "../../src/kube/objects.ts";
+import { LEASES, NAMESPACES, NODES, SERVICES } from "../../src/kube/api.ts";
+import type { Lease, Node, Service } from "../../src/kube/objects.ts";
 import { startCcm, type CcmProcess } from "../harness/ccm.ts";
 import { controlPlane } from "../harness/control-plane.ts";
-import { uniqueName } from "../harness/fixtures.ts";
+import { startFakeCloud } from "../harness/fake-cloud.ts";
+import { kubeletNode, loadBalancerService, uniqueName } from "../harness/fixtures.ts";
 import { grantLease } from "../harness/rbac.ts";
+import { eventually } from "../harness/wait.ts";
 
 const ACQUIRED = /successfully acquired lease kube-system\/\S+ as (\S+)/;
 
@@ -80,4 +83,44 @@ describe("leader election", () => {
     expect(bId).not.toBe(aId);
     expect(await b.stop("SIGTERM")).toBe(0);
   }, 60_000);
+
+  test("SIGKILL to a leader with controller threads mid-work: the standby's threads finish it, one load balancer per Service", async () => {
+    const cp = await controlPlane();
+    const cloud = startFakeCloud("autoInstances: true\nfaults: { latency: 300ms }\n");
+    const lease = uniqueName("ha-threads");
+    const namespace = uniqueName("ha-threads");
+    await cp.admin.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+    const nodes = Array.from({ length: 6 }, (_, i) => `${namespace}-node-${i}`);
+    const services = Array.from({ length: 8 }, (_, i) => `web-${i}`);
+    for (const name of nodes) await cp.admin.create(NODES, kubeletNode(name));
+    for (const name of services) await cp.admin.create(SERVICES, loadBalancerService(name, namespace));
+    const flags = [
+      `--cloud-config=${cloud.configFile}`,
+      "--controllers=cloud-node-controller,service-lb-controller",
+      "--controller-threads=2",
+      "--leader-elect-lease-duration=6s",
+      "--leader-elect-renew-deadline=4s",
+      "--leader-elect-retry-period=1s",
+    ];
+    const a = await replica(cp.kubeconfigs.ccm, lease, flags);
+    await a.waitForLine(ACQUIRED);
+    const b = await replica(cp.kubeconfigs.ccm, lease, flags);
+    await b.waitForLine(/attempting to acquire leader lease/);
+    const ingress = async (name: string): Promise<boolean> =>
+      Boolean((await cp.admin.get<Service>(SERVICES, name, { namespace })).status?.loadBalancer?.ingress?.length);
+    // Killed with some Services served and others not: each ensure waits 300 ms for the cloud.
+    await eventually("a first Service served", async () => (await Promise.all(services.map(ingress))).some(Boolean));
+    expect(await a.stop("SIGKILL")).not.toBe(0);
+    expect((await Promise.all(services.map(ingress))).every(Boolean)).toBe(false);
+    await b.waitForLine(ACQUIRED, 20_000);
+    await b.waitForLine(/running 2 controller thread\(s\)/);
+    for (const name of services) await eventually(`${name} served by the new leader`, () => ingress(name), 30_000);
+    for (const name of nodes)
+      await eventually(`${name} initialised`, async () => (await cp.admin.get<Node>(NODES, name)).spec?.providerID);
+    const balancers = cloud.engine.loadBalancers().filter((lb) => lb.service.startsWith(`${namespace}/`));
+    expect(balancers.map((lb) => lb.service).sort()).toEqual(services.map((s) => `${namespace}/${s}`).sort());
+    expect(await b.stop("SIGTERM")).toBe(0);
+    for (const name of nodes) await cp.admin.delete(NODES, name);
+    await cloud.stop();
+  }, 90_000);
 });
