@@ -40,9 +40,13 @@ export async function connect(config: Config, io: Io): Promise<Connection | stri
   } catch (error) {
     const flag =
       config.kubeconfig !== "" ? `--kubeconfig ${JSON.stringify(config.kubeconfig)}` : "the in-cluster configuration";
-    // One line: a YAML parser's message goes on with an excerpt of the file.
-    return `invalid ${flag}: ${(error as Error).message.split("\n")[0]}`;
+    return `invalid ${flag}: ${firstLine(error)}`;
   }
+}
+
+/** One line: a YAML parser's message goes on with an excerpt of the file. */
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
 }
 
 /**
@@ -58,7 +62,7 @@ export async function reviewConnections(
     try {
       return await resolveConnection({ kubeconfig: path, master: "" });
     } catch (error) {
-      errors.push(`invalid --${flag} ${JSON.stringify(path)}: ${(error as Error).message.split("\n")[0]}`);
+      errors.push(`invalid --${flag} ${JSON.stringify(path)}: ${firstLine(error)}`);
       return undefined;
     }
   };

@@ -8,8 +8,8 @@ import type { CIDR } from "../net/ip.ts";
 
 /**
  * The most `--controller-threads`: each thread is a JavaScript VM with its own heap, code and mirror of
- * the caches (some 25 MiB with 5,000 Nodes), and none measured faster beyond 8 on 16 cores. A typo of a
- * thousand would otherwise start a thousand VMs.
+ * the caches (25–30 MiB each in a burst of 5,000 Nodes), and nothing beyond 8 was measured to pay (16
+ * cores). A typo of a thousand would otherwise start a thousand VMs.
  */
 export const MAX_CONTROLLER_THREADS = 64;
 

@@ -1,4 +1,5 @@
 /** component-base logging flags, and the flags we add beyond upstream. */
+import { MAX_CONTROLLER_THREADS } from "./config.ts";
 import { compat, group } from "./flag-spec.ts";
 
 export const loggingFlags = group("Logging", [
@@ -79,6 +80,6 @@ export const beyondFlags = group("Beyond upstream", [
     "controller-threads",
     "int",
     "0",
-    "Run controllers in this many worker threads (at most 64), each taking its share of every controller's keys (0: all in the main thread).",
+    `Run controllers in this many worker threads (at most ${MAX_CONTROLLER_THREADS}), each taking its share of every controller's keys (0: all in the main thread).`,
   ],
 ]);
