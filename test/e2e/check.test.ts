@@ -244,16 +244,19 @@ describe("check", () => {
     }
   }, 60_000);
 
-  test("what the manager refuses at start, check refuses in the same words: serving files, --cluster-cidr", async () => {
+  test("what the manager refuses at start, check refuses in the same words: serving files, --cluster-cidr, review kubeconfigs", async () => {
     const cp = await controlPlane();
     const dir = mkdtempSync(join(tmpdir(), "check-serving-"));
     const notPem = join(dir, "tls.crt");
     writeFileSync(notPem, "not a certificate\n");
+    const emptyKubeconfig = join(dir, "authn.conf");
+    writeFileSync(emptyKubeconfig, "");
     const args = [
       "--cloud-provider=fake",
       `--kubeconfig=${cp.kubeconfigs.ccm}`,
       `--tls-cert-file=${notPem}`,
       `--tls-private-key-file=${join(dir, "missing.key")}`,
+      `--authentication-kubeconfig=${emptyKubeconfig}`,
     ];
     const result = await check(args);
     expect(result.status).toBe(2);
@@ -263,6 +266,7 @@ describe("check", () => {
       ),
       `error: --tls-cert-file: ${JSON.stringify(notPem)} is not a PEM certificate`,
       `error: --tls-private-key-file: cannot read ${JSON.stringify(join(dir, "missing.key"))} (ENOENT)`,
+      `error: invalid --authentication-kubeconfig ${JSON.stringify(emptyKubeconfig)}: no configuration has been provided: the file is empty`,
     ] as unknown as string[]);
     const manager = Bun.spawn([await compiledBinary(), ...args], { stdout: "pipe", stderr: "pipe" });
     const [, stderr] = await Promise.all([new Response(manager.stdout).text(), new Response(manager.stderr).text()]);

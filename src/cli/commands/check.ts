@@ -9,7 +9,7 @@ import { helpArgs, ownValue, splitArgs, type OwnFlag } from "../command-args.ts"
 import { prepare } from "../../config/prepare.ts";
 import type { Config } from "../../config/config.ts";
 import type { CloudProvider, ProviderContext } from "../../cloud/provider.ts";
-import { connect } from "../run.ts";
+import { connect, reviewConnections } from "../run.ts";
 import { startupProblems } from "../../app/startup-checks.ts";
 import type { CommandData } from "../cli.ts";
 import { runPreflight } from "../../check/preflight.ts";
@@ -107,9 +107,14 @@ export const checkCommand = defineCommand({
       return usage([...flags.errors, ...(prepared.ok ? [] : prepared.errors)]);
     const { config } = prepared;
     const provider = await command.builtins.providers.create(prepared.providerConfig, quietContext(config, io));
-    // The manager's own start checks (serving files, --cluster-cidr), then the connection, as it reports them.
+    // The manager's own start checks (serving files, --cluster-cidr), then the connections, as it reports them.
     const connection = await connect(config, io);
-    const problems = [...startupProblems(config, provider), ...(typeof connection === "string" ? [connection] : [])];
+    const reviews = await reviewConnections(config.serving);
+    const problems = [
+      ...startupProblems(config, provider),
+      ...(typeof connection === "string" ? [connection] : []),
+      ...reviews.errors,
+    ];
     if (problems.length > 0 || typeof connection === "string") {
       await provider.close?.();
       return usage(problems);
