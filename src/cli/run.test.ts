@@ -18,6 +18,8 @@ describe("start-up rejects bad input with status 2, one line per problem, before
   );
   const emptyKubeconfig = join(dir, "empty-kubeconfig");
   writeFileSync(emptyKubeconfig, "\n");
+  const commentKubeconfig = join(dir, "comment-kubeconfig");
+  writeFileSync(commentKubeconfig, "---\n# filled in by the installer\n");
   const brokenKubeconfig = join(dir, "broken-kubeconfig");
   writeFileSync(brokenKubeconfig, "clusters: [\n");
   const awsSyntax = join(dir, "syntax.conf");
@@ -57,6 +59,11 @@ describe("start-up rejects bad input with status 2, one line per problem, before
       want: [
         `error: invalid --kubeconfig ${JSON.stringify(emptyKubeconfig)}: no configuration has been provided: the file is empty`,
       ],
+    },
+    {
+      name: "a kubeconfig of a comment alone",
+      argv: ["--cloud-provider=fake", "--configure-cloud-routes=false", `--kubeconfig=${commentKubeconfig}`],
+      want: [`error: invalid --kubeconfig ${JSON.stringify(commentKubeconfig)}: not a kubeconfig: no YAML mapping`],
     },
     {
       name: "a kubeconfig that is not YAML: one line, without the parser's excerpt",

@@ -20,7 +20,7 @@ export function loadKubeConfig(source: ConnectionSource): KubeConfig {
 
 /**
  * The loader fails on a document that is not a mapping (an empty file, `---`, a comment alone) with a
- * TypeError about its own internals; client-go says "no configuration has been provided".
+ * TypeError about its own internals. An empty file gets client-go's words for it.
  */
 function loadFile(kc: KubeConfig, file: string): void {
   try {
@@ -28,12 +28,10 @@ function loadFile(kc: KubeConfig, file: string): void {
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
     const empty = readFileSync(file, "utf8").trim() === "";
-    throw new Error(
-      empty ? "no configuration has been provided: the file is empty" : "not a kubeconfig: the file is no YAML mapping",
-      {
-        cause: error,
-      },
-    );
+    const reason = empty
+      ? "no configuration has been provided: the file is empty"
+      : "not a kubeconfig: no YAML mapping";
+    throw new Error(reason, { cause: error });
   }
 }
 
