@@ -2,14 +2,13 @@
  * The entry point, and the only place that reads argv and the environment, installs signal handlers and
  * calls exit. Everything else receives what it needs.
  */
-import { readFileSync } from "node:fs";
 import { availableParallelism, hostname, totalmem } from "node:os";
 import { runCli } from "./cli/cli.ts";
 import { builtins } from "./builtins.ts";
 import { subCommands } from "./sub-commands.ts";
 import { runtimeTuningEnvironment } from "./app/runtime-tuning.ts";
 import { compiledExecutable, entryPoint } from "./entries.ts";
-import { usableCpus } from "./util/cpus.ts";
+import { readHostFile, usableCpus } from "./util/cpus.ts";
 
 // The compiled manager sets its runtime's heap and allocator settings, then runs as a new image of the
 // same process (see app/runtime-tuning.ts). A failure to re-execute only costs memory and CPU, so it is
@@ -51,14 +50,6 @@ for (const event of ["uncaughtException", "unhandledRejection"] as const) {
   });
 }
 
-function readIfPresent(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
-}
-
 const io = {
   env: process.env,
   stdout: (text: string) => void process.stdout.write(text),
@@ -66,7 +57,7 @@ const io = {
   signal: stop.signal,
   hostname: hostname(),
   workerUrl: entryPoint("src/worker.ts"),
-  cpus: usableCpus(availableParallelism(), readIfPresent),
+  cpus: usableCpus(availableParallelism(), readHostFile),
 };
 
 try {

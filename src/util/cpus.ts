@@ -2,13 +2,23 @@
  * How many CPUs this process may use: the CPUs it may run on, lowered to its cgroup's CPU quota rounded
  * up (a container's `resources.limits.cpu`, a unit's `CPUQuota=`), as Go sets GOMAXPROCS since 1.25. The
  * quota is the lowest of the process's cgroup and its ancestors' (v2 `cpu.max`, v1 `cpu.cfs_quota_us`).
- * The files are read through `read`; a file that is not there is no limit.
+ * The files are read through `read` (`readHostFile` at the entry point); a file not there is no limit.
  */
+import { readFileSync } from "node:fs";
 
 /** A file's text, or undefined when it cannot be read. */
 export type ReadFile = (path: string) => string | undefined;
 
 const ROOT = "/sys/fs/cgroup";
+
+/** The host's file, as the entry point and the tests read it. */
+export function readHostFile(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
 
 export function usableCpus(available: number, read: ReadFile): number {
   const quota = cgroupCpuQuota(read);

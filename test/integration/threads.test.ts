@@ -7,12 +7,12 @@
  * counts them): the main thread's informers feed every thread.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { LEASES, NAMESPACES, SERVICES } from "../../src/kube/api.ts";
 import type { Lease, Service } from "../../src/kube/objects.ts";
 import { shardOf } from "../../src/kube/shard.ts";
-import { usableCpus } from "../../src/util/cpus.ts";
+import { readHostFile, usableCpus } from "../../src/util/cpus.ts";
 import { auditOffset, countRequests } from "../../scripts/bench/audit.ts";
 import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts";
 import { freePort } from "../../scripts/control-plane/ports.ts";
@@ -23,14 +23,6 @@ import { kubeletNode, loadBalancerService, uniqueName } from "../harness/fixture
 import { grantLease } from "../harness/rbac.ts";
 import { eventually } from "../harness/wait.ts";
 import { deleteNodes, getNode, isInitialised, registerNode } from "./nodes.ts";
-
-function readIfPresent(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
-}
 
 /** A manager on the fake cloud without serving or routes, with these flags added. */
 async function startWithoutRoutes(cloud: TestFakeCloud, extra: readonly string[]): Promise<CcmProcess> {
@@ -176,7 +168,7 @@ describe("controller threads", () => {
 
   test("more threads than the CPUs the process may use start, with a warning", async () => {
     const cloud = startFakeCloud();
-    const cpus = usableCpus(availableParallelism(), readIfPresent);
+    const cpus = usableCpus(availableParallelism(), readHostFile);
     const threads = cpus + 1;
     const ccm = await startWithoutRoutes(cloud, ["--leader-elect=false", `--controller-threads=${threads}`]);
     await ccm.waitForLine(new RegExp(`running ${threads} controller thread\\(s\\)`));
