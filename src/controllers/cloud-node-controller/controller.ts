@@ -7,6 +7,7 @@
  * the same Nodes, so one Node's initialisation and refreshes always run on one thread.
  */
 import { WorkQueue } from "../../kube/queue.ts";
+import { Semaphore } from "../../util/concurrency.ts";
 import { defaultControllerRateLimiter } from "../../kube/rate-limiters.ts";
 import { runWorkers } from "../../kube/worker.ts";
 import { CONTROLLERS } from "../../names/controllers.ts";
@@ -21,6 +22,17 @@ import {
   WATCH_CATCH_UP_MS,
   type NodeSyncDeps,
 } from "./sync.ts";
+
+/**
+ * Node initialisations past their cloud lookup, writing at once (per controller thread, as its workers
+ * are). A worker gathers as many keys as one batched lookup answers, so 50 workers with batches of 100
+ * had all 5,000 Nodes of a burst writing at once, each an async call chain waiting for a slot on the
+ * wire: 30–45 MiB of a 180–190 MiB peak, for no speed (README, bursts of Nodes). 1,024 still lets ten
+ * workers' batches all write, as before. 256 took another 13 MiB off, but under a shared rate limit it
+ * also cut the Node writes' share of the budget: a cold start's Nodes came later, and its load balancers
+ * were updated more often.
+ */
+export const MAX_INITIALIZING = 1024;
 
 const ID = "cloud-node-controller";
 const NAMES = CONTROLLERS[ID];
@@ -40,6 +52,7 @@ export const cloudNodeController: ControllerFactory = (ctx) => {
     clock: ctx.clock,
     progress: newInitProgress(ctx.clock),
     watchCatchUpMs: WATCH_CATCH_UP_MS,
+    initializing: new Semaphore(MAX_INITIALIZING),
   };
   const queues: Queues = {
     nodes: new WorkQueue({

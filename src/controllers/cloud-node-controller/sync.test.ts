@@ -9,14 +9,16 @@ import { fakeKubeApi, type FakeKubeApi } from "../../../test/harness/fake-kube-a
 import { kubeletNode } from "../../../test/harness/fixtures.ts";
 import type { InstanceLookup } from "../../cloud/instance-lookup.ts";
 import type { InstanceMetadata } from "../../cloud/provider.ts";
-import { NODES } from "../../kube/api.ts";
+import { NODES, type KubeApi } from "../../kube/api.ts";
 import { shardOf } from "../../kube/shard.ts";
-import type { EventType } from "../../kube/events.ts";
+import type { EventRecorder, EventType } from "../../kube/events.ts";
 import type { Node } from "../../kube/objects.ts";
 import { KubeUnreachableError } from "../../kube/transport.ts";
 import { createLogger } from "../../log/logger.ts";
 import { createMetrics, type Metrics } from "../../metrics/metrics.ts";
 import { realClock } from "../../util/clock.ts";
+import { Semaphore } from "../../util/concurrency.ts";
+import { MAX_INITIALIZING } from "./controller.ts";
 import { updateNodeStatus } from "./status.ts";
 import { forgetNode, newInitProgress, nodeSeen, syncNode, updateNeedsSync, type NodeSyncDeps } from "./sync.ts";
 
@@ -68,6 +70,7 @@ function harness(answer: () => InstanceMetadata | undefined = () => METADATA, wa
     clock: realClock,
     progress: newInitProgress(realClock),
     watchCatchUpMs,
+    initializing: new Semaphore(MAX_INITIALIZING),
   };
   return {
     api,
@@ -225,6 +228,54 @@ describe("syncNode", () => {
     forgetNode(h.deps.progress, b);
     await sync;
     expect(h.deps.progress.awaited.size).toBe(0);
+  });
+
+  test("at most `initializing` Nodes are past their cloud lookup and writing at once; every one is initialised", async () => {
+    const names = Array.from({ length: 6 }, (_, i) => `node-${i}`);
+    for (const name of names) h.register(kubeletNode(name));
+    const writing = new Set<string>();
+    let most = 0;
+    const api = {
+      ...h.api,
+      patchVersion: async (...args: Parameters<KubeApi["patchVersion"]>): Promise<string> => {
+        writing.add(args[1]);
+        most = Math.max(most, writing.size);
+        await Bun.sleep(2);
+        return h.api.patchVersion(...args);
+      },
+    };
+    const recorder: EventRecorder = {
+      event: (obj, type, reason, message) => {
+        writing.delete(obj.metadata.name);
+        h.events.push([type, reason, message]);
+      },
+    };
+    const deps = { ...h.deps, api, recorder, initializing: new Semaphore(2) };
+    await Promise.all(names.map((name) => syncNode(deps, name)));
+    expect(most).toBe(2);
+    expect(h.lookups.sort()).toEqual([...names].sort());
+    expect(h.events).toHaveLength(names.length);
+    for (const name of names) expect((h.api.stored(NODES, name) as Node).spec?.taints).toEqual([]);
+  });
+
+  test("an initialisation waiting for its turn writes from the Node as cached then, or not at all once it is gone", async () => {
+    const turn = new Semaphore(1);
+    let release = (): void => undefined;
+    const held = turn.run(() => new Promise<void>((resolve) => (release = resolve)));
+    const deps = { ...h.deps, initializing: turn };
+    const a = h.register(kubeletNode("node-a"));
+    h.register(kubeletNode("node-b"));
+    const syncs = [syncNode(deps, "node-a"), syncNode(deps, "node-b")];
+    while (h.lookups.length < 2) await Bun.sleep(1);
+    const labels = { ...a.metadata.labels, "example.com/added": "meanwhile" };
+    h.cache.set("node-a", h.api.put(NODES, { ...a, metadata: { ...a.metadata, labels } }));
+    h.cache.delete("node-b");
+    release();
+    await Promise.all([held, ...syncs]);
+    expect(h.api.requests).toEqual(["PATCH nodes node-a", "PATCH nodes/status node-a"]);
+    const stored = h.api.stored(NODES, "node-a") as Node;
+    expect(stored.metadata.labels?.["example.com/added"]).toBe("meanwhile");
+    expect(stored.spec?.taints).toEqual([]);
   });
 
   test("a Node gone from the cache, or deleted while syncing, is done", async () => {

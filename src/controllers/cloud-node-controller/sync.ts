@@ -15,6 +15,7 @@ import { isNotFound } from "../../kube/transport.ts";
 import type { Logger } from "../../log/logger.ts";
 import type { Metrics } from "../../metrics/metrics.ts";
 import type { Clock } from "../../util/clock.ts";
+import type { Slots } from "../../util/concurrency.ts";
 import { AwaitedWrites } from "./awaited-writes.ts";
 import {
   ADDRESS_READS,
@@ -37,6 +38,8 @@ export interface NodeSyncDeps {
   readonly progress: InitProgress;
   /** The longest a Node's addresses wait for the watch to show its Node patch (`WATCH_CATCH_UP_MS`). */
   readonly watchCatchUpMs: number;
+  /** Initialisations past their cloud lookup, writing, at most so many at once (`MAX_INITIALIZING`). */
+  readonly initializing: Slots;
 }
 
 /**
@@ -121,6 +124,17 @@ async function initializeNode(deps: NodeSyncDeps, node: Node): Promise<void> {
     deps.logger.info(`Skip sync node ${name}: the cloud provider returned no metadata for it`);
     return;
   }
+  await deps.initializing.run(() => writeInitialization(deps, node, metadata));
+}
+
+/**
+ * The Node patch, then (once the watch shows it) the addresses and `Synced`; built from the cached Node
+ * as it is now, which may have changed while the initialisation waited for its turn.
+ */
+async function writeInitialization(deps: NodeSyncDeps, queued: Node, metadata: InstanceMetadata): Promise<void> {
+  const name = queued.metadata.name;
+  const node = deps.nodes.get(name);
+  if (!node || uidOf(node) !== uidOf(queued)) return;
   let refused: string | undefined;
   let discarded: readonly string[] = [];
   const written = await patchWithPrecondition({
