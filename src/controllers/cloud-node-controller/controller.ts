@@ -7,10 +7,10 @@
  * the same Nodes, so one Node's initialisation and refreshes always run on one thread.
  */
 import { WorkQueue } from "../../kube/queue.ts";
-import { Semaphore } from "../../util/concurrency.ts";
 import { defaultControllerRateLimiter } from "../../kube/rate-limiters.ts";
 import { runWorkers } from "../../kube/worker.ts";
 import { CONTROLLERS } from "../../names/controllers.ts";
+import { Semaphore } from "../../util/concurrency.ts";
 import type { ControllerFactory, Wiring } from "../context.ts";
 import { runNodeStatusUpdates } from "./status.ts";
 import {
