@@ -34,6 +34,14 @@ describe("logger", () => {
     expect(lines[0]?.endsWith("}\n")).toBe(true);
   });
 
+  test("a line logged again and again is written every time, at once (klog has no throttle)", () => {
+    const lines: string[] = [];
+    const log = createLogger({ verbosity: 0, format: "text", write: (l) => lines.push(l) });
+    for (let i = 0; i < 12; i++) log.warn("lost the connection to the API server");
+    expect(lines).toHaveLength(12);
+    expect(lines.every((line) => line.endsWith("] lost the connection to the API server\n"))).toBe(true);
+  });
+
   test("errors render as their message", () => {
     const lines: string[] = [];
     createLogger({ verbosity: 0, format: "json", write: (l) => lines.push(l) }).error("sync failed", {

@@ -5,6 +5,9 @@
  * consola's core build: the reporters are ours, and the full build's own reporters and prompts cost every
  * thread that loads them about 1.75 MiB (a controller thread waiting for its work: 11.5 MiB with them, 9.75
  * without).
+ * Every call writes its line at once, as klog does: consola's throttle (on by default) would hold back a
+ * line logged more than five times in a second and later write "(repeated N times)" instead, stamped
+ * with the first one's time, so a burst of the same error would look like one and a kill -9 lose it.
  */
 import { createConsola, type ConsolaInstance, type ConsolaReporter, type LogObject } from "consola/core";
 
@@ -26,7 +29,7 @@ export function consolaLevel(verbosity: number): number {
 export function createLogger(options: LoggerOptions): Logger {
   const write: Write = options.write ?? ((line: string) => void process.stderr.write(line));
   const reporter = options.format === "json" ? jsonReporter(write) : textReporter(write);
-  return createConsola({ level: consolaLevel(options.verbosity), reporters: [reporter] });
+  return createConsola({ level: consolaLevel(options.verbosity), reporters: [reporter], throttle: 0 });
 }
 
 interface Split {
