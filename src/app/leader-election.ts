@@ -2,7 +2,9 @@
  * Leader election on a coordination.k8s.io/v1 Lease with client-go's rules: candidates retry every
  * retry period (jittered); a held lease is taken only after `leaseDuration` has passed since this process
  * last *observed* it change (local clock, so skew between hosts does not matter); the leader renews every
- * retry period and gives up when a renewal has not succeeded within the renew deadline.
+ * retry period (one PUT of the Lease as it last wrote it; a GET first only after that failed) and gives
+ * up when a renewal has not succeeded within the renew deadline. Each acquisition counts one more
+ * `leaseTransitions`, a takeover of a released Lease too.
  *
  * Beyond upstream: `release()` hands the Lease back (empty holder, 1 s duration) so a standby takes over
  * within one retry period (kubernetes/kubernetes#119905).
@@ -60,15 +62,17 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     leading = value;
     deps.onStatus?.(value);
   };
+  setLeading(false); // a standby's status is 0, not absent (client-go's NewLeaderElector)
 
+  /** client-go's record: a renewal keeps the acquire time and transitions, any acquisition counts one more. */
   function record(previous: Lease["spec"], now: string): NonNullable<Lease["spec"]> {
-    const sameHolder = previous?.holderIdentity === identity;
+    const renewal = leading && previous?.holderIdentity === identity;
     return {
       holderIdentity: identity,
-      leaseDurationSeconds: Math.round(config.leaseDurationMs / 1000),
-      acquireTime: sameHolder ? previous?.acquireTime : now,
+      leaseDurationSeconds: Math.floor(config.leaseDurationMs / 1000),
+      acquireTime: renewal ? previous?.acquireTime : now,
       renewTime: now,
-      leaseTransitions: (previous?.leaseTransitions ?? 0) + (sameHolder || !previous?.holderIdentity ? 0 : 1),
+      leaseTransitions: (previous?.leaseTransitions ?? 0) + (renewal ? 0 : 1),
     };
   }
 
@@ -94,7 +98,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
       apiVersion: "coordination.k8s.io/v1",
       kind: "Lease",
       metadata: { name: config.resourceName, namespace: config.resourceNamespace },
-      spec: record(undefined, now),
+      spec: { ...record(undefined, now), leaseTransitions: 0 },
     };
     try {
       const created = await api.create(LEASES, fresh, { ...target, signal });
@@ -107,8 +111,30 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     }
   }
 
+  async function update(lease: Lease, now: string, signal: AbortSignal): Promise<true> {
+    const updated = await api.update<Lease>(LEASES, { ...lease, spec: record(lease.spec, now) }, { signal });
+    observed = { holder: identity, renewTime: now, at: clock.now(), lease: updated };
+    renewedAt = clock.now();
+    return true;
+  }
+
+  /** client-go's fast path: a leader whose lease is still valid renews the Lease as it last wrote it. */
+  async function renewOptimistically(now: string, signal: AbortSignal): Promise<boolean> {
+    const last = observed?.lease;
+    if (!leading || !last || clock.now() >= renewedAt + config.leaseDurationMs) return false;
+    try {
+      return await update(last, now, signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      deps.logger.warn(`failed to update lease optimistically: ${errorMessage(error)}, falling back to slow path`);
+      return false;
+    }
+  }
+
+  /** The fast path, else (the slow path) the Lease read again: created, taken, renewed or left. */
   async function tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
     const now = microTime(clock.now());
+    if (await renewOptimistically(now, signal)) return true;
     const lease = await api.get<Lease>(LEASES, config.resourceName, { ...target, signal }).catch((error: unknown) => {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -116,11 +142,8 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     if (!lease) return create(now, signal);
     const mine = lease.spec?.holderIdentity === identity;
     if (heldByOther(lease) || (leading && !mine)) return false;
-    if (!mine) deps.onSlowPath?.();
-    const updated = await api.update<Lease>(LEASES, { ...lease, spec: record(lease.spec, now) }, { signal });
-    observed = { holder: identity, renewTime: now, at: clock.now(), lease: updated };
-    renewedAt = clock.now();
-    return true;
+    if (leading) deps.onSlowPath?.();
+    return update(lease, now, signal);
   }
 
   async function attempt(signal: AbortSignal): Promise<boolean> {
@@ -178,7 +201,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
         let renewed = false;
         while (!renewed && clock.now() < deadline && !signal.aborted) {
           renewed = await attempt(AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, deadline - clock.now()))]));
-          if (!renewed) await clock.sleep(config.retryPeriodMs / 4, signal).catch(() => undefined);
+          if (!renewed) await clock.sleep(config.retryPeriodMs, signal).catch(() => undefined);
         }
         if (!renewed && !signal.aborted) {
           setLeading(false);

@@ -2,7 +2,8 @@
  * The manager: builds the shared pieces (API clients, events, metrics, serving, provider), wins the
  * leader election if enabled, then runs the controllers until asked to stop. Shutdown order is what
  * keeps two leaders from ever writing: controllers stop taking work and finish in-flight syncs
- * (bounded), only then is the Lease released.
+ * (bounded) while the Lease is still renewed, only then is it released. Leadership lost, the process
+ * exits at once, without that drain.
  */
 import type { Config } from "../config/config.ts";
 import { ControllerConfigError } from "../controllers/context.ts";
@@ -17,7 +18,7 @@ import { createHealthSlis } from "../metrics/slis.ts";
 import type { KubeApi } from "../kube/api.ts";
 import { TokenBucket } from "../kube/token-bucket.ts";
 import { buildInfo, userAgent } from "../version.ts";
-import { createLeaderElector, LeadershipLostError } from "./leader-election.ts";
+import { createLeaderElector } from "./leader-election.ts";
 import type { ProcessDeps } from "./process.ts";
 import { runControllers } from "./run-controllers.ts";
 import { createHealth, startServing, type ReviewConnections } from "./serving.ts";
@@ -143,11 +144,19 @@ async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Pr
   deps.health.add("leaderElection", () => elector.check());
   if (!(await elector.acquire(signal))) return 0;
   const leading = new AbortController();
-  const renewal = elector
-    .renew(AbortSignal.any([signal, leading.signal]))
-    .catch((error: unknown) => leading.abort(error));
-  const exit = await exitAfter(runAll(deps, AbortSignal.any([signal, leading.signal])), deps.logger);
-  if (leading.signal.reason instanceof LeadershipLostError) {
+  // Renewed until the controllers have stopped, their drain included: a Lease left to expire while
+  // in-flight syncs finish would let a standby lead beside them.
+  const renewal = elector.renew(leading.signal).catch((error: unknown) => leading.abort(error));
+  const lost = new Promise<"lost">((resolve) =>
+    leading.signal.addEventListener("abort", () => resolve("lost"), { once: true }),
+  );
+  const exit = await Promise.race([
+    exitAfter(runAll(deps, AbortSignal.any([signal, leading.signal])), deps.logger),
+    lost,
+  ]);
+  if (exit === "lost") {
+    // At once, as upstream's OnStoppedLeading exits: the in-flight syncs are not waited for, since a new
+    // leader may already be writing.
     deps.logger.error(`${errorMessage(leading.signal.reason)}; exiting so the supervisor restarts this process`);
     return 1;
   }

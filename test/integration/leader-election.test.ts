@@ -1,7 +1,7 @@
 /**
- * HA the Kubernetes way: two replicas on one Lease, exactly one leads; a leader asked to stop releases the
- * Lease so the standby takes over at once; a leader that dies leaves the standby waiting for expiry, then
- * finishes what it left, with controller threads too.
+ * HA the Kubernetes way: two replicas on one Lease, exactly one leads; a leader asked to stop renews the
+ * Lease until its in-flight syncs are done, then releases it so the standby takes over at once; a leader
+ * that dies leaves the standby waiting for expiry, then finishes what it left, with controller threads too.
  */
 import { describe, expect, test } from "bun:test";
 import { LEASES, NAMESPACES, NODES, SERVICES } from "../../src/kube/api.ts";
@@ -12,6 +12,7 @@ import { startFakeCloud } from "../harness/fake-cloud.ts";
 import { kubeletNode, loadBalancerService, uniqueName } from "../harness/fixtures.ts";
 import { grantLease } from "../harness/rbac.ts";
 import { eventually } from "../harness/wait.ts";
+import { eventsFor } from "./support.ts";
 
 const ACQUIRED = /successfully acquired lease kube-system\/\S+ as (\S+)/;
 
@@ -57,8 +58,78 @@ describe("leader election", () => {
     expect(Date.now() - releasedAt).toBeLessThan(3000);
     expect(bId).not.toBe(aId);
     expect(await holder(lease)).toBe(bId);
+    // client-go counts every acquisition, a takeover of a released Lease too (A created it at 0).
+    const taken = await cp.admin.get<Lease>(LEASES, lease, { namespace: "kube-system" });
+    expect(taken.spec).toMatchObject({ leaseTransitions: 1, leaseDurationSeconds: 15 });
     expect(await b.stop("SIGTERM")).toBe(0);
   }, 60_000);
+
+  test("SIGTERM with a sync in flight: the leader renews its Lease through the drain, the standby leads after the release", async () => {
+    const cp = await controlPlane();
+    const cloud = startFakeCloud("faults: { operationLatency: { EnsureLoadBalancer: 9s } }\n");
+    const lease = uniqueName("ha-drain");
+    const namespace = uniqueName("ha-drain");
+    await cp.admin.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+    const flags = [
+      `--cloud-config=${cloud.configFile}`,
+      "--controllers=service-lb-controller",
+      // Services other tests left in the cluster take workers of their own, not this one's turn.
+      "--concurrent-service-syncs=100",
+      "--leader-elect-lease-duration=4s",
+      "--leader-elect-renew-deadline=3s",
+      "--leader-elect-retry-period=1s",
+    ];
+    const a = await replica(cp.kubeconfigs.ccm, lease, flags);
+    await a.waitForLine(ACQUIRED);
+    const b = await replica(cp.kubeconfigs.ccm, lease, flags);
+    await b.waitForLine(/attempting to acquire leader lease/);
+    await cp.admin.create(SERVICES, loadBalancerService("web", namespace));
+    await eventually("the ensure under way", async () =>
+      (await eventsFor(cp.admin, namespace, "Service", "web")).some((e) => e.reason === "EnsuringLoadBalancer"),
+    );
+    const stopped = a.stop("SIGTERM");
+    await b.waitForLine(ACQUIRED, 30_000);
+    // Had the renewals stopped with the signal, the Lease would have expired 4 s into the 9 s ensure.
+    const served = await cp.admin.get<Service>(SERVICES, "web", { namespace });
+    expect(served.status?.loadBalancer?.ingress?.length).toBe(1);
+    expect(a.output()).toMatch(/released lease/);
+    expect(await stopped).toBe(0);
+    expect(await b.stop("SIGTERM")).toBe(0);
+    expect(cloud.engine.loadBalancers().filter((lb) => lb.service === `${namespace}/web`)).toHaveLength(1);
+    await cloud.stop();
+  }, 90_000);
+
+  test("another holder takes the Lease mid-sync: the leader exits 1 at once, without waiting for the sync", async () => {
+    const cp = await controlPlane();
+    const cloud = startFakeCloud("faults: { operationLatency: { EnsureLoadBalancer: 60s } }\n");
+    const lease = uniqueName("ha-lost");
+    const namespace = uniqueName("ha-lost");
+    await cp.admin.create(NAMESPACES, { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } });
+    const a = await replica(cp.kubeconfigs.ccm, lease, [
+      `--cloud-config=${cloud.configFile}`,
+      "--controllers=service-lb-controller",
+      // Services other tests left in the cluster take workers of their own, not this one's turn.
+      "--concurrent-service-syncs=100",
+      "--leader-elect-lease-duration=6s",
+      "--leader-elect-renew-deadline=4s",
+      "--leader-elect-retry-period=1s",
+    ]);
+    await a.waitForLine(ACQUIRED);
+    await cp.admin.create(SERVICES, loadBalancerService("web", namespace));
+    await eventually("the ensure under way", async () =>
+      (await eventsFor(cp.admin, namespace, "Service", "web")).some((e) => e.reason === "EnsuringLoadBalancer"),
+    );
+    const held = await cp.admin.get<Lease>(LEASES, lease, { namespace: "kube-system" });
+    const renewTime = new Date().toISOString().replace("Z", "000Z");
+    await cp.admin.update<Lease>(LEASES, { ...held, spec: { ...held.spec, holderIdentity: "another", renewTime } });
+    const takenAt = Date.now();
+    const code = await Promise.race([a.exited, Bun.sleep(40_000).then(() => "still running")]);
+    expect(code).toBe(1);
+    expect(a.output()).toMatch(/leaderelection lost/);
+    // The renew deadline (4 s) and a retry, not the drain: the ensure's 60 s, cut at the 20 s grace period.
+    expect(Date.now() - takenAt).toBeLessThan(12_000);
+    await cloud.stop();
+  }, 90_000);
 
   test("SIGKILL to the leader: the standby leads only after the lease expires", async () => {
     const cp = await controlPlane();
