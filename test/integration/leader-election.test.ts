@@ -12,7 +12,7 @@ import { startFakeCloud } from "../harness/fake-cloud.ts";
 import { kubeletNode, loadBalancerService, uniqueName } from "../harness/fixtures.ts";
 import { grantLease } from "../harness/rbac.ts";
 import { eventually } from "../harness/wait.ts";
-import { eventsFor } from "./support.ts";
+import { ensureUnderWay, takeLease } from "./support.ts";
 
 const ACQUIRED = /successfully acquired lease kube-system\/\S+ as (\S+)/;
 
@@ -83,10 +83,7 @@ describe("leader election", () => {
     await a.waitForLine(ACQUIRED);
     const b = await replica(cp.kubeconfigs.ccm, lease, flags);
     await b.waitForLine(/attempting to acquire leader lease/);
-    await cp.admin.create(SERVICES, loadBalancerService("web", namespace));
-    await eventually("the ensure under way", async () =>
-      (await eventsFor(cp.admin, namespace, "Service", "web")).some((e) => e.reason === "EnsuringLoadBalancer"),
-    );
+    await ensureUnderWay(cp.admin, namespace, "web");
     const stopped = a.stop("SIGTERM");
     await b.waitForLine(ACQUIRED, 30_000);
     // Had the renewals stopped with the signal, the Lease would have expired 4 s into the 9 s ensure.
@@ -115,13 +112,8 @@ describe("leader election", () => {
       "--leader-elect-retry-period=1s",
     ]);
     await a.waitForLine(ACQUIRED);
-    await cp.admin.create(SERVICES, loadBalancerService("web", namespace));
-    await eventually("the ensure under way", async () =>
-      (await eventsFor(cp.admin, namespace, "Service", "web")).some((e) => e.reason === "EnsuringLoadBalancer"),
-    );
-    const held = await cp.admin.get<Lease>(LEASES, lease, { namespace: "kube-system" });
-    const renewTime = new Date().toISOString().replace("Z", "000Z");
-    await cp.admin.update<Lease>(LEASES, { ...held, spec: { ...held.spec, holderIdentity: "another", renewTime } });
+    await ensureUnderWay(cp.admin, namespace, "web");
+    await takeLease(cp.admin, lease, "another-replica");
     const takenAt = Date.now();
     const code = await Promise.race([a.exited, Bun.sleep(40_000).then(() => "still running")]);
     expect(code).toBe(1);

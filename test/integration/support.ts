@@ -1,10 +1,12 @@
 /** Shared steps of the controller integration tests: a namespace, a CCM running one controller, events. */
-import { EVENTS, NAMESPACES, NODES, type KubeApi } from "../../src/kube/api.ts";
-import type { KubeObject, Node } from "../../src/kube/objects.ts";
+import { EVENTS, LEASES, NAMESPACES, NODES, SERVICES, type KubeApi } from "../../src/kube/api.ts";
+import type { KubeObject, Lease, Node } from "../../src/kube/objects.ts";
 import { isNotFound } from "../../src/kube/transport.ts";
 import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts";
 import { startCcm, type CcmProcess, managerFlags } from "../harness/ccm.ts";
 import type { TestFakeCloud } from "../harness/fake-cloud.ts";
+import { loadBalancerService } from "../harness/fixtures.ts";
+import { eventually } from "../harness/wait.ts";
 
 /** Per test and hook: the first one also starts the control plane, and CCM (re)starts take seconds each. */
 export const INTEGRATION_TIMEOUT_MS = 180_000;
@@ -68,4 +70,19 @@ export async function deleteNodes(admin: KubeApi, names: readonly string[]): Pro
 
 export async function createNode(admin: KubeApi, node: Node): Promise<Node> {
   return admin.create(NODES, node);
+}
+
+/** A LoadBalancer Service `name` created in `namespace`; resolves once its ensure is under way. */
+export async function ensureUnderWay(admin: KubeApi, namespace: string, name: string): Promise<void> {
+  await admin.create(SERVICES, loadBalancerService(name, namespace));
+  await eventually(`the ensure of ${namespace}/${name} under way`, async () =>
+    (await eventsFor(admin, namespace, "Service", name)).some((e) => e.reason === "EnsuringLoadBalancer"),
+  );
+}
+
+/** Another replica's renewal of Lease `kube-system/<lease>`, written by the admin: the leader has lost it. */
+export async function takeLease(admin: KubeApi, lease: string, holderIdentity: string): Promise<void> {
+  const held = await admin.get<Lease>(LEASES, lease, { namespace: "kube-system" });
+  const renewTime = new Date().toISOString().replace("Z", "000Z");
+  await admin.update<Lease>(LEASES, { ...held, spec: { ...held.spec, holderIdentity, renewTime } });
 }

@@ -10,8 +10,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { LEASES, NAMESPACES, SERVICES } from "../../src/kube/api.ts";
-import type { Lease, Service } from "../../src/kube/objects.ts";
+import { NAMESPACES, SERVICES } from "../../src/kube/api.ts";
+import type { Service } from "../../src/kube/objects.ts";
 import { shardOf } from "../../src/kube/shard.ts";
 import { readHostFile, usableCpus } from "../../src/util/cpus.ts";
 import { auditOffset, countRequests } from "../../scripts/bench/audit.ts";
@@ -24,7 +24,7 @@ import { kubeletNode, loadBalancerService, uniqueName } from "../harness/fixture
 import { grantLease } from "../harness/rbac.ts";
 import { eventually } from "../harness/wait.ts";
 import { deleteNodes, getNode, isInitialised, registerNode } from "./nodes.ts";
-import { eventsFor } from "./support.ts";
+import { ensureUnderWay, takeLease } from "./support.ts";
 
 /** A manager on the fake cloud without serving or routes, with these flags added. */
 async function startWithoutRoutes(cloud: TestFakeCloud, extra: readonly string[]): Promise<CcmProcess> {
@@ -215,19 +215,8 @@ describe("controller threads", () => {
     ]);
     for (const thread of [0, 1]) await ccm.waitForLine(new RegExp(`thread-${thread}\\] started 3 controller\\(s\\)`));
     // A sync in flight that a drain would wait for (up to the 20 s shutdown grace period).
-    await cp.admin.create(SERVICES, loadBalancerService("web", namespace));
-    await eventually("the load balancer's ensure under way", async () =>
-      (await eventsFor(cp.admin, namespace, "Service", "web")).some((e) => e.reason === "EnsuringLoadBalancer"),
-    );
-    const held = await cp.admin.get<Lease>(LEASES, lease, { namespace: "kube-system" });
-    await cp.admin.update<Lease>(LEASES, {
-      ...held,
-      spec: {
-        ...held.spec,
-        holderIdentity: "another-replica",
-        renewTime: new Date().toISOString().replace("Z", "000Z"),
-      },
-    });
+    await ensureUnderWay(cp.admin, namespace, "web");
+    await takeLease(cp.admin, lease, "another-replica");
     const takenAt = Date.now();
     const code = await Promise.race([ccm.exited, Bun.sleep(30_000).then(() => "still running")]);
     expect(code).toBe(1);
