@@ -126,7 +126,7 @@ export const controllerFlags = group("Controllers", [
     "node-status-update-frequency",
     "duration",
     "5m0s",
-    "How often the node controller refreshes node addresses from the cloud.",
+    "How often the node controller refreshes node addresses from the cloud and retries Nodes not yet initialised.",
   ],
   ["concurrent-service-syncs", "int", "1", "Number of services that are allowed to sync concurrently."],
 ]);

@@ -189,6 +189,17 @@ describe("cloud-node-controller", () => {
     expect(node?.spec?.providerID).toBeUndefined();
   });
 
+  test("an instance the cloud learns of late: the Node is initialised at the next refresh, not after the backoff", async () => {
+    const name = uniqueName("late");
+    await register(name, { ready: true });
+    await ccm.waitForLine(new RegExp(`error syncing "${name}": no instance for node ${name}`));
+    // 12 s of failed attempts: the per-item backoff (5 ms doubling) has the next one about 8 s away.
+    await Bun.sleep(12_000);
+    cloud.engine.putInstance(cloud.engine.instanceWithDefaults({ name }));
+    // Upstream retries at the Node's next status report; here the 2 s refresh queues it again.
+    await eventually(`node ${name} initialised`, async () => isInitialised(await getNode(cp, name)), 5000);
+  }, 60_000);
+
   test("initialised nodes: the GA labels follow the beta ones, GA-only labels are left alone", async () => {
     const name = uniqueName("labels");
     await register(

@@ -93,6 +93,7 @@ async function run(w: Wiring<NodeSyncDeps, Queues>, signal: AbortSignal): Promis
           periodMs: config.nodeStatusUpdateFrequencyMs,
           workers: config.concurrentNodeStatusUpdates,
           shard: ctx.shard,
+          retryInitialization: (name) => queues.nodes.add(name),
         },
         signal,
       ),

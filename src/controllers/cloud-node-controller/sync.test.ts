@@ -289,7 +289,7 @@ describe("syncNode", () => {
 });
 
 describe("updateNodeStatus over shards", () => {
-  test("each thread refreshes the addresses of its own Nodes; together every initialised Node once", async () => {
+  test("each thread refreshes the addresses of its own Nodes, every initialised one once; its tainted ones queued again", async () => {
     const h = harness();
     const names = Array.from({ length: 10 }, (_, i) => `node-${i}`);
     for (const name of names) h.register(kubeletNode(name, { uninitialized: false }));
@@ -297,7 +297,10 @@ describe("updateNodeStatus over shards", () => {
     const perThread: string[][] = [];
     for (const index of [0, 1]) {
       h.lookups.length = 0;
-      await updateNodeStatus({ ...h.deps, periodMs: 1, workers: 1, shard: { index, count: 2 } });
+      const retried: string[] = [];
+      const retryInitialization = (name: string): number => retried.push(name);
+      await updateNodeStatus({ ...h.deps, periodMs: 1, workers: 1, shard: { index, count: 2 }, retryInitialization });
+      expect(retried).toEqual(shardOf("initialising", 2) === index ? ["initialising"] : []);
       perThread.push([...h.lookups]);
       for (const name of h.lookups) expect(shardOf(name, 2)).toBe(index);
     }
