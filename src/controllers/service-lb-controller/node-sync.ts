@@ -31,10 +31,13 @@ export interface NodeSyncDeps extends ServiceSyncDeps {
 export async function syncNodes(deps: NodeSyncDeps): Promise<void> {
   const started = deps.clock.now();
   const keys = deps.cache.syncedKeys();
-  if (keys.length > 0) {
-    const nodes = deps.lbNodes();
-    await forEachLimited(keys, deps.workers, (key) => deps.lock.withLock(key, () => updateHosts(deps, key, nodes)));
-  }
+  // The node set is read for each Service once its lock is held (upstream re-lists per Service too): a
+  // set read at the start of a long pass would undo, on Services updated late in it, an Ensure made
+  // meanwhile with newer Nodes. It is cached per change of the Nodes, so a read costs nothing.
+  if (keys.length > 0)
+    await forEachLimited(keys, deps.workers, (key) =>
+      deps.lock.withLock(key, () => updateHosts(deps, key, deps.lbNodes())),
+    );
   deps.metrics.nodeSyncLatency.observe((deps.clock.now() - started) / 1000);
 }
 

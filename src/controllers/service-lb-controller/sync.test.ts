@@ -220,6 +220,30 @@ describe("syncNodes", () => {
     expect(h.events.at(-1)).toMatchObject({ type: "Warning", reason: "UnAvailableLoadBalancer" });
   });
 
+  test("each Service of a pass is updated with the node set as it is when its turn comes", async () => {
+    let release = (): void => undefined;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const h = harness({ updateLoadBalancer: (_c, s) => (s.metadata.name === "web" ? blocked : Promise.resolve()) });
+    addNode(h, "a");
+    addService(h);
+    const api = loadBalancerService("api", "ns");
+    api.metadata.uid = "uid-api";
+    h.services.set("ns/api", api);
+    await syncService(h.deps, KEY);
+    await syncService(h.deps, "ns/api");
+    h.calls.length = 0;
+    addNode(h, "b");
+    const pass = syncNodes({ ...h.deps, workers: 1 });
+    await Bun.sleep(5);
+    addNode(h, "c");
+    release();
+    await pass;
+    expect(h.calls).toEqual([
+      { method: "update", service: "web", nodes: ["a", "b"] },
+      { method: "update", service: "api", nodes: ["a", "b", "c"] },
+    ]);
+  });
+
   test("ImplementedElsewhere from Update: success without an event, the new set is recorded", async () => {
     const h = harness({ updateLoadBalancer: () => Promise.reject(new ImplementedElsewhereError()) });
     addNode(h, "a");
