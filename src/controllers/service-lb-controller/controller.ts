@@ -38,6 +38,13 @@ const NAMES = CONTROLLERS[ID];
 const NODE_SYNC_KEY = "nodes";
 const BACKOFF_BASE_MS = 5_000;
 const BACKOFF_MAX_MS = 300_000;
+/**
+ * Upstream's `serviceSyncPeriod`: its Service informer resyncs every 30 s and the update handler queues
+ * each Service that needs cleanup, so a deletion the cloud keeps failing is tried again at least that
+ * often, past a backoff grown to 300 s (a Service stays Terminating for at most about 30 s after the
+ * cloud recovers, not 5 minutes).
+ */
+export const CLEANUP_RETRY_PERIOD_MS = 30_000;
 
 type Queues = { readonly services: WorkQueue; readonly nodes: WorkQueue };
 type ServiceWiring = Wiring<NodeSyncDeps, Queues>;
@@ -82,7 +89,11 @@ async function run(w: ServiceWiring, nodeSet: LoadBalancerNodeSet, signal: Abort
   let stopResync = (): void => undefined;
   try {
     if (!(await ctx.informers.waitForSync(signal))) return;
-    stopResync = startResync(w, ctx.config.loadBalancerResyncPeriodMs);
+    const stopResyncs = [
+      startResync(w, ctx.config.loadBalancerResyncPeriodMs),
+      retryCleanups(deps.services, queues.services, CLEANUP_RETRY_PERIOD_MS),
+    ];
+    stopResync = () => stopResyncs.forEach((stop) => stop());
     await Promise.all([
       runWorkers(
         {
@@ -166,6 +177,18 @@ function startResync(w: ServiceWiring, periodMs: number): () => void {
     for (const service of w.deps.services.list()) {
       if (wantsLoadBalancer(service, w.deps.servedClass)) w.queues.services.add(objectKey(service));
     }
+  }, periodMs);
+  return () => clearInterval(timer);
+}
+
+/** Every `periodMs`, each Service that still needs cleanup is queued again (a plain add: past its backoff). */
+export function retryCleanups(
+  services: { list(): readonly Service[] },
+  queue: Pick<WorkQueue, "add">,
+  periodMs: number,
+): () => void {
+  const timer = setInterval(() => {
+    for (const service of services.list()) if (needsCleanup(service)) queue.add(objectKey(service));
   }, periodMs);
   return () => clearInterval(timer);
 }
