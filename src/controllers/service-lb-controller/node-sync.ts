@@ -98,8 +98,10 @@ async function updateHosts(deps: NodeSyncDeps, key: string, nodes: readonly Node
     if (error instanceof ImplementedElsewhereError) deps.cache.recordNodes(key, nodes);
     else await reportUpdateFailure(deps, key, nodes, error);
     return;
+  } finally {
+    // Every attempt, as upstream's deferred observation: its count follows the load balancer syncs.
+    deps.metrics.updateHostLatency.observe((deps.clock.now() - started) / 1000);
   }
-  deps.metrics.updateHostLatency.observe((deps.clock.now() - started) / 1000);
   deps.cache.recordNodes(key, nodes);
   if (nodes.length === 0)
     deps.recorder.event(service, "Warning", "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
@@ -107,9 +109,9 @@ async function updateHosts(deps: NodeSyncDeps, key: string, nodes: readonly Node
 }
 
 /**
- * Upstream asks GetLoadBalancer whether the failure matters and, if the LB exists, warns and requeues
- * the Service. We requeue in both cases: with the per-key lock a Service being deleted never gets here,
- * so a missing LB means drift that the full sync repairs.
+ * Upstream asks GetLoadBalancer whether the failure matters and, if the LB exists, warns, counts a node
+ * sync error and requeues the Service. We requeue in both cases: with the per-key lock a Service being
+ * deleted never gets here, so a missing LB means drift that the full sync repairs.
  */
 async function reportUpdateFailure(
   deps: NodeSyncDeps,
@@ -117,13 +119,13 @@ async function reportUpdateFailure(
   nodes: readonly Node[],
   error: unknown,
 ): Promise<void> {
-  deps.metrics.nodeSyncErrors.inc();
   const service = deps.services.get(key);
   if (!service) return;
   const exists = await deps.balancer.getLoadBalancer(deps.clusterName, service).then(
     (lb) => lb.exists,
     () => true,
   );
+  if (exists) deps.metrics.nodeSyncErrors.inc();
   deps.logger.warn(
     `failed to update load balancer hosts of service ${key}${exists ? "" : " (load balancer not found)"}: ${errorMessage(error)}`,
   );

@@ -114,12 +114,13 @@ describe("finalizer and status patches", () => {
     expect(goneAfter(svc("a"))).toBe(false);
   });
 
-  test("UpdateLoadBalancerFailed names at most 20 nodes and counts them all", () => {
-    const nodes = Array.from({ length: 25 }, (_, i) => kubeletNode(`n${i}`));
+  test("UpdateLoadBalancerFailed names the first 20 nodes, sorted, and counts them all", () => {
+    const nodes = Array.from({ length: 25 }, (_, i) => kubeletNode(`n${24 - i}`));
     const message = updateFailedMessage(nodes, "boom");
-    expect(message).toStartWith("Error updating load balancer with new hosts [n0 n1");
-    expect(message).toContain("n19 ...]");
-    expect(message).not.toContain("n20");
+    expect(message).toStartWith("Error updating load balancer with new hosts [n10 n11 n12");
+    expect(message).toContain("n8 n9 <5 more>]");
+    expect(message).not.toContain("n4 ");
     expect(message).toEndWith("[node names limited, total number of nodes: 25], error: boom");
+    expect(updateFailedMessage([kubeletNode("b"), kubeletNode("a")], "x")).toContain("hosts [a b] [node names");
   });
 });

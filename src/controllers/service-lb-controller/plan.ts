@@ -72,9 +72,10 @@ export function goneAfter(service: Service): boolean {
 
 const MAX_LOGGED_NODES = 20;
 
-/** Upstream's UpdateLoadBalancerFailed text, with at most 20 node names. */
+/** Upstream's UpdateLoadBalancerFailed text (`loggableNodeNames`): the first 20 names sorted, then `<N more>`. */
 export function updateFailedMessage(nodes: readonly Node[], error: string): string {
-  const names = nodes.map((n) => n.metadata.name).slice(0, MAX_LOGGED_NODES);
-  const more = nodes.length > MAX_LOGGED_NODES ? " ..." : "";
-  return `Error updating load balancer with new hosts [${names.join(" ")}${more}] [node names limited, total number of nodes: ${nodes.length}], error: ${error}`;
+  const names = nodes.slice(0, MAX_LOGGED_NODES).map((n) => n.metadata.name);
+  names.sort();
+  if (nodes.length > MAX_LOGGED_NODES) names.push(`<${nodes.length - MAX_LOGGED_NODES} more>`);
+  return `Error updating load balancer with new hosts [${names.join(" ")}] [node names limited, total number of nodes: ${nodes.length}], error: ${error}`;
 }

@@ -269,6 +269,25 @@ describe("syncNodes", () => {
       "[a b] [node names limited, total number of nodes: 2], error: backend pool busy",
     );
     expect(h.resynced).toEqual([KEY]);
+    expect((await h.deps.metrics.nodeSyncErrors.get()).values[0]?.value).toBe(1);
+    expect(
+      (await h.deps.metrics.updateHostLatency.get()).values.find((v) => v.metricName?.endsWith("_count"))?.value,
+    ).toBe(1);
+  });
+
+  test("an Update failure for a load balancer gone meanwhile: no error counted, no warning, a full sync", async () => {
+    const h = harness({
+      updateLoadBalancer: () => Promise.reject(new Error("not found")),
+      getLoadBalancer: () => Promise.resolve({ exists: false, status: {} }),
+    });
+    addNode(h, "a");
+    addService(h);
+    await syncService(h.deps, KEY);
+    addNode(h, "b");
+    await syncNodes(h.deps);
+    expect(reasons(h)).not.toContain("UpdateLoadBalancerFailed");
+    expect((await h.deps.metrics.nodeSyncErrors.get()).values[0]?.value ?? 0).toBe(0);
+    expect(h.resynced).toEqual([KEY]);
   });
 
   test("without a load balancer in place the pass does not list Nodes", async () => {
