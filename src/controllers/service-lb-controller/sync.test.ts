@@ -107,6 +107,20 @@ describe("syncService: ensure", () => {
     expect(h.services.get(KEY)?.metadata.finalizers).toEqual([FINALIZER_LB_CLEANUP]);
   });
 
+  test("no status from EnsureLoadBalancer: upstream's words, no Ensured event, no status written", async () => {
+    const h = harness({ ensureLoadBalancer: () => Promise.resolve(undefined as never) });
+    addService(h);
+    expect(await syncService(h.deps, KEY).catch((e: unknown) => (e as Error).message)).toBe(
+      "service status returned by EnsureLoadBalancer is nil",
+    );
+    expect(h.events.at(-1)).toMatchObject({
+      reason: "SyncLoadBalancerFailed",
+      message: "Error syncing load balancer: service status returned by EnsureLoadBalancer is nil",
+    });
+    expect(reasons(h)).not.toContain("EnsuredLoadBalancer");
+    expect(h.services.get(KEY)?.status?.loadBalancer?.ingress).toBeUndefined();
+  });
+
   test("finalizer writes touch only our entry: another client's finalizer survives add and remove", async () => {
     const h = harness();
     addService(h);

@@ -68,13 +68,12 @@ async function ensureService(deps: ServiceSyncDeps, key: string, service: Servic
   const nodes = deps.lbNodes();
   if (nodes.length === 0)
     deps.recorder.event(service, "Warning", "UnAvailableLoadBalancer", "There are no available nodes for LoadBalancer");
-  let status: LoadBalancerStatus;
+  let status: LoadBalancerStatus | undefined;
   try {
     const ensured = await deps.balancer.ensureLoadBalancer(deps.clusterName, latest, nodes);
-    if (!ensured?.status) throw new Error("service status returned by EnsureLoadBalancer is nil");
-    for (const warning of ensured.warnings ?? [])
+    for (const warning of ensured?.warnings ?? [])
       deps.recorder.event(service, "Warning", warning.reason, warning.message);
-    status = ensured.status;
+    status = ensured?.status;
   } catch (error) {
     if (!(error instanceof ImplementedElsewhereError))
       throw new Error(`failed to ensure load balancer: ${errorMessage(error)}`, { cause: error });
@@ -82,6 +81,7 @@ async function ensureService(deps: ServiceSyncDeps, key: string, service: Servic
     deps.cache.recordNodes(key, nodes);
     return;
   }
+  if (!status) throw new Error("service status returned by EnsureLoadBalancer is nil"); // as upstream: no prefix
   deps.cache.recordNodes(key, nodes);
   deps.recorder.event(service, "Normal", "EnsuredLoadBalancer", "Ensured load balancer");
   await writeStatus(deps, latest, status);
