@@ -4,7 +4,7 @@
  * patched when they differ. `--concurrent-node-status-updates` loops work through the Nodes in chunks of
  * the lookup's batch size, so a batching provider answers a whole chunk in one call.
  *
- * Each pass also queues again every Node still tainted uninitialized. Upstream retries such a Node at its
+ * Each pass but the first also queues again every Node still tainted uninitialized. Upstream retries such a Node at its
  * next update (a kubelet reports its status at least every five minutes), past the backoff of a failed
  * attempt and after "no metadata"; here a report that changes only heartbeat times never reaches the
  * handlers, so without this a Node the cloud did not know yet would wait for a change of its own.
@@ -21,12 +21,16 @@ export interface StatusUpdateDeps extends Pick<NodeSyncDeps, "api" | "nodes" | "
   /** The Nodes this thread refreshes (those its node queue owns). */
   readonly shard: Shard;
   /** Queues a Node's initialisation again (a plain add: ahead of any backoff). */
-  readonly retryInitialization: (name: string) => void;
+  readonly retryInitialization?: (name: string) => void;
 }
 
 export async function runNodeStatusUpdates(deps: StatusUpdateDeps, signal: AbortSignal): Promise<void> {
+  // The first pass comes as the caches sync, when the add handler has just queued every tainted Node:
+  // queued again, those the workers already hold would each be synced twice in a cold start.
+  let pass: StatusUpdateDeps = { ...deps, retryInitialization: undefined };
   while (!signal.aborted) {
-    await updateNodeStatus(deps, signal);
+    await updateNodeStatus(pass, signal);
+    pass = deps;
     await deps.clock.sleep(deps.periodMs, signal).catch(() => undefined);
   }
 }
@@ -37,7 +41,7 @@ export async function updateNodeStatus(deps: StatusUpdateDeps, signal?: AbortSig
   // Initialising Nodes are syncNode's; it writes their addresses itself.
   const nodes = owned.filter((n) => {
     if (!needsInitialization(n)) return true;
-    deps.retryInitialization(n.metadata.name);
+    deps.retryInitialization?.(n.metadata.name);
     return false;
   });
   await forEachChunk(nodes, { chunkSize: deps.lookup.batchSize, workers: deps.workers, signal }, async (node) => {

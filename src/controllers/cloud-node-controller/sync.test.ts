@@ -19,7 +19,7 @@ import { createMetrics, type Metrics } from "../../metrics/metrics.ts";
 import { realClock } from "../../util/clock.ts";
 import { Semaphore } from "../../util/concurrency.ts";
 import { MAX_INITIALIZING } from "./controller.ts";
-import { updateNodeStatus } from "./status.ts";
+import { runNodeStatusUpdates, updateNodeStatus } from "./status.ts";
 import { forgetNode, newInitProgress, nodeSeen, syncNode, updateNeedsSync, type NodeSyncDeps } from "./sync.ts";
 
 const METADATA: InstanceMetadata = {
@@ -306,6 +306,23 @@ describe("updateNodeStatus over shards", () => {
     }
     expect(perThread.flat().sort()).toEqual([...names].sort());
     expect(perThread.every((asked) => asked.length > 0)).toBe(true);
+  });
+});
+
+describe("runNodeStatusUpdates", () => {
+  test("a tainted Node is queued again from the second pass on (the first comes as the add handler queues it)", async () => {
+    const h = harness();
+    h.register(kubeletNode("ready", { uninitialized: false }));
+    h.register(kubeletNode("initialising"));
+    const stop = new AbortController();
+    const retried: string[] = [];
+    const retryInitialization = (name: string): void => {
+      retried.push(`${name}, after the lookups of ${h.lookups.join(" ")}`);
+      stop.abort();
+    };
+    const shard = { index: 0, count: 1 };
+    await runNodeStatusUpdates({ ...h.deps, periodMs: 1, workers: 1, shard, retryInitialization }, stop.signal);
+    expect(retried).toEqual(["initialising, after the lookups of ready"]);
   });
 });
 
