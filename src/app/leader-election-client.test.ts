@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Config } from "../config/config.ts";
 import { LEASES } from "../kube/api.ts";
-import type { Connection } from "../kube/connection.ts";
+import { localConnection } from "../../test/harness/local-api.ts";
 import { TokenBucket } from "../kube/token-bucket.ts";
 import { createMetrics } from "../metrics/metrics.ts";
 import { clientFactory } from "./clients.ts";
@@ -21,11 +21,7 @@ afterAll(() => void server.stop(true));
 
 describe("the leader-election client", () => {
   test("a Lease request does not wait behind the controllers' rate-limit reservations", async () => {
-    const connection: Connection = {
-      server: `http://127.0.0.1:${server.port}`,
-      tls: { rejectUnauthorized: false },
-      authorization: () => Promise.resolve(undefined),
-    };
+    const connection = localConnection(server.port);
     // The controllers' bucket at QPS 1 with 100 reservations ahead: their next request waits ~100 s.
     const limiter = TokenBucket.create(1, 1);
     for (let i = 0; i < 100; i++) limiter.reserve();

@@ -5,13 +5,10 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import type { LeaderElectionConfig } from "../config/config.ts";
-import type { Connection } from "../kube/connection.ts";
 import type { Lease } from "../kube/objects.ts";
-import { TokenBucket } from "../kube/token-bucket.ts";
 import { createLogger } from "../log/logger.ts";
-import { createMetrics } from "../metrics/metrics.ts";
 import { realClock } from "../util/clock.ts";
-import { clientFactory } from "./clients.ts";
+import { localApi } from "../../test/harness/local-api.ts";
 import { createLeaderElector } from "./leader-election.ts";
 
 const requests: string[] = [];
@@ -49,13 +46,8 @@ const config: LeaderElectionConfig = {
 };
 
 function elector(statuses: boolean[], slowPaths: string[]): ReturnType<typeof createLeaderElector> {
-  const connection: Connection = {
-    server: `http://127.0.0.1:${server.port}`,
-    tls: { rejectUnauthorized: false },
-    authorization: () => Promise.resolve(undefined),
-  };
   return createLeaderElector({
-    api: clientFactory(createMetrics()).api(connection, TokenBucket.create(1000, 1000)),
+    api: localApi(server.port),
     config,
     identity: "host_1",
     logger: createLogger({ verbosity: 0, format: "text", write: () => undefined }),

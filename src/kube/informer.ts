@@ -30,6 +30,8 @@ export interface InformerOptions<T extends KubeObject> {
   readonly fingerprint?: Fingerprints;
   readonly pageSize?: number;
   readonly clock?: Clock;
+  /** `WATCH_IDLE_LIMIT_MS` unless given (tests). */
+  readonly watchIdleLimitMs?: number;
 }
 
 interface WatchStatus {
@@ -51,6 +53,19 @@ function watchError(status: WatchStatus): Error {
 const MIN_WATCH_TIMEOUT_S = 300;
 const BACKOFF_INITIAL_MS = 800;
 const BACKOFF_MAX_MS = 30_000;
+
+/**
+ * A watch that reads nothing this long is given up and opened again. The API server sends a bookmark
+ * about once a minute on a watch that asks for them, so a live watch is never this quiet; one whose
+ * server vanished without a FIN or RST (a host gone, a load balancer's flow dropped) would otherwise
+ * wait forever, its cache frozen. client-go's HTTP/2 pings find such a connection within 45 s.
+ */
+export const WATCH_IDLE_LIMIT_MS = 180_000;
+/** Past the `timeoutSeconds` it asked for, the server should have ended the watch: it is given up too. */
+const WATCH_OVERRUN_MS = 60_000;
+const WATCHDOG_EVERY_MS = 15_000;
+
+class WatchStalledError extends Error {}
 
 export class Informer<T extends KubeObject> implements InformerView<T> {
   readonly resource: Resource;
@@ -152,16 +167,46 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
     const timeoutSeconds = Math.floor(MIN_WATCH_TIMEOUT_S * (1 + Math.random()));
     // Only heartbeats are read at a pace: without fingerprints every event reads on at once.
     const pace = this.#o.fingerprint ? new WatchPace(() => this.#clock.now()) : undefined;
+    const watchdog = this.#watchdog(timeoutSeconds);
     const lines = this.#o.api.watchLines(this.resource, {
       resourceVersion: this.#resourceVersion ?? "",
       timeoutSeconds,
-      signal,
+      signal: AbortSignal.any([signal, watchdog.signal]),
       pace: pace && (() => pace.next()),
     });
-    for await (const line of lines) {
-      const heartbeat = this.#applyLine(line);
-      pace?.heard(line.length, heartbeat);
+    try {
+      for await (const line of lines) {
+        watchdog.heard();
+        const heartbeat = this.#applyLine(line);
+        pace?.heard(line.length, heartbeat);
+      }
+    } finally {
+      watchdog.stop();
     }
+  }
+
+  /** Aborts a watch that has read nothing for `WATCH_IDLE_LIMIT_MS`, or runs well past its timeout. */
+  #watchdog(timeoutSeconds: number): { signal: AbortSignal; heard(): void; stop(): void } {
+    const stalled = new AbortController();
+    const started = this.#clock.now();
+    const idleLimitMs = this.#o.watchIdleLimitMs ?? WATCH_IDLE_LIMIT_MS;
+    let heardAt = started;
+    const timer = setInterval(
+      () => {
+        const now = this.#clock.now();
+        if (now - heardAt >= idleLimitMs)
+          stalled.abort(new WatchStalledError(`no watch event for ${Math.round((now - heardAt) / 1000)} s`));
+        else if (now - started >= timeoutSeconds * 1000 + WATCH_OVERRUN_MS)
+          stalled.abort(new WatchStalledError(`the watch ran past its ${timeoutSeconds} s timeout`));
+      },
+      Math.min(WATCHDOG_EVERY_MS, idleLimitMs / 4),
+    );
+    timer.unref();
+    return {
+      signal: stalled.signal,
+      heard: () => void (heardAt = this.#clock.now()),
+      stop: () => clearInterval(timer),
+    };
   }
 
   /** Applies one watch event; whether it was a heartbeat (the cached object at a new version). */

@@ -45,6 +45,8 @@ interface Exchange {
 
 /** As client-go's dialer: a connection (TLS included) not made within this is an error. */
 const CONNECT_TIMEOUT_MS = 30_000;
+/** TCP keepalive after this long without traffic (Go's net.Dialer default, which client-go uses). */
+const KEEPALIVE_DELAY_MS = 30_000;
 
 export class Link {
   #socket: Socket<Link> | undefined;
@@ -207,6 +209,8 @@ export class Link {
     return {
       open(socket) {
         socket.data.#socket = socket;
+        // As Go's dialer: a peer gone without a word is found out, and a watch on it fails instead of waiting.
+        socket.setKeepAlive(true, KEEPALIVE_DELAY_MS);
         if (!socket.data.#tls) socket.data.#opened(socket);
       },
       handshake(socket, success, error) {
