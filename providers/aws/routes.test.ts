@@ -4,6 +4,7 @@ import * as ec2 from "@aws-sdk/client-ec2";
 import type { Lister } from "../../src/kube/informer.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import type { CloudProvider, Route } from "../../src/cloud/provider.ts";
+import { faultProxy } from "../../test/harness/aws-faults.ts";
 import { rejection } from "../../test/harness/rejection.ts";
 import { awsTestCloud, awsTestProvider, type AwsTestCloud, type TestInstance } from "../../test/harness/aws-cloud.ts";
 
@@ -91,6 +92,24 @@ describe("aws routes (moto)", () => {
     ]);
     await routes.createRoute("kubernetes", "uid-2", route(replacement.privateDnsName, "10.244.3.0/24"));
     expect((await tableRoutes()).map((r) => r.InstanceId)).toEqual([replacement.id]);
+  });
+
+  test("a live route to an instance DescribeInstances does not answer for is left out, not taken for a blackhole", async () => {
+    const i = await cloud.launch();
+    await (await provider()).routes!.createRoute("kubernetes", "uid-1", route(i.privateDnsName, "10.244.7.0/24"));
+    // Every DescribeInstances answered with no instance, as an eventually consistent read may be.
+    const none =
+      '<DescribeInstancesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/"><reservationSet/></DescribeInstancesResponse>';
+    const proxy = faultProxy(cloud.endpoint, (_n, body) =>
+      body.includes("Action=DescribeInstances") ? { answer: none } : "pass",
+    );
+    try {
+      const p = awsTestProvider(cloud, { endpoint: proxy.endpoint, options: { cacheMaxAgeMs: 0 } });
+      expect(await p.routes!.listRoutes("kubernetes")).toEqual([]);
+      expect((await tableRoutes()).map((r) => r.InstanceId)).toEqual([i.id]);
+    } finally {
+      await proxy.stop();
+    }
   });
 
   test("a CIDR already routed to a live target is not taken over", async () => {

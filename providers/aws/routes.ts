@@ -117,17 +117,20 @@ export function awsRoutes(deps: RoutesDeps): Routes {
         signal,
       );
       const names = nodeNamesByInstance(deps.nodes());
-      return routes.map((r): Route => {
+      return routes.flatMap((r): Route[] => {
         const found = instances.get(r.InstanceId!);
         const instance = found instanceof Error ? undefined : found;
         const cidr = destinationOf(r);
+        // As upstream: a live route whose instance DescribeInstances did not answer for (eventual
+        // consistency, an instance of another account) is left out, never taken for a blackhole that
+        // the route controller would delete. AWS marks a route to a purged instance `blackhole` itself.
+        if (instance === undefined && r.State !== "blackhole") {
+          deps.logger.warn(`unable to find instance ID ${r.InstanceId} in the list of instances being routed to`);
+          return [];
+        }
         const blackhole = r.State === "blackhole" || instance === undefined || isGone(instance);
-        return {
-          name: `${clusterName}-${cidr}`,
-          targetNode: blackhole ? "" : targetNodeOf(r.InstanceId!, instance, names),
-          destinationCIDR: cidr,
-          blackhole,
-        };
+        const targetNode = blackhole ? "" : targetNodeOf(r.InstanceId!, instance, names);
+        return [{ name: `${clusterName}-${cidr}`, targetNode, destinationCIDR: cidr, blackhole }];
       });
     },
 

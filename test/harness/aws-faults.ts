@@ -1,9 +1,11 @@
 /**
  * A proxy in front of moto that answers some requests itself, the way AWS misbehaves and moto does not:
- * EC2 throttling (`RequestLimitExceeded`, HTTP 503), any other EC2 error code, or no answer at all.
+ * EC2 throttling (`RequestLimitExceeded`, HTTP 503), any other EC2 error code, no answer at all, or an
+ * answer of its own (an eventually consistent read that does not show yet what was just made).
  * Everything else is forwarded unchanged.
  */
-export type Fault = "throttle" | "hang" | "pass" | { readonly code: string; readonly status: number };
+export type Fault =
+  "throttle" | "hang" | "pass" | { readonly code: string; readonly status: number } | { readonly answer: string };
 
 export interface FaultProxy {
   readonly endpoint: string;
@@ -29,6 +31,8 @@ export function faultProxy(target: string, plan: (n: number, body: string) => Fa
       seen.push(fault);
       if (fault === "throttle")
         return new Response(ec2Error("RequestLimitExceeded"), { status: 503, headers: { "Content-Type": "text/xml" } });
+      if (typeof fault === "object" && "answer" in fault)
+        return new Response(fault.answer, { headers: { "Content-Type": "text/xml" } });
       if (typeof fault === "object")
         return new Response(ec2Error(fault.code), { status: fault.status, headers: { "Content-Type": "text/xml" } });
       if (fault === "hang") {
