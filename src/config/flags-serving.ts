@@ -2,7 +2,12 @@
 import { compat, group } from "./flag-spec.ts";
 
 export const servingFlags = group("Secure serving", [
-  ["bind-address", "string", "0.0.0.0", "The IP address on which to listen for the --secure-port port."],
+  [
+    "bind-address",
+    "string",
+    "0.0.0.0",
+    "The IP address on which to listen for the --secure-port port. An unspecified address (0.0.0.0 or ::) listens on all interfaces and IP address families.",
+  ],
   [
     "secure-port",
     "int",

@@ -1,11 +1,11 @@
 /**
- * The TLS flags take effect on the secure port: minimum version, TLS 1.2 cipher suites and SNI
- * certificates, observed from a real TLS client handshaking with the server.
+ * The address and TLS flags take effect on the secure port: the families served, minimum version, TLS 1.2
+ * cipher suites and SNI certificates, observed from a real TLS client handshaking with the server.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { X509Certificate } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type ConnectionOptions, type TLSSocket } from "node:tls";
 import type { ServingConfig } from "../config/config.ts";
@@ -62,9 +62,10 @@ async function serve(flags: string[]): Promise<number> {
 function handshake(
   port: number,
   options: ConnectionOptions,
+  host = "127.0.0.1",
 ): Promise<{ protocol: string | null; cipher: string; subject: string } | Error> {
   return new Promise((resolve) => {
-    const socket: TLSSocket = connect(port, "127.0.0.1", { rejectUnauthorized: false, ...options });
+    const socket: TLSSocket = connect(port, host, { rejectUnauthorized: false, ...options });
     socket.once("secureConnect", () => {
       const raw = socket.getPeerCertificate().raw;
       resolve({
@@ -77,6 +78,25 @@ function handshake(
     socket.once("error", (error: Error) => resolve(error));
   });
 }
+
+const hasIPv6Loopback = Object.values(networkInterfaces()).some((addresses) =>
+  addresses?.some((a) => a.internal && a.family === "IPv6"),
+);
+
+describe("--bind-address", () => {
+  test("0.0.0.0 (the default) serves both families, as Go's listener does", async () => {
+    const port = await serve(["--bind-address=0.0.0.0"]);
+    expect(await handshake(port, {}, "127.0.0.1")).not.toBeInstanceOf(Error);
+    // Without an IPv6 loopback (IPv6 off on this host) the port takes IPv4 alone.
+    if (hasIPv6Loopback) expect(await handshake(port, {}, "::1")).not.toBeInstanceOf(Error);
+  });
+
+  test("a given address serves that address alone", async () => {
+    const port = await serve(["--bind-address=127.0.0.1"]);
+    expect(await handshake(port, {}, "127.0.0.1")).not.toBeInstanceOf(Error);
+    if (hasIPv6Loopback) expect(await handshake(port, {}, "::1")).toBeInstanceOf(Error);
+  });
+});
 
 describe("secure port TLS settings (node:tls client handshakes)", () => {
   test("--tls-min-version=VersionTLS13 refuses a TLS 1.2 client and serves a TLS 1.3 one", async () => {

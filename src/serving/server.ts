@@ -15,6 +15,7 @@ import {
   createServer as createTlsServer,
   type PeerCertificate,
   type SecureContext,
+  type Server as TlsServer,
   type TLSSocket,
 } from "node:tls";
 import type { ServingConfig } from "../config/config.ts";
@@ -139,12 +140,7 @@ export async function startSecureServer(deps: SecureServerDeps): Promise<SecureS
       http.emit("connection", socket);
     },
   );
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen({ host: config.bindAddress, port: config.securePort, reusePort: config.permitPortSharing }, () =>
-      resolve(),
-    );
-  });
+  await listenOnAll(server, config);
   const port = (server.address() as { port: number }).port;
   deps.logger.info(
     `serving securely on ${config.bindAddress}:${port} (certificate: ${pair.source}${sni.length > 0 ? `, ${sni.length} SNI certificate(s)` : ""}${cas.length > 0 ? ", client certificates accepted" : ""})`,
@@ -158,4 +154,28 @@ export async function startSecureServer(deps: SecureServerDeps): Promise<SecureS
         for (const socket of sockets) socket.destroy();
       }),
   };
+}
+
+/**
+ * As Go's listener, which upstream's is: an unspecified address (0.0.0.0 or ::) takes every interface of
+ * both families (a `::` socket that takes IPv4 too), or IPv4 alone where the host has no IPv6.
+ */
+async function listenOnAll(server: TlsServer, config: ServingConfig): Promise<void> {
+  const unspecified = config.bindAddress === "0.0.0.0" || config.bindAddress === "::";
+  const listen = (host: string): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen({ host, port: config.securePort, reusePort: config.permitPortSharing }, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  if (!unspecified) return listen(config.bindAddress);
+  try {
+    await listen("::");
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== "EAFNOSUPPORT" && code !== "EADDRNOTAVAIL") throw error;
+    await listen("0.0.0.0");
+  }
 }
