@@ -11,6 +11,15 @@ describe("feature gates", () => {
     expect(r.enabled.get("ContextualLogging")).toBe(true);
   });
 
+  test("values as Go's strconv.ParseBool reads them, names and values trimmed, empty pairs skipped", () => {
+    const r = resolveFeatureGates(["AllAlpha=1", " WatchList = F", "", "ContextualLogging=T"]);
+    if (!r.ok) throw new Error(r.errors.join("; "));
+    expect(r.enabled.get("CloudControllerManagerWatchBasedRoutesReconciliation")).toBe(true);
+    expect(r.enabled.get("WatchList")).toBe(false);
+    expect(r.enabled.get("ContextualLogging")).toBe(true);
+    expect(resolveFeatureGates(["WatchList=tRuE"]).ok).toBe(false);
+  });
+
   test("an unknown gate names itself and the known ones; a bad value is refused", () => {
     const r = resolveFeatureGates(["NoSuchGate=true", "WatchList=maybe"]);
     expect(r.ok).toBe(false);

@@ -4,6 +4,8 @@
  * behaviour (the controllers have no alpha paths; webhooks are not served), so an unknown gate is the only
  * error: it is a typo or a gate of another component, and upstream refuses it too.
  */
+import { parseBool } from "./values.ts";
+
 export type FeatureStage = "ALPHA" | "BETA" | "";
 
 export interface FeatureGate {
@@ -62,14 +64,15 @@ export function resolveFeatureGates(
   const errors: string[] = [];
   const explicit = new Map<string, boolean>();
   for (const pair of pairs) {
-    const match = /^([A-Za-z0-9]+)=(.*)$/.exec(pair);
-    const value = match?.[2]?.toLowerCase();
+    if (pair === "") continue; // as upstream: `A=true,,B=false` has two pairs
+    // Upstream trims the name and the value and reads the value as Go's strconv.ParseBool does.
+    const match = /^\s*([A-Za-z0-9]+)\s*=(.*)$/.exec(pair);
+    const value = match && parseBool(match[2]!.trim());
     const gate = FEATURE_GATES.find((g) => g.name === match?.[1]);
-    if (!match || (value !== "true" && value !== "false"))
-      errors.push(`${JSON.stringify(pair)} is not Name=true|false`);
+    if (!match || value === undefined) errors.push(`${JSON.stringify(pair)} is not Name=true|false`);
     else if (!gate)
       errors.push(`unrecognized feature gate: ${match[1]} (known: ${FEATURE_GATES.map((g) => g.name).join(", ")})`);
-    else explicit.set(gate.name, value === "true");
+    else explicit.set(gate.name, value === true);
   }
   if (errors.length > 0) return { ok: false, errors };
   const all = (stage: FeatureStage): boolean => explicit.get(stage === "ALPHA" ? "AllAlpha" : "AllBeta") === true;
