@@ -30,7 +30,7 @@ export async function runCli(
   builtins: Builtins,
   subCommands: SubCommands = {},
 ): Promise<number> {
-  const sub = argv[0] !== undefined && !argv[0].startsWith("-") ? argv[0] : undefined;
+  const sub = argv[0] && !argv[0].startsWith("-") ? argv[0] : undefined; // "" is no command (nor argument)
   const wantsHelp = argv.includes("--help") || argv.includes("-h");
   if (sub === undefined || sub === "run")
     return runDefault(sub === "run" ? argv.slice(1) : argv, wantsHelp, io, builtins);

@@ -75,10 +75,11 @@ function tokenize(arg: string, byShort: ReadonlyMap<string, FlagSpec>): Token | 
   return undefined;
 }
 
+/** Underscores in a name read as dashes, as upstream's `cliflag.WordSepNormalizeFunc` has them. */
 function longToken(body: string): Token {
   const eq = body.indexOf("=");
-  const name = eq < 0 ? body : body.slice(0, eq);
-  return { name, inline: eq < 0 ? undefined : body.slice(eq + 1), display: `--${name}` };
+  const given = eq < 0 ? body : body.slice(0, eq);
+  return { name: given.replaceAll("_", "-"), inline: eq < 0 ? undefined : body.slice(eq + 1), display: `--${given}` };
 }
 
 /** `-v`, `-v=4`, `-v4`. */

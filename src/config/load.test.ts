@@ -238,6 +238,19 @@ describe("loadConfig: upstream defaults and both flag forms", () => {
     }
   });
 
+  test("as upstream's command line: underscores in names read as dashes, empty arguments are none", () => {
+    const r = loadConfig(
+      ["", "--cloud_provider=fake", "--cluster_name", "prod", "", "--leader_elect=false"],
+      providers,
+    );
+    if (!r.ok) throw new Error(r.errors.join("\n"));
+    expect(r.config.clusterName).toBe("prod");
+    expect(r.config.leaderElection.enabled).toBe(false);
+    // An empty value is still a value: the empty kubeconfig path, not the next flag.
+    const empty = loadConfig(["--cloud-provider=fake", "--kubeconfig", "", "--cluster-name=prod"], providers);
+    expect(empty.ok && [empty.config.kubeconfig, empty.config.clusterName]).toEqual(["", "prod"]);
+  });
+
   test("dual-stack cluster CIDR, status-update workers, compat flags recorded", () => {
     const r = loadConfig(
       [

@@ -20,8 +20,10 @@ export function loadConfig(argv: readonly string[], knownProviders: readonly str
   const parsed = parseArgv(argv, FLAGS);
   const r = new FlagReader(parsed.values);
   r.errors.push(...parsed.errors);
-  if (parsed.positionals.length > 0) {
-    r.errors.push(`"cloud-controller-manager" does not take any arguments, got ${JSON.stringify(parsed.positionals)}`);
+  // As upstream's command: an empty argument (a template's `""`, an unset "$EXTRA_ARGS") is no argument.
+  const positionals = parsed.positionals.filter((arg) => arg !== "");
+  if (positionals.length > 0) {
+    r.errors.push(`"cloud-controller-manager" does not take any arguments, got ${JSON.stringify(positionals)}`);
   }
   const config = readConfig(r, knownProviders);
   return r.errors.length > 0 ? { ok: false, errors: r.errors } : { ok: true, config: deepFreeze(config) };
