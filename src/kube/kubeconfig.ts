@@ -1,11 +1,13 @@
 /**
  * Resolves `--kubeconfig` / `--master` (or the in-cluster service account) once, with
  * `@kubernetes/client-node`'s loader, which understands every kubeconfig form (files or inline data,
- * tokens, token files, exec plugins). Main thread only: controller threads get the result (connection.ts).
+ * tokens, exec plugins; client-go's `tokenFile` read here, re-read at each refresh). Main thread only:
+ * controller threads get the result (connection.ts).
  */
 import { KubeConfig } from "@kubernetes/client-node";
 import { readFileSync } from "node:fs";
 import type { RequestOptions } from "node:https";
+import { dirname, resolve } from "node:path";
 import { proxyFor } from "./proxy.ts";
 import { cachedAuthorization, type Connection, type ConnectionSource, type TlsMaterial } from "./connection.ts";
 
@@ -53,11 +55,43 @@ export async function resolveConnection(source: ConnectionSource): Promise<Conne
     serverName: cluster?.tlsServerName,
   };
   const base = server.replace(/\/+$/, "");
+  const tokenFile = source.kubeconfig === "" ? undefined : tokenFileOf(kc, source.kubeconfig);
   return {
     server: base,
     tls,
     proxy: proxyFor(base, cluster?.proxyUrl, source.env ?? {}),
-    authorization: cachedAuthorization(() => kubeconfigAuthorization(kc)),
+    authorization: cachedAuthorization(tokenFile ? fileAuthorization(tokenFile) : () => kubeconfigAuthorization(kc)),
+  };
+}
+
+/**
+ * The current user's `tokenFile` (client-go's key; the loader knows only a `token-file` of its own),
+ * resolved against the kubeconfig's folder as client-go resolves its paths.
+ */
+function tokenFileOf(kc: KubeConfig, file: string): string | undefined {
+  const raw = Bun.YAML.parse(readFileSync(file, "utf8")) as {
+    users?: readonly { name?: string; user?: { tokenFile?: unknown } }[];
+  };
+  const name = kc.getCurrentUser()?.name;
+  const path = raw.users?.find((u) => u.name === name)?.user?.tokenFile;
+  return typeof path === "string" && path !== "" ? resolve(dirname(file), path) : undefined;
+}
+
+/**
+ * As client-go's cached file token source: the token read from the file at each refresh, so a rotated
+ * token is picked up, and the last one read while the file cannot be. Unreadable at start, it is an
+ * error then, as client-go's is.
+ */
+function fileAuthorization(path: string): () => Promise<string | undefined> {
+  const read = (): string => `Bearer ${readFileSync(path, "utf8").trim()}`;
+  let last = read();
+  return () => {
+    try {
+      last = read();
+    } catch {
+      // kept: the last token read
+    }
+    return Promise.resolve(last);
   };
 }
 

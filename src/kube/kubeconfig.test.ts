@@ -1,0 +1,44 @@
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolveConnection } from "./kubeconfig.ts";
+
+/** A kubeconfig of one cluster and one user, written as YAML into a folder of its own. */
+function kubeconfig(user: Record<string, string>): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), "ccm-kubeconfig-"));
+  const lines = [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:6443' } }]",
+    `users: [{ name: u, user: ${JSON.stringify(user)} }]`,
+    "contexts: [{ name: x, context: { cluster: c, user: u } }]",
+    "current-context: x",
+  ];
+  const file = join(dir, "kubeconfig");
+  writeFileSync(file, `${lines.join("\n")}\n`);
+  return { dir, file };
+}
+
+describe("kubeconfig", () => {
+  test("a user's tokenFile (client-go's key), relative to the kubeconfig's folder, is the bearer token", async () => {
+    const { dir, file } = kubeconfig({ tokenFile: "secrets/token" });
+    mkdirSync(join(dir, "secrets"));
+    writeFileSync(join(dir, "secrets", "token"), "file-token\n");
+    const connection = await resolveConnection({ kubeconfig: file, master: "" });
+    expect(await connection.authorization()).toBe("Bearer file-token");
+  });
+
+  test("tokenFile comes before token, as client-go's file token source; an unreadable one fails at start", async () => {
+    const { dir, file } = kubeconfig({ token: "inline", tokenFile: "token" });
+    writeFileSync(join(dir, "token"), "from-file");
+    expect(await (await resolveConnection({ kubeconfig: file, master: "" })).authorization()).toBe("Bearer from-file");
+    const missing = kubeconfig({ tokenFile: "absent" });
+    await expect(resolveConnection({ kubeconfig: missing.file, master: "" })).rejects.toThrow(/ENOENT/);
+  });
+
+  test("a plain token is sent as before", async () => {
+    const { file } = kubeconfig({ token: "inline" });
+    expect(await (await resolveConnection({ kubeconfig: file, master: "" })).authorization()).toBe("Bearer inline");
+  });
+});
