@@ -1,6 +1,8 @@
 /**
- * Named health checks and the `/healthz` `/livez` `/readyz` handlers, with upstream's conventions:
- * `/<endpoint>/<check>` runs one check, `?verbose` lists every check, `?exclude=<name>` skips one.
+ * Named health checks and the `/healthz` `/livez` `/readyz` handlers, with upstream's conventions and
+ * words (apiserver's healthz): `/<endpoint>/<check>` runs one check and says why it fails, `?verbose`
+ * lists every check, `?exclude=<name>` skips one; the list withholds the reasons ("this endpoint is
+ * public"), which only the single check's path gives.
  */
 export type Check = () => string | undefined;
 
@@ -39,22 +41,25 @@ export function createHealthRegistry(
       const type = endpoint.slice(1);
       if (rest !== "") return single(checks.get(rest), rest, (healthy) => observe(type, rest, healthy));
       const excluded = new Set(url.searchParams.getAll("exclude"));
-      const results = namesFor(endpoint)
+      const names = namesFor(endpoint);
+      const results = names
         .filter((n) => !excluded.has(n))
         .map((name) => ({ name, failure: safely(checks.get(name)) }));
       for (const r of results) observe(type, r.name, r.failure === undefined);
-      const failed = results.filter((r) => r.failure !== undefined);
-      const verbose = url.searchParams.has("verbose") || failed.length > 0;
-      const body = verbose
-        ? [
-            ...results.map((r) => (r.failure === undefined ? `[+]${r.name} ok` : `[-]${r.name} failed: ${r.failure}`)),
-            failed.length > 0 ? `${endpoint} check failed` : `${endpoint} check passed`,
-          ].join("\n")
-        : "ok";
-      return new Response(`${body}\n`, {
-        status: failed.length > 0 ? 500 : 200,
-        headers: { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" },
-      });
+      const failed = results.some((r) => r.failure !== undefined);
+      const lines = [
+        ...names.map((name) => {
+          if (excluded.has(name)) return `[+]${name} excluded: ok`;
+          return results.find((r) => r.name === name)?.failure === undefined
+            ? `[+]${name} ok`
+            : `[-]${name} failed: reason withheld`;
+        }),
+        ...unmatched(excluded, names),
+      ];
+      const headers = { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" };
+      if (failed) return new Response(`${lines.join("\n")}\n${type} check failed\n`, { status: 500, headers });
+      if (!url.searchParams.has("verbose")) return new Response("ok", { headers });
+      return new Response(`${lines.join("\n")}\n${type} check passed\n`, { headers });
     },
   };
 }
@@ -67,11 +72,17 @@ function safely(check: Check | undefined): string | undefined {
   }
 }
 
+/** Upstream's line for `?exclude=` names that match no check. */
+function unmatched(excluded: ReadonlySet<string>, names: readonly string[]): string[] {
+  const unknown = [...excluded].filter((n) => !names.includes(n)).sort();
+  if (unknown.length === 0) return [];
+  return [`warn: some health checks cannot be excluded: no matches for ${unknown.map((n) => `"${n}"`).join(",")}`];
+}
+
 function single(check: Check | undefined, name: string, observe: (healthy: boolean) => void): Response {
   if (!check) return new Response(`no such check: ${name}\n`, { status: 404 });
   const failure = safely(check);
   observe(failure === undefined);
-  return new Response(failure === undefined ? "ok\n" : `internal server error: ${failure}\n`, {
-    status: failure === undefined ? 200 : 500,
-  });
+  if (failure === undefined) return new Response("ok");
+  return new Response(`internal server error: ${failure}\n`, { status: 500 });
 }

@@ -126,7 +126,7 @@ describe("systemd unit", () => {
     await ccm.waitForLine(new RegExp(`successfully acquired lease kube-system/${lease} `), 60_000);
     const health = await fetch(`https://127.0.0.1:${port}/healthz`, { tls: { rejectUnauthorized: false } });
     expect(health.status).toBe(200);
-    expect(await health.text()).toBe("ok\n");
+    expect(await health.text()).toBe("ok"); // upstream's body, no newline
 
     const check = await run(binary, ["check", ...command.slice(1), "--output=json"]);
     expect(check.status).toBe(1);
