@@ -251,6 +251,16 @@ describe("loadConfig: upstream defaults and both flag forms", () => {
     expect(empty.ok && [empty.config.kubeconfig, empty.config.clusterName]).toEqual(["", "prod"]);
   });
 
+  test("--kube-api-qps / --kube-api-burst as client-go: 0 means 5 and 10, a negative QPS no limit", () => {
+    const limits = (flags: string[]): unknown => {
+      const r = loadConfig(["--cloud-provider=fake", ...flags], providers);
+      return r.ok ? [r.config.kubeApiQps, r.config.kubeApiBurst] : r.errors;
+    };
+    expect(limits([])).toEqual([20, 30]);
+    expect(limits(["--kube-api-qps=0", "--kube-api-burst=0"])).toEqual([5, 10]);
+    expect(limits(["--kube-api-qps=-1", "--kube-api-burst=7"])).toEqual([-1, 7]);
+  });
+
   test("dual-stack cluster CIDR, status-update workers, compat flags recorded", () => {
     const r = loadConfig(
       [

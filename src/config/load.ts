@@ -29,6 +29,16 @@ export function loadConfig(argv: readonly string[], knownProviders: readonly str
   return r.errors.length > 0 ? { ok: false, errors: r.errors } : { ok: true, config: deepFreeze(config) };
 }
 
+/**
+ * As client-go's rest.Config takes them: QPS 0 means its default of 5 and burst 0 its default of 10; only
+ * a negative QPS turns the limit off.
+ */
+function readClientLimits(r: FlagReader): { kubeApiQps: number; kubeApiBurst: number } {
+  const qps = r.number("kube-api-qps", Number.NEGATIVE_INFINITY);
+  const burst = r.int("kube-api-burst", 0);
+  return { kubeApiQps: qps === 0 ? 5 : qps, kubeApiBurst: burst === 0 ? 10 : burst };
+}
+
 function readConfig(r: FlagReader, knownProviders: readonly string[]): Config {
   const featureGates = readFeatureGates(r);
   const loggingFormat = r.choice<"text" | "json">("logging-format");
@@ -37,8 +47,7 @@ function readConfig(r: FlagReader, knownProviders: readonly string[]): Config {
     kubeconfig: r.text("kubeconfig"),
     master: readMaster(r),
     controllers: readControllers(r),
-    kubeApiQps: r.number("kube-api-qps"),
-    kubeApiBurst: r.int("kube-api-burst", 0),
+    ...readClientLimits(r),
     controllerStartIntervalMs: r.duration("controller-start-interval"),
     leaderElection: readLeaderElection(r),
     ...readControllerTuning(r),
