@@ -3,6 +3,8 @@ import type { KubeApi } from "./api.ts";
 import { createEventSink } from "./events.ts";
 import type { KubeObject } from "./objects.ts";
 import { createLogger } from "../log/logger.ts";
+import type { Clock } from "../util/clock.ts";
+import { KubeUnreachableError } from "./transport.ts";
 
 interface Gate {
   readonly api: KubeApi;
@@ -127,5 +129,43 @@ describe("event sink", () => {
     expect(ended).toBe(true);
     expect(aborted).toBe(8);
     expect(drops).toEqual([...Array<string>(8).fill("error"), ...Array<string>(12).fill("full")]);
+  });
+
+  test("a send that did not reach the API server is tried again (12 tries, as client-go); a refusal is not", async () => {
+    const tries = new Map<string, number>();
+    const waits: number[] = [];
+    let now = 1_000_000;
+    // Sleeps pass at once, moving the time on.
+    const clock: Clock = {
+      now: () => now,
+      sleep: (ms) => ((now += ms), waits.push(ms), Promise.resolve()),
+    };
+    const api = {
+      createVersion: (_res: unknown, body: { involvedObject: { name: string } }) => {
+        const name = body.involvedObject.name;
+        const n = (tries.get(name) ?? 0) + 1;
+        tries.set(name, n);
+        if (name === "refused") return Promise.reject(new Error("events is forbidden"));
+        if (name === "down" || n < 3) return Promise.reject(new KubeUnreachableError("connection refused"));
+        return Promise.resolve("1");
+      },
+    };
+    const drops: string[] = [];
+    const sink = createEventSink({
+      api: api as unknown as KubeApi,
+      logger: quiet,
+      host: "h",
+      clock,
+      onDrop: (r) => drops.push(r),
+    });
+    for (const name of ["back", "refused", "down"]) sink.recorder("test").event(node(name), "Normal", "Synced", "x");
+    const stop = new AbortController();
+    const running = sink.run(stop.signal);
+    for (let i = 0; i < 50 && (tries.get("down") ?? 0) < 12; i++) await Bun.sleep(5);
+    stop.abort();
+    await running;
+    expect(Object.fromEntries(tries)).toEqual({ back: 3, refused: 1, down: 12 });
+    expect(drops).toEqual(["error", "error"]);
+    expect(waits.filter((ms) => ms === 10_000).length).toBeGreaterThanOrEqual(10);
   });
 });

@@ -18,7 +18,7 @@ import type { Logger } from "../log/logger.ts";
 import { realClock, rfc3339, type Clock } from "../util/clock.ts";
 import { EVENTS, type KubeApi } from "./api.ts";
 import type { KubeObject, ObjectReference } from "./objects.ts";
-import { isNotFound } from "./transport.ts";
+import { isNotFound, KubeUnreachableError } from "./transport.ts";
 import { BoundedMap } from "../util/bounded-map.ts";
 import { KeyedLock } from "../util/concurrency.ts";
 import { Fifo } from "../util/fifo.ts";
@@ -54,6 +54,8 @@ interface Pending {
   readonly message: string;
   readonly component: string;
   readonly at: number;
+  /** Sends that failed to reach the API server so far. */
+  readonly tries?: number;
 }
 
 interface Seen {
@@ -74,6 +76,13 @@ const MAX_TRACKED = 4096;
 const AGGREGATE_WINDOW_MS = 10 * 60_000;
 const SPAM_BURST = 25;
 const SPAM_REFILL_MS = 5 * 60_000;
+/**
+ * client-go's `maxTriesPerEvent` and sleep: an event whose send did not reach the API server (a restart,
+ * a connection reset) is sent again, 10 s later (the first wait jittered), up to 12 tries. One the API
+ * server answered with a refusal is not.
+ */
+const MAX_TRIES = 12;
+const RETRY_MS = 10_000;
 
 export function referenceOf(obj: KubeObject): ObjectReference {
   return {
@@ -183,12 +192,34 @@ export function createEventSink(options: EventSinkOptions): EventSink {
       try {
         await inOrder.withLock(key, () => send(event, key));
       } catch (error) {
+        const tries = (event.tries ?? 0) + 1;
+        if (error instanceof KubeUnreachableError && tries < MAX_TRIES && !giveUp.signal.aborted) {
+          retryLater({ ...event, tries });
+          continue;
+        }
         drop("error");
         options.logger.warn(
           `could not write event ${event.reason} on ${event.ref.kind} ${event.ref.name}: ${errorMessage(error)}`,
         );
       }
     }
+  }
+
+  function retryLater(event: Pending): void {
+    const delay = event.tries === 1 ? RETRY_MS * Math.random() : RETRY_MS;
+    clock.sleep(delay, giveUp.signal).then(
+      () => enqueue(event),
+      () => drop("error"),
+    );
+  }
+
+  function enqueue(event: Pending): void {
+    if (pending.length >= maxPending) {
+      pending.shift();
+      drop("full");
+    }
+    pending.push(event);
+    wake?.();
   }
 
   async function drain(deadline = Number.POSITIVE_INFINITY): Promise<void> {
@@ -202,12 +233,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
       drop("spam");
       return;
     }
-    if (pending.length >= maxPending) {
-      pending.shift();
-      drop("full");
-    }
-    pending.push({ ...e, ref, component, at: now });
-    wake?.();
+    enqueue({ ...e, ref, component, at: now });
   }
 
   return {
