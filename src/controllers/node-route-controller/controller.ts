@@ -25,8 +25,19 @@ import { reconcileRoutes, type RouteSyncDeps } from "./sync.ts";
 const ID = "node-route-controller";
 const NAMES = CONTROLLERS[ID];
 const ROUTES_KEY = "routes";
-/** A failed reconcile is retried from the view after 1 s, doubling up to one period. */
+/**
+ * A failed reconcile is retried from the view after 1 s, doubling while that is shorter than a period;
+ * after that only the period's own reconcile tries again, once a period as upstream's does (a route the
+ * cloud keeps refusing costs one CreateRoute call and one event a period, not two).
+ */
 const RETRY_BASE_MS = 1_000;
+
+/** How many retries of a failing reconcile come before the period's: those whose delay is under it. */
+export function fastRetries(baseMs: number, periodMs: number): number {
+  let retries = 0;
+  for (let delay = baseMs; delay < periodMs; delay *= 2) retries++;
+  return retries;
+}
 
 type Queues = { readonly routes: WorkQueue };
 
@@ -60,6 +71,7 @@ export const nodeRouteController: ControllerFactory = (ctx) => {
 
 async function run(w: Wiring<RouteSyncDeps, Queues>, signal: AbortSignal): Promise<void> {
   const { ctx, deps, queues } = w;
+  const periodMs = ctx.config.routeReconciliationPeriodMs;
   const enqueue = (): void => queues.routes.add(ROUTES_KEY);
   const removeHandlers = ctx.informers.nodes().addHandler({
     add: enqueue,
@@ -88,8 +100,12 @@ async function run(w: Wiring<RouteSyncDeps, Queues>, signal: AbortSignal): Promi
   try {
     if (!(await ctx.informers.waitForSync(signal))) return;
     fullReconcile();
-    timer = setInterval(fullReconcile, ctx.config.routeReconciliationPeriodMs);
-    await runWorkers({ queue: queues.routes, workers: 1, sync: reconcileOnce, logger: ctx.logger }, signal);
+    timer = setInterval(fullReconcile, periodMs);
+    const retries = fastRetries(Math.min(RETRY_BASE_MS, periodMs), periodMs);
+    const requeue = (key: string): void => {
+      if (queues.routes.numRequeues(key) < retries) queues.routes.addRateLimited(key);
+    };
+    await runWorkers({ queue: queues.routes, workers: 1, sync: reconcileOnce, requeue, logger: ctx.logger }, signal);
   } finally {
     clearInterval(timer);
     removeHandlers();
