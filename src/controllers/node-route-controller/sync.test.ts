@@ -78,6 +78,9 @@ describe("reconcileRoutes", () => {
     const s = setup();
     s.addNode("a", ["10.244.1.0/24"]);
     await reconcileRoutes(s.deps, true);
+    await reconcileRoutes(s.deps, false);
+    // Only a sync with the cloud counts, as upstream's (its passes all list).
+    expect((await s.deps.metrics.routeSyncs.get()).values[0]?.value).toBe(1);
     s.addNode("b", ["10.244.2.0/24"]);
     await reconcileRoutes(s.deps, false);
     expect(s.cidrsOf("b")).toEqual(["10.244.2.0/24"]);

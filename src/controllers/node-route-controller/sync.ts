@@ -52,7 +52,10 @@ export interface RouteSyncDeps {
  * (a Node changed). Throws after doing everything it could when some operation failed.
  */
 export async function reconcileRoutes(deps: RouteSyncDeps, list: boolean): Promise<void> {
-  if (list) deps.view.replace(await deps.routes.listRoutes(deps.clusterName));
+  if (list) {
+    deps.metrics.routeSyncs.inc(); // as upstream: each sync with the cloud, counted before its listing
+    deps.view.replace(await deps.routes.listRoutes(deps.clusterName));
+  }
   const routes = deps.view.routes;
   if (!routes) return;
   const nodes = deps.nodes.list();
@@ -61,7 +64,6 @@ export async function reconcileRoutes(deps: RouteSyncDeps, list: boolean): Promi
   await forEachLimited(plan.deletes, MAX_CONCURRENT_ROUTE_OPERATIONS, (route) => deleteRoute(deps, route, outcome));
   await forEachLimited(plan.creates, MAX_CONCURRENT_ROUTE_OPERATIONS, (want) => createRoute(deps, want, outcome));
   await forEachLimited(nodes, MAX_CONCURRENT_ROUTE_OPERATIONS, (node) => updateCondition(deps, node, plan, outcome));
-  deps.metrics.routeSyncs.inc();
   const { failures } = outcome;
   if (failures.length > 0) throw new Error(`${failures.length} route operation(s) failed, first: ${failures[0]}`);
 }
