@@ -9,26 +9,32 @@ import { NODES } from "./api.ts";
 import { Informer } from "./informer.ts";
 import type { Node } from "./objects.ts";
 
-let watches = 0;
-const server = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  fetch(request) {
-    if (!new URL(request.url).searchParams.has("watch"))
+/** A small API server: an empty Node list for a list, `watch(request)` for a watch. */
+function apiServer(watch: (request: Request) => Response): ReturnType<typeof Bun.serve> {
+  return Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(request) {
+      if (new URL(request.url).searchParams.has("watch")) return watch(request);
       return Response.json({ kind: "NodeList", apiVersion: "v1", metadata: { resourceVersion: "1" }, items: [] });
-    watches++;
-    // The first watch answers its head, then nothing ever again; the next one brings a Node.
-    const event = {
-      type: "ADDED",
-      object: { kind: "Node", apiVersion: "v1", metadata: { name: "late", resourceVersion: "2" } },
-    };
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        if (watches > 1) controller.enqueue(new TextEncoder().encode(`${JSON.stringify(event)}\n`));
-      },
-    });
-    return new Response(body, { headers: { "Content-Type": "application/json" } });
-  },
+    },
+  });
+}
+
+let watches = 0;
+const server = apiServer(() => {
+  watches++;
+  // The first watch answers its head, then nothing ever again; the next one brings a Node.
+  const event = {
+    type: "ADDED",
+    object: { kind: "Node", apiVersion: "v1", metadata: { name: "late", resourceVersion: "2" } },
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (watches > 1) controller.enqueue(new TextEncoder().encode(`${JSON.stringify(event)}\n`));
+    },
+  });
+  return new Response(body, { headers: { "Content-Type": "application/json" } });
 });
 afterAll(() => void server.stop(true));
 
@@ -48,5 +54,38 @@ describe("informer", () => {
     await running;
     expect(informer.get("late")?.metadata.resourceVersion).toBe("2");
     expect(watches).toBe(2);
+  });
+
+  test("the watch's backoff starts over after two minutes without a failure", async () => {
+    let now = 1_000_000;
+    const sleeps: number[] = [];
+    let failing = 0;
+    const flaky = apiServer(() => {
+      // The fourth watch ran for five minutes before it failed.
+      if (++failing === 4) now += 300_000;
+      return Response.json({ kind: "Status", code: 500, reason: "InternalError" }, { status: 500 });
+    });
+    const stop = new AbortController();
+    const informer = new Informer<Node>({
+      api: localApi(flaky.port),
+      resource: NODES,
+      logger: createLogger({ verbosity: 0, format: "text", write: () => undefined }),
+      clock: {
+        now: () => now,
+        sleep: (ms) => {
+          sleeps.push(ms);
+          now += ms;
+          if (sleeps.length === 4) stop.abort();
+          return Promise.resolve();
+        },
+      },
+    });
+    await informer.run(stop.signal);
+    await flaky.stop(true);
+    const [first, second, third, afterQuiet] = sleeps as [number, number, number, number];
+    expect(first).toBeLessThan(1600);
+    expect(third).toBeGreaterThanOrEqual(3200);
+    expect(second).toBeGreaterThanOrEqual(1600);
+    expect(afterQuiet).toBeLessThan(1600);
   });
 });

@@ -53,6 +53,8 @@ function watchError(status: WatchStatus): Error {
 const MIN_WATCH_TIMEOUT_S = 300;
 const BACKOFF_INITIAL_MS = 800;
 const BACKOFF_MAX_MS = 30_000;
+/** As client-go's reflector backoff manager: a failure after this long without one starts from the first delay. */
+const BACKOFF_RESET_MS = 120_000;
 
 /**
  * A watch that reads nothing this long is given up and opened again. The API server sends a bookmark
@@ -112,6 +114,7 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
 
   async run(signal: AbortSignal): Promise<void> {
     let failures = 0;
+    let failedAt = Number.NEGATIVE_INFINITY;
     while (!signal.aborted) {
       try {
         if (this.#resourceVersion === undefined) await this.#relist(signal);
@@ -124,6 +127,9 @@ export class Informer<T extends KubeObject> implements InformerView<T> {
           this.#resourceVersion = undefined;
           continue;
         }
+        // A watch that ran for hours and was then cut is a first failure, not the next of a series.
+        if (this.#clock.now() - failedAt >= BACKOFF_RESET_MS) failures = 0;
+        failedAt = this.#clock.now();
         const delay = jitter(backoff(failures++, BACKOFF_INITIAL_MS, BACKOFF_MAX_MS), 1);
         this.#o.logger.warn(
           `${this.resource.plural}: list/watch failed, retrying in ${(delay / 1000).toFixed(1)} s: ${errorMessage(error)}`,
