@@ -13,6 +13,9 @@ import type { Logger } from "../log/logger.ts";
 import { authenticateCertificate, type ClientCertAuth, type PeerRequest, type UserInfo } from "./client-auth.ts";
 import { BoundedMap } from "../util/bounded-map.ts";
 
+/** Upstream's anonymous user (apiserver's anonymous authenticator). */
+const ANONYMOUS: UserInfo = { username: "system:anonymous", groups: ["system:unauthenticated"] };
+
 export interface AuthOptions {
   readonly authn: KubeApi;
   /** Client-certificate and request-header authentication, tried before bearer tokens (as upstream). */
@@ -109,12 +112,29 @@ export function createAuthorizer(o: AuthOptions): (req: Request, path: string, p
     return remember(decisions, key, { value: allowed, until: now() + (allowed ? o.allowedTtlMs : o.deniedTtlMs) });
   }
 
+  /**
+   * The request's user; undefined when its credentials are refused. A request with none is anonymous,
+   * as upstream's delegating authentication has it by default: its SubjectAccessReview decides (usually
+   * 403), so RBAC may grant a path to `system:unauthenticated`.
+   */
   async function identify(req: Request, peer: PeerRequest | undefined): Promise<UserInfo | undefined> {
-    const byCertificate = peer && o.certificates ? authenticateCertificate(o.certificates(), peer) : undefined;
-    if (byCertificate && "user" in byCertificate) return byCertificate.user;
-    if (byCertificate) o.logger.debug(`client certificate refused: ${byCertificate.error}`);
+    const byCertificate = certificateUser(peer);
+    if (byCertificate !== "refused" && byCertificate) return byCertificate;
     const token = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "")?.[1];
-    return token ? authenticate(token) : undefined;
+    if (token) return authenticate(token);
+    return byCertificate || req.headers.has("authorization") ? undefined : ANONYMOUS;
+  }
+
+  /**
+   * The user a client certificate names; "refused" for one that names none or that no CA vouches for (an
+   * error, as upstream's x509 authenticator has it: 401, not anonymous); undefined without a certificate.
+   */
+  function certificateUser(peer: PeerRequest | undefined): UserInfo | "refused" | undefined {
+    if (!peer || !o.certificates || peer.chain.length === 0) return undefined;
+    const verdict = authenticateCertificate(o.certificates(), peer);
+    if (verdict && "user" in verdict) return verdict.user;
+    o.logger.debug(`client certificate refused: ${verdict?.error ?? "no CA this server trusts signed it"}`);
+    return "refused";
   }
 
   return async (req, path, peer) => {
