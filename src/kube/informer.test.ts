@@ -1,6 +1,7 @@
 /**
- * The informer against a small API server whose first watch goes silent (a connection whose server
- * vanished without a FIN or RST): the watch is given up and opened again, and the cache moves on.
+ * The informer against small API servers: a first watch that goes silent (a connection whose server
+ * vanished without a FIN or RST) is given up and opened again, and the cache moves on; the backoff of
+ * failing watches starts over after a quiet spell.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { localApi } from "../../test/harness/local-api.ts";
