@@ -8,10 +8,12 @@ import {
   applyRules,
   removeNodeRules,
   ruleChanges,
+  ruleKey,
   rulesOf,
   type Rule,
   type SecurityGroupDeps,
 } from "./lb-security-groups.ts";
+import { MTU_RULE_DESCRIPTION } from "./nlb/plan.ts";
 import { tagMap, taggedForCluster } from "./tags.ts";
 
 /** The only cluster-tagged group, else the only group, else none. */
@@ -87,8 +89,38 @@ export async function syncMarkedRules(deps: SecurityGroupDeps, lb: MarkedRules, 
     r.description?.startsWith("kubernetes.io/rule/nlb/") === true && r.description.endsWith(`=${lb.name}`);
   for (const g of groups) {
     if (!g.GroupId) continue;
-    const current = rulesOf(g.IpPermissions).filter(mine);
+    const all = rulesOf(g.IpPermissions);
     const wanted = [...(chosen.has(g.GroupId) ? desired : []), ...(lb.extra?.get(g.GroupId) ?? [])];
-    await applyRules(deps, g.GroupId, ruleChanges(current, wanted), signal);
+    const own = ruleChanges(
+      all.filter(mine),
+      wanted.filter((r) => !isSharedMtu(r)),
+    );
+    const after = [...all.filter((r) => !own.remove.includes(r)), ...own.add];
+    const mtu = sharedMtuChanges(after, wanted.filter(isSharedMtu));
+    await applyRules(
+      deps,
+      g.GroupId,
+      { add: [...own.add, ...mtu.add], remove: [...own.remove, ...mtu.remove] },
+      signal,
+    );
   }
+}
+
+const isSharedMtu = (r: Rule): boolean => r.description === MTU_RULE_DESCRIPTION;
+const CLIENT_RULE_PREFIX = "kubernetes.io/rule/nlb/client=";
+const sourceOf = (r: Rule): string => ("cidr" in r.source ? r.source.cidr : "");
+
+/**
+ * The shared MTU rules of a group whose NLB rules are now `after`: one added for each source range
+ * wanted that the group does not admit that way yet (under any description), and one removed once no
+ * NLB's client rule comes from its range any more; so no NLB takes it from another.
+ */
+function sharedMtuChanges(after: readonly Rule[], wanted: readonly Rule[]): { add: Rule[]; remove: Rule[] } {
+  const same = (a: Rule, b: Rule): boolean =>
+    ruleKey({ ...a, description: undefined }) === ruleKey({ ...b, description: undefined });
+  const clientSources = new Set(after.filter((r) => r.description?.startsWith(CLIENT_RULE_PREFIX)).map(sourceOf));
+  return {
+    add: wanted.filter((w) => !after.some((r) => same(r, w))),
+    remove: after.filter((r) => isSharedMtu(r) && !clientSources.has(sourceOf(r))),
+  };
 }

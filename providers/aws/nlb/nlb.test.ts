@@ -105,7 +105,7 @@ describe("aws network load balancer (moto)", () => {
       [
         `tcp:30053:0.0.0.0/0:kubernetes.io/rule/nlb/client=${NAME}`,
         `tcp:30853:0.0.0.0/0:kubernetes.io/rule/nlb/client=${NAME}`,
-        `icmp:3:0.0.0.0/0:kubernetes.io/rule/nlb/mtu=${NAME}`,
+        "icmp:3:0.0.0.0/0:kubernetes.io/rule/nlb/mtu",
         `tcp:30053:10.0.1.0/24:kubernetes.io/rule/nlb/health=${NAME}`,
         `tcp:30853:10.0.1.0/24:kubernetes.io/rule/nlb/health=${NAME}`,
         `tcp:30053:10.0.2.0/24:kubernetes.io/rule/nlb/health=${NAME}`,
@@ -241,5 +241,26 @@ describe("aws network load balancer (moto)", () => {
     expect(await nodeRules()).toEqual([]);
     await lb.ensureLoadBalancerDeleted("kubernetes", service());
     expect(await lb.getLoadBalancer("kubernetes", service())).toEqual({ exists: false, status: {} });
+  });
+
+  test("two NLBs share the MTU rule of their source range: both sync, and it goes with the last one", async () => {
+    const other: Service = {
+      ...service({}, { ports: [{ name: "a", port: 53, nodePort: 31153 }] }),
+      metadata: {
+        name: "dns2",
+        namespace: "infra",
+        uid: "0b1e2d3c-4b5a-6978-8695-a4b3c2d1e0f9",
+        annotations: { [`${P}type`]: "nlb" },
+      },
+    };
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    const second = await lb.ensureLoadBalancer("kubernetes", other, nodes);
+    expect(second.status.ingress?.[0]?.hostname).toBeTruthy();
+    const mtu = (rules: string[]): string[] => rules.filter((r) => r.startsWith("icmp:"));
+    expect(mtu(await nodeRules())).toEqual(["icmp:3:0.0.0.0/0:kubernetes.io/rule/nlb/mtu"]);
+    await lb.ensureLoadBalancerDeleted("kubernetes", service());
+    expect(mtu(await nodeRules())).toEqual(["icmp:3:0.0.0.0/0:kubernetes.io/rule/nlb/mtu"]);
+    await lb.ensureLoadBalancerDeleted("kubernetes", other);
+    expect(await nodeRules()).toEqual([]);
   });
 });

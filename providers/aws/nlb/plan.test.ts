@@ -91,7 +91,7 @@ describe("NLB plan", () => {
     expect(nlbNodeRules("lb1", groups, ["10.0.0.0/8"], ["10.1.0.0/24"]).map(ruleKey)).toEqual([
       "tcp|30053|30053|10.0.0.0/8|kubernetes.io/rule/nlb/client=lb1",
       "tcp|30054|30054|10.0.0.0/8|kubernetes.io/rule/nlb/client=lb1",
-      "icmp|3|4|10.0.0.0/8|kubernetes.io/rule/nlb/mtu=lb1",
+      "icmp|3|4|10.0.0.0/8|kubernetes.io/rule/nlb/mtu",
       "tcp|30053|30053|10.1.0.0/24|kubernetes.io/rule/nlb/health=lb1",
       "tcp|30054|30054|10.1.0.0/24|kubernetes.io/rule/nlb/health=lb1",
     ]);

@@ -135,8 +135,15 @@ export function nlbListener(port: ServicePort, options: ListenerOptions): NlbLis
   };
 }
 
-export const ruleDescription = (kind: "client" | "health" | "mtu" | "frontend", lbName: string): string =>
+export const ruleDescription = (kind: "client" | "health" | "frontend", lbName: string): string =>
   `kubernetes.io/rule/nlb/${kind}=${lbName}`;
+
+/**
+ * The ICMP fragmentation-needed rule is one per source range for every NLB, as cloud-provider-aws's
+ * `kubernetes.io/rule/nlb/mtu`: EC2 refuses a second copy of a rule that differs only in its
+ * description, so a rule of each NLB's own made every NLB after the first fail to sync.
+ */
+export const MTU_RULE_DESCRIPTION = "kubernetes.io/rule/nlb/mtu";
 
 /**
  * Backend security-group rules for an NLB (it keeps client addresses): clients reach the NodePorts from
@@ -160,7 +167,7 @@ export function nlbNodeRules(
         description: ruleDescription("client", lbName),
       });
     if (!cidr.includes(":"))
-      rules.push({ protocol: "icmp", from: 3, to: 4, source: { cidr }, description: ruleDescription("mtu", lbName) });
+      rules.push({ protocol: "icmp", from: 3, to: 4, source: { cidr }, description: MTU_RULE_DESCRIPTION });
   }
   for (const cidr of subnetCidrs) {
     for (const port of new Set(
