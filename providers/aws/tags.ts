@@ -1,7 +1,8 @@
 /**
  * Cluster ownership by tags, as upstream: a resource belongs to cluster `<id>` when it carries
- * `kubernetes.io/cluster/<id>` (any value: `owned` or `shared`) or, with the legacy `KubernetesClusterTag`
- * configured, `KubernetesCluster=<id>`. Resources this provider creates are tagged `owned`.
+ * `kubernetes.io/cluster/<id>` (any value: `owned` or `shared`) or the legacy `KubernetesCluster=<id>`
+ * (upstream's `hasClusterTag` reads it whatever the configuration). Resources this provider creates are
+ * tagged `owned`, and `KubernetesCluster=<id>` too with the legacy `KubernetesClusterTag` configured.
  */
 export interface ClusterTags {
   readonly clusterID: string;
@@ -28,7 +29,7 @@ export function tagMap(tags: readonly Tag[] | undefined): Record<string, string>
 
 export function taggedForCluster(tags: Readonly<Record<string, string>>, cluster: ClusterTags): boolean {
   if (clusterTagKey(cluster.clusterID) in tags) return true;
-  return cluster.legacy && tags[LEGACY_CLUSTER_TAG] === cluster.clusterID;
+  return cluster.clusterID !== "" && tags[LEGACY_CLUSTER_TAG] === cluster.clusterID;
 }
 
 /** True when some `kubernetes.io/cluster/*` tag names another cluster (the resource is not ours to use). */
