@@ -132,7 +132,7 @@ describe("aws-load-balancer-* annotations", () => {
       /additional-resource-tags: invalid value "aws:x": tag keys starting with aws: are reserved/,
     ],
     ["additional-resource-tags", "=1", /additional-resource-tags: invalid value "=1"/],
-    ["target-node-labels", "role", /target-node-labels: invalid value "role"/],
+    ["target-node-labels", "=edge", /target-node-labels: invalid value "=edge"/],
     ["security-groups", "web", /security-groups: invalid value "web": not a security group ID/],
     ["type", "alb", /type: invalid value "alb"/],
     ["ssl-cert", "arn:aws:acm:us-west-2:1:certificate/x", /ssl-cert: invalid value .*expected an ACM certificate ARN/],

@@ -294,7 +294,8 @@ export function parseLbOptions(service: Service): LbOptions {
     securityGroups,
     extraSecurityGroups,
     subnets: readList(read, "subnets"),
-    targetNodeLabels: readMap(read, "target-node-labels", false),
+    // `role` or `role=`: the label present, whatever its value (upstream's filterTargetNodes)
+    targetNodeLabels: readMap(read, "target-node-labels", true),
     listener,
     ...nlbOptions(read, kind, { internal, proxyProtocol: listener.proxyProtocol }),
     warnings,

@@ -190,19 +190,33 @@ describe("aws classic ELB (moto)", () => {
     expect((await describeElb()).SecurityGroups).toEqual([extra]);
   });
 
-  test("subnets and target-node-labels annotations choose subnets and backends", async () => {
+  test("subnets and target-node-labels annotations choose subnets and backends (a bare key: the label present)", async () => {
     await cloud.ec2.send(
       new ec2.CreateTagsCommand({ Resources: [cloud.subnetIds[1]!], Tags: [{ Key: "Name", Value: "public-b" }] }),
     );
-    const labelled = [{ ...nodes[0]!, metadata: { ...nodes[0]!.metadata, labels: { role: "edge" } } }, nodes[1]!];
+    const labelled = [
+      { ...nodes[0]!, metadata: { ...nodes[0]!.metadata, labels: { role: "edge", spot: "yes" } } },
+      { ...nodes[1]!, metadata: { ...nodes[1]!.metadata, labels: { role: "core", spot: "" } } },
+    ];
     await lb.ensureLoadBalancer(
       "kubernetes",
-      service({ [`${P}subnets`]: "public-b", [`${P}target-node-labels`]: "role=edge" }),
+      service({ [`${P}subnets`]: "public-b", [`${P}target-node-labels`]: "role=edge,spot" }),
       labelled,
     );
     const d = await describeElb();
     expect(d.Subnets).toEqual([cloud.subnetIds[1]!]);
     expect(d.Instances!.map((i) => i.InstanceId)).toEqual([launched[0]!.id]);
+    await lb.updateLoadBalancer(
+      "kubernetes",
+      service({ [`${P}subnets`]: "public-b", [`${P}target-node-labels`]: "spot" }),
+      labelled,
+    );
+    expect((await describeElb()).Instances!.map((i) => i.InstanceId).sort()).toEqual(
+      launched
+        .slice(0, 2)
+        .map((i) => i.id)
+        .sort(),
+    );
   });
 
   test("unsupported harmless annotations are warnings; bad values and unsupported types are refused before any change", async () => {

@@ -31,8 +31,14 @@ export interface LoadBalancerDeps {
   readonly securityGroupRetryMs?: number;
 }
 
+/** Upstream's `filterTargetNodes`: every label named, with its value where one is given. */
 function selected(nodes: readonly Node[], labels: Readonly<Record<string, string>>): Node[] {
-  return nodes.filter((n) => Object.entries(labels).every(([k, v]) => n.metadata.labels?.[k] === v));
+  return nodes.filter((n) =>
+    Object.entries(labels).every(([k, v]) => {
+      const value = n.metadata.labels?.[k];
+      return value !== undefined && (v === "" || value === v);
+    }),
+  );
 }
 
 const statusOf = (lb: { DNSName?: string }): { ingress: { hostname: string }[] } => ({
