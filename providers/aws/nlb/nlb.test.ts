@@ -263,4 +263,39 @@ describe("aws network load balancer (moto)", () => {
     await lb.ensureLoadBalancerDeleted("kubernetes", other);
     expect(await nodeRules()).toEqual([]);
   });
+
+  test("a live NLB keeps its subnets when another is tagged later: fixed addresses still fit, health rules from its own", async () => {
+    const eips = [];
+    for (let i = 0; i < 2; i++)
+      eips.push((await cloud.ec2.send(new ec2.AllocateAddressCommand({ Domain: "vpc" }))).AllocationId!);
+    const annotated = service({ [`${P}eip-allocations`]: eips.join(",") });
+    await lb.ensureLoadBalancer("kubernetes", annotated, nodes);
+    // A third public subnet, tagged for load balancers, in a third zone.
+    const table = (
+      await cloud.ec2.send(
+        new ec2.DescribeRouteTablesCommand({
+          Filters: [{ Name: "association.subnet-id", Values: [cloud.subnetIds[0]!] }],
+        }),
+      )
+    ).RouteTables![0]!.RouteTableId!;
+    const third = (
+      await cloud.ec2.send(
+        new ec2.CreateSubnetCommand({ VpcId: cloud.vpcId, CidrBlock: "10.0.3.0/24", AvailabilityZone: "us-west-2c" }),
+      )
+    ).Subnet!.SubnetId!;
+    await cloud.ec2.send(
+      new ec2.CreateTagsCommand({
+        Resources: [third],
+        Tags: [
+          { Key: "kubernetes.io/cluster/test-cluster", Value: "shared" },
+          { Key: "kubernetes.io/role/elb", Value: "1" },
+        ],
+      }),
+    );
+    await cloud.ec2.send(new ec2.AssociateRouteTableCommand({ RouteTableId: table, SubnetId: third }));
+    await lb.ensureLoadBalancer("kubernetes", annotated, nodes);
+    await lb.updateLoadBalancer("kubernetes", annotated, nodes.slice(1));
+    const health = (await nodeRules()).filter((r) => r.includes("/health="));
+    expect(new Set(health.map((r) => r.split(":")[2]))).toEqual(new Set(["10.0.1.0/24", "10.0.2.0/24"]));
+  });
 });

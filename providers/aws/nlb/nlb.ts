@@ -232,15 +232,23 @@ export async function ensureNlb(
   signal?: AbortSignal,
 ): Promise<V2LoadBalancer> {
   const existing = await describeNlb(deps.api, t.name, signal);
-  const mappings = await fixedMappings(deps.api, t, signal);
-  if (existing) await updateExisting(deps, t, { lb: existing, mappings }, signal);
-  const lb = existing ?? (await createNlb(deps, t, mappings, signal));
+  // A live NLB keeps the subnets it was made with (subnets tagged later do not join it): its address
+  // mappings are checked, and its health checks admitted, from those.
+  const live = existing ? subnetsOf(existing) : [];
+  const target = live.length > 0 ? { ...t, subnets: live } : t;
+  const mappings = await fixedMappings(deps.api, target, signal);
+  if (existing) await updateExisting(deps, target, { lb: existing, mappings }, signal);
+  const lb = existing ?? (await createNlb(deps, target, mappings, signal));
   const before = await attachedGroups(deps.api, lb.LoadBalancerArn!, signal);
   const keep = await syncGroupsAndListeners(deps, t, { lbArn: lb.LoadBalancerArn!, instances }, signal);
   for (const arn of before) if (!keep.has(arn)) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
   await syncCrossZone(deps.api, lb.LoadBalancerArn!, t.options.crossZone ?? false, signal);
-  if (deps.manageNodeRules) await syncRules(deps, t, instances, signal);
+  if (deps.manageNodeRules) await syncRules(deps, target, instances, signal);
   return lb;
+}
+
+function subnetsOf(lb: V2LoadBalancer): string[] {
+  return (lb.AvailabilityZones ?? []).flatMap((z) => (z.SubnetId ? [z.SubnetId] : []));
 }
 
 /**
