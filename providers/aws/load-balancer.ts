@@ -104,7 +104,7 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
     signal?: AbortSignal,
   ): Promise<{ DNSName?: string }> {
     validateNlbService(service);
-    const groups = desiredTargetGroups(deps.cluster.clusterID, service, options);
+    const groups = desiredTargetGroups(deps.cluster.clusterID, service, options, deps.config.healthProbe);
     const name = loadBalancerName(service);
     const [instances, elb, nlb] = await Promise.all([
       backends(nodes, options, signal),

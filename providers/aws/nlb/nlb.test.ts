@@ -4,7 +4,12 @@ import * as ec2 from "@aws-sdk/client-ec2";
 import * as elbv2 from "@aws-sdk/client-elastic-load-balancing-v2";
 import type { LoadBalancer } from "../../../src/cloud/provider.ts";
 import type { Node, Service } from "../../../src/kube/objects.ts";
-import { loadBalancerBed, type AwsTestCloud, type TestInstance } from "../../../test/harness/aws-cloud.ts";
+import {
+  awsTestProvider,
+  loadBalancerBed,
+  type AwsTestCloud,
+  type TestInstance,
+} from "../../../test/harness/aws-cloud.ts";
 import { rejection } from "../../../test/harness/rejection.ts";
 
 // The first test of a run may install moto into the cache and start it; hooks default to 5 s.
@@ -297,5 +302,15 @@ describe("aws network load balancer (moto)", () => {
     await lb.updateLoadBalancer("kubernetes", annotated, nodes.slice(1));
     const health = (await nodeRules()).filter((r) => r.includes("/health="));
     expect(new Set(health.map((r) => r.split(":")[2]))).toEqual(new Set(["10.0.1.0/24", "10.0.2.0/24"]));
+  });
+
+  test("ClusterServiceLoadBalancerHealthProbeMode = Shared: the target groups check kube-proxy's port and path", async () => {
+    const shared = awsTestProvider(cloud, {
+      extra: "ClusterServiceLoadBalancerHealthProbeMode = Shared",
+      options: { cacheMaxAgeMs: 0 },
+    }).loadBalancer!;
+    await shared.ensureLoadBalancer("kubernetes", service(), nodes);
+    for (const g of await targetGroups())
+      expect(g).toMatchObject({ HealthCheckProtocol: "HTTP", HealthCheckPort: "10256", HealthCheckPath: "/healthz" });
   });
 });

@@ -61,6 +61,26 @@ describe("NLB plan", () => {
     expect(nlbHealthCheck(svc, parseLbOptions(svc))).toMatchObject(expected);
   });
 
+  test("the shared probe mode: HTTP on kube-proxy's port and path, but for externalTrafficPolicy: Local", () => {
+    const probe = { shared: true, port: 10256, path: "/healthz" };
+    const cluster = service();
+    expect(nlbHealthCheck(cluster, parseLbOptions(cluster), probe)).toMatchObject({
+      protocol: "HTTP",
+      port: "10256",
+      path: "/healthz",
+      interval: 30,
+      healthy: 3,
+      unhealthy: 3,
+    });
+    const local = service({ externalTrafficPolicy: "Local", healthCheckNodePort: 32000 });
+    expect(nlbHealthCheck(local, parseLbOptions(local), probe)).toMatchObject({ protocol: "HTTP", port: "32000" });
+    const annotated = service({}, { [`${P}healthcheck-protocol`]: "TCP", [`${P}healthcheck-port`]: "traffic-port" });
+    expect(nlbHealthCheck(annotated, parseLbOptions(annotated), probe)).toMatchObject({
+      protocol: "TCP",
+      port: "traffic-port",
+    });
+  });
+
   test.each([
     [{ loadBalancerIP: "1.2.3.4" }, /loadBalancerIP/],
     [

@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import type { Service, ServicePort } from "../../../src/kube/objects.ts";
 import type { LbOptions } from "../lb-annotations.ts";
 import { usesTls, type ListenerOptions } from "../lb-listener-options.ts";
+import type { SharedProbe } from "../elb/plan.ts";
 import type { Rule } from "../lb-security-groups.ts";
 
 export interface NlbHealthCheck {
@@ -54,7 +55,15 @@ export function validateNlbService(service: Service): void {
 
 type BaseCheck = Omit<NlbHealthCheck, "timeout">;
 
-function defaultCheck(service: Service): BaseCheck {
+/** No shared probe: each Service's own check (upstream's default `ServiceNodePort` mode). */
+const OWN_PROBE: SharedProbe = { shared: false, port: 0, path: "" };
+
+/**
+ * Upstream's target group check: HTTP on the health-check NodePort for `externalTrafficPolicy: Local`;
+ * else, in the shared probe mode (`ClusterServiceLoadBalancerHealthProbeMode = Shared`), HTTP on
+ * kube-proxy's port and path; else TCP on the traffic port.
+ */
+function defaultCheck(service: Service, probe: SharedProbe): BaseCheck {
   const spec = service.spec ?? {};
   if (spec.externalTrafficPolicy === "Local" && (spec.healthCheckNodePort ?? 0) > 0) {
     return {
@@ -66,11 +75,12 @@ function defaultCheck(service: Service): BaseCheck {
       unhealthy: 2,
     };
   }
-  return { protocol: "TCP", port: "traffic-port", interval: 30, healthy: 3, unhealthy: 3 };
+  const shared = probe.shared ? { protocol: "HTTP", port: String(probe.port), path: probe.path } : undefined;
+  return { protocol: "TCP", port: "traffic-port", interval: 30, healthy: 3, unhealthy: 3, ...shared };
 }
 
-export function nlbHealthCheck(service: Service, options: LbOptions): NlbHealthCheck {
-  const base = defaultCheck(service);
+export function nlbHealthCheck(service: Service, options: LbOptions, probe: SharedProbe = OWN_PROBE): NlbHealthCheck {
+  const base = defaultCheck(service, probe);
   const hc = options.healthCheck;
   const protocol = hc.protocol ?? base.protocol;
   const path = protocol === "HTTP" || protocol === "HTTPS" ? (hc.path ?? base.path ?? "/") : undefined;
@@ -98,8 +108,13 @@ export function targetGroupName(
   return `k8s-${namespace.slice(0, 8)}-${name.slice(0, 8)}-${hash.slice(0, 10)}`;
 }
 
-export function desiredTargetGroups(clusterID: string, service: Service, options: LbOptions): TargetGroupSpec[] {
-  const hc = nlbHealthCheck(service, options);
+export function desiredTargetGroups(
+  clusterID: string,
+  service: Service,
+  options: LbOptions,
+  probe: SharedProbe = OWN_PROBE,
+): TargetGroupSpec[] {
+  const hc = nlbHealthCheck(service, options, probe);
   const ports = (service.spec?.ports ?? []).filter((p) => (p.nodePort ?? 0) > 0);
   if (ports.length === 0)
     throw new Error("the Service has no port with a NodePort: a network load balancer needs one to forward to");
