@@ -1,5 +1,5 @@
 /**
- * Subnets for an ELB (upstream `findELBSubnets`): the `-subnets` annotation (IDs or Name tags) when given;
+ * Subnets for an ELB (upstream `findELBSubnets`): the `-subnets` annotation (IDs or Name tags, of the VPC) when given;
  * else the VPC's subnets that are tagged for this cluster or for no cluster, public ones only for an
  * internet-facing ELB (public: its route table, or the VPC's main table, routes to an internet gateway),
  * one per zone, preferring the role tag (`kubernetes.io/role/elb` / `internal-elb`), then the cluster
@@ -16,18 +16,21 @@ export interface SubnetQuery {
   readonly fallback: string;
 }
 
-async function annotatedSubnets(api: AwsApi, refs: readonly string[], signal?: AbortSignal): Promise<string[]> {
+/** The annotated subnets, by ID or Name tag, of the load balancer's VPC alone (a same-named one elsewhere is not). */
+async function annotatedSubnets(
+  api: AwsApi,
+  refs: readonly string[],
+  vpc: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const ids = refs.filter((r) => r.startsWith("subnet-"));
   const names = refs.filter((r) => !r.startsWith("subnet-"));
+  const inVpc = vpc ? [{ Name: "vpc-id", Values: [vpc] }] : [];
   const found: Subnet[] = [];
-  if (ids.length > 0)
-    found.push(
-      ...((await api.ec2.describeSubnets({ Filters: [{ Name: "subnet-id", Values: ids }] }, signal)).Subnets ?? []),
-    );
-  if (names.length > 0)
-    found.push(
-      ...((await api.ec2.describeSubnets({ Filters: [{ Name: "tag:Name", Values: names }] }, signal)).Subnets ?? []),
-    );
+  const describe = async (name: string, values: string[]): Promise<Subnet[]> =>
+    (await api.ec2.describeSubnets({ Filters: [{ Name: name, Values: values }, ...inVpc] }, signal)).Subnets ?? [];
+  if (ids.length > 0) found.push(...(await describe("subnet-id", ids)));
+  if (names.length > 0) found.push(...(await describe("tag:Name", names)));
   const missing = refs.filter((r) => !found.some((s) => s.SubnetId === r || tagMap(s.Tags).Name === r));
   if (missing.length > 0)
     throw new Error(
@@ -85,7 +88,7 @@ export async function findSubnets(
   query: SubnetQuery,
   signal?: AbortSignal,
 ): Promise<string[]> {
-  if (query.annotated.length > 0) return annotatedSubnets(api, query.annotated, signal);
+  if (query.annotated.length > 0) return annotatedSubnets(api, query.annotated, query.vpc, signal);
   const vpcFilter = [{ Name: "vpc-id", Values: [query.vpc] }];
   const [subnets, tables] = await Promise.all([
     api.ec2.describeSubnets({ Filters: vpcFilter }, signal),

@@ -194,6 +194,11 @@ describe("aws classic ELB (moto)", () => {
     await cloud.ec2.send(
       new ec2.CreateTagsCommand({ Resources: [cloud.subnetIds[1]!], Tags: [{ Key: "Name", Value: "public-b" }] }),
     );
+    // A subnet of the same name in another VPC is not the annotation's.
+    const elsewhere = (await cloud.ec2.send(new ec2.CreateVpcCommand({ CidrBlock: "10.9.0.0/16" }))).Vpc!.VpcId!;
+    const twin = (await cloud.ec2.send(new ec2.CreateSubnetCommand({ VpcId: elsewhere, CidrBlock: "10.9.1.0/24" })))
+      .Subnet!.SubnetId!;
+    await cloud.ec2.send(new ec2.CreateTagsCommand({ Resources: [twin], Tags: [{ Key: "Name", Value: "public-b" }] }));
     const labelled = [
       { ...nodes[0]!, metadata: { ...nodes[0]!.metadata, labels: { role: "edge", spot: "yes" } } },
       { ...nodes[1]!, metadata: { ...nodes[1]!.metadata, labels: { role: "core", spot: "" } } },
