@@ -4,10 +4,11 @@
  * patched when they differ. `--concurrent-node-status-updates` loops work through the Nodes in chunks of
  * the lookup's batch size, so a batching provider answers a whole chunk in one call.
  *
- * Each pass but the first also queues again every Node still tainted uninitialized. Upstream retries such a Node at its
- * next update (a kubelet reports its status at least every five minutes), past the backoff of a failed
- * attempt and after "no metadata"; here a report that changes only heartbeat times never reaches the
- * handlers, so without this a Node the cloud did not know yet would wait for a change of its own.
+ * Each pass but the first also queues again every Node still tainted uninitialized. Upstream retries such
+ * a Node at its next update (a kubelet reports its status at least every five minutes), past the backoff
+ * of a failed attempt and after "no metadata"; here a report that changes only heartbeat times never
+ * reaches the handlers, so without this a Node the cloud did not know yet would wait for a change of its
+ * own.
  */
 import { ownsKey, type Shard } from "../../kube/shard.ts";
 import { errorMessage } from "../../kube/worker.ts";
