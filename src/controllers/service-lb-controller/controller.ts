@@ -89,11 +89,13 @@ async function run(w: ServiceWiring, nodeSet: LoadBalancerNodeSet, signal: Abort
   let stopResync = (): void => undefined;
   try {
     if (!(await ctx.informers.waitForSync(signal))) return;
-    const stopResyncs = [
-      startResync(w, ctx.config.loadBalancerResyncPeriodMs),
-      retryCleanups(deps.services, queues.services, CLEANUP_RETRY_PERIOD_MS),
+    // `--load-balancer-resync-period`: every served Service goes through Ensure again (0: off).
+    const served = (s: Service): boolean => wantsLoadBalancer(s, deps.servedClass);
+    const stops = [
+      requeueEvery(deps.services, queues.services, ctx.config.loadBalancerResyncPeriodMs, served),
+      requeueEvery(deps.services, queues.services, CLEANUP_RETRY_PERIOD_MS, needsCleanup),
     ];
-    stopResync = () => stopResyncs.forEach((stop) => stop());
+    stopResync = () => stops.forEach((stop) => stop());
     await Promise.all([
       runWorkers(
         {
@@ -170,25 +172,19 @@ function serviceHandler(w: ServiceWiring): EventHandler<Service> {
   };
 }
 
-/** `--load-balancer-resync-period`: every served Service goes through Ensure again. 0: off. */
-function startResync(w: ServiceWiring, periodMs: number): () => void {
-  if (periodMs <= 0) return () => undefined;
-  const timer = setInterval(() => {
-    for (const service of w.deps.services.list()) {
-      if (wantsLoadBalancer(service, w.deps.servedClass)) w.queues.services.add(objectKey(service));
-    }
-  }, periodMs);
-  return () => clearInterval(timer);
-}
-
-/** Every `periodMs`, each Service that still needs cleanup is queued again (a plain add: past its backoff). */
-export function retryCleanups(
+/**
+ * Every `periodMs` (0: never), each Service `which` picks is queued again: a plain add, so it goes ahead of
+ * any backoff it is waiting out.
+ */
+export function requeueEvery(
   services: { list(): readonly Service[] },
   queue: Pick<WorkQueue, "add">,
   periodMs: number,
+  which: (service: Service) => boolean,
 ): () => void {
+  if (periodMs <= 0) return () => undefined;
   const timer = setInterval(() => {
-    for (const service of services.list()) if (needsCleanup(service)) queue.add(objectKey(service));
+    for (const service of services.list()) if (which(service)) queue.add(objectKey(service));
   }, periodMs);
   return () => clearInterval(timer);
 }
