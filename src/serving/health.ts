@@ -42,20 +42,15 @@ export function createHealthRegistry(
       if (rest !== "") return single(checks.get(rest), rest, (healthy) => observe(type, rest, healthy));
       const excluded = new Set(url.searchParams.getAll("exclude"));
       const names = namesFor(endpoint);
-      const results = names
-        .filter((n) => !excluded.has(n))
-        .map((name) => ({ name, failure: safely(checks.get(name)) }));
-      for (const r of results) observe(type, r.name, r.failure === undefined);
-      const failed = results.some((r) => r.failure !== undefined);
-      const lines = [
-        ...names.map((name) => {
-          if (excluded.has(name)) return `[+]${name} excluded: ok`;
-          return results.find((r) => r.name === name)?.failure === undefined
-            ? `[+]${name} ok`
-            : `[-]${name} failed: reason withheld`;
-        }),
-        ...unmatched(excluded, names),
-      ];
+      let failed = false;
+      const lines = names.map((name) => {
+        if (excluded.has(name)) return `[+]${name} excluded: ok`;
+        const healthy = safely(checks.get(name)) === undefined;
+        observe(type, name, healthy);
+        failed ||= !healthy;
+        return healthy ? `[+]${name} ok` : `[-]${name} failed: reason withheld`;
+      });
+      lines.push(...unmatched(excluded, names));
       const headers = { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" };
       if (failed) return new Response(`${lines.join("\n")}\n${type} check failed\n`, { status: 500, headers });
       if (!url.searchParams.has("verbose")) return new Response("ok", { headers });
