@@ -81,8 +81,24 @@ export async function ensureUnderWay(admin: KubeApi, namespace: string, name: st
 }
 
 /** Another replica's renewal of Lease `kube-system/<lease>`, written by the admin: the leader has lost it. */
-export async function takeLease(admin: KubeApi, lease: string, holderIdentity: string): Promise<void> {
+async function takeLease(admin: KubeApi, lease: string, holderIdentity: string): Promise<void> {
   const held = await admin.get<Lease>(LEASES, lease, { namespace: "kube-system" });
   const renewTime = new Date().toISOString().replace("Z", "000Z");
   await admin.update<Lease>(LEASES, { ...held, spec: { ...held.spec, holderIdentity, renewTime } });
+}
+
+/**
+ * Another replica takes Lease `kube-system/<lease>` from `ccm`, its leader: the exit status `ccm` ends
+ * with (or "still running" after `waitMs`), and how long after the take it came.
+ */
+export async function exitOnLeaseTaken(
+  admin: KubeApi,
+  ccm: CcmProcess,
+  lease: string,
+  waitMs: number,
+): Promise<{ code: number | "still running"; afterMs: number }> {
+  await takeLease(admin, lease, "another-replica");
+  const takenAt = Date.now();
+  const code = await Promise.race([ccm.exited, Bun.sleep(waitMs).then(() => "still running" as const)]);
+  return { code, afterMs: Date.now() - takenAt };
 }
