@@ -128,7 +128,7 @@ export function awsRoutes(deps: RoutesDeps): Routes {
           deps.logger.warn(`unable to find instance ID ${r.InstanceId} in the list of instances being routed to`);
           return [];
         }
-        const blackhole = r.State === "blackhole" || instance === undefined || isGone(instance);
+        const blackhole = r.State === "blackhole" || (instance !== undefined && isGone(instance));
         const targetNode = blackhole ? "" : targetNodeOf(r.InstanceId!, instance, names);
         return [{ name: `${clusterName}-${cidr}`, targetNode, destinationCIDR: cidr, blackhole }];
       });
