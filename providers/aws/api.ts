@@ -199,6 +199,9 @@ export function createAwsApi(options: AwsApiOptions, context: ProviderContext) {
       deleteTargetGroup: op("DeleteTargetGroup", (i: elbv2.DeleteTargetGroupInput, o) =>
         v2.send(new elbv2.DeleteTargetGroupCommand(i), o),
       ),
+      describeTags: op("DescribeTagsV2", (i: elbv2.DescribeTagsInput, o) =>
+        v2.send(new elbv2.DescribeTagsCommand(i), o),
+      ),
       describeListeners: op("DescribeListeners", (i: elbv2.DescribeListenersInput, o) =>
         v2.send(new elbv2.DescribeListenersCommand(i), o),
       ),

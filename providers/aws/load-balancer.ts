@@ -168,7 +168,7 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
 
     async ensureLoadBalancerDeleted(_clusterName, service, signal) {
       const name = loadBalancerName(service);
-      await deleteNlb(nlbDeps, name, signal);
+      await deleteNlb(nlbDeps, service, signal);
       await deleteElb(elbDeps, name, (await describeElb(deps.api, name, signal)) !== undefined, signal);
     },
   };

@@ -10,6 +10,7 @@ import {
   type AwsTestCloud,
   type TestInstance,
 } from "../../../test/harness/aws-cloud.ts";
+import { faultProxy } from "../../../test/harness/aws-faults.ts";
 import { rejection } from "../../../test/harness/rejection.ts";
 
 // The first test of a run may install moto into the cache and start it; hooks default to 5 s.
@@ -75,6 +76,22 @@ async function nodeRules(): Promise<string[]> {
   return (group.IpPermissions ?? [])
     .flatMap((p) => (p.IpRanges ?? []).map((r) => `${p.IpProtocol}:${p.FromPort}:${r.CidrIp}:${r.Description}`))
     .sort();
+}
+
+/** A provider whose requests matching `fails` (body, how many matched before) get ResourceInUse. */
+async function viaFaults(
+  fails: (body: string, matchedBefore: number) => boolean,
+): Promise<{ provider: LoadBalancer; stop: () => Promise<void> }> {
+  let matched = 0;
+  const proxy = faultProxy(cloud.endpoint, (_n, body) => {
+    if (!body.includes("Action=DeleteTargetGroup&")) return "pass";
+    return fails(body, matched++) ? { code: "ResourceInUse", status: 400 } : "pass";
+  });
+  const provider = awsTestProvider(cloud, {
+    endpoint: proxy.endpoint,
+    options: { cacheMaxAgeMs: 0, api: { maxAttempts: 1, backoffMs: 1 } },
+  }).loadBalancer!;
+  return { provider, stop: () => proxy.stop() };
 }
 
 describe("aws network load balancer (moto)", () => {
@@ -246,6 +263,29 @@ describe("aws network load balancer (moto)", () => {
     expect(await nodeRules()).toEqual([]);
     await lb.ensureLoadBalancerDeleted("kubernetes", service());
     expect(await lb.getLoadBalancer("kubernetes", service())).toEqual({ exists: false, status: {} });
+  });
+
+  test("DeleteTargetGroup failing after the NLB went: the retried deletion still deletes the group", async () => {
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    const ports = [{ port: 53, nodePort: 31153 }];
+    const other = {
+      ...service({}, { ports }),
+      metadata: { ...service().metadata, name: "dnsx", uid: `0${UID.slice(1)}` },
+    };
+    await lb.ensureLoadBalancer("kubernetes", other, nodes);
+    const failing = await viaFaults((body, n) => body.includes("Action=DeleteTargetGroup&") && n === 0);
+    try {
+      await rejection(failing.provider.ensureLoadBalancerDeleted("kubernetes", service()));
+      expect(await rejection(nlb())).toBeDefined();
+      expect(await targetGroups()).toHaveLength(3);
+      await failing.provider.ensureLoadBalancerDeleted("kubernetes", service());
+    } finally {
+      await failing.stop();
+    }
+    // The other Service's groups share the name prefix (`k8s-infra-dns`) and stay.
+    expect((await targetGroups()).map((g) => g.Port)).toEqual([31153]);
+    await lb.ensureLoadBalancerDeleted("kubernetes", other);
+    expect(await targetGroups()).toEqual([]);
   });
 
   test("two NLBs share the MTU rule of their source range: both sync, and it goes with the last one", async () => {

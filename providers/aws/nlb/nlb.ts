@@ -11,11 +11,12 @@ import { errorCode } from "../call.ts";
 import type { Ec2Instance } from "../ec2-instance.ts";
 import { PREFIX, type LbOptions } from "../lb-annotations.ts";
 import { syncMarkedRules } from "../lb-node-rules.ts";
-import { serviceName } from "../lb-names.ts";
+import { loadBalancerName, serviceName } from "../lb-names.ts";
 import { ensureOwnGroup, ownGroupName, type SecurityGroupDeps } from "../lb-security-groups.ts";
 import { fixedAddressConflict, subnetMappings, type SubnetInfo } from "./addresses.ts";
 import { syncListeners, type WantedListener } from "./listeners.ts";
 import { nlbFrontendRules, nlbNodeRules, type TargetGroupSpec } from "./plan.ts";
+import { deleteStrayGroups } from "./stray-groups.ts";
 import { ensureTargetGroup, syncAttributes, syncTargets } from "./target-groups.ts";
 import type { Service } from "../../../src/kube/objects.ts";
 import { ownedTags, type ClusterTags } from "../tags.ts";
@@ -268,13 +269,21 @@ async function syncRules(
   await syncMarkedRules(deps.sg, { name: t.name, vpc: t.vpc, instances, rules, extra }, signal);
 }
 
-/** Deletes the NLB, its target groups and its node rules; resolves when none is left. */
-export async function deleteNlb(deps: NlbDeps, name: string, signal?: AbortSignal): Promise<void> {
+/**
+ * Deletes the NLB, its target groups and its node rules; resolves when none is left. The target groups
+ * are then looked for by name and tags too: a retry after DeleteTargetGroup failed finds the NLB gone
+ * and nothing attached to it. Without an NLB, only a Service of type `nlb` is looked for.
+ */
+export async function deleteNlb(deps: NlbDeps, service: Service, signal?: AbortSignal): Promise<void> {
+  const name = loadBalancerName(service);
   const lb = await describeNlb(deps.api, name, signal);
-  if (!lb) return;
-  const groups = await attachedGroups(deps.api, lb.LoadBalancerArn!, signal);
-  if (deps.manageNodeRules && lb.VpcId)
-    await syncMarkedRules(deps.sg, { name, vpc: lb.VpcId, instances: [], rules: [] }, signal);
-  await deps.api.elbv2.deleteLoadBalancer({ LoadBalancerArn: lb.LoadBalancerArn }, signal);
-  for (const arn of groups) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
+  if (!lb && service.metadata.annotations?.[`${PREFIX}type`] !== "nlb") return;
+  if (lb) {
+    const groups = await attachedGroups(deps.api, lb.LoadBalancerArn!, signal);
+    if (deps.manageNodeRules && lb.VpcId)
+      await syncMarkedRules(deps.sg, { name, vpc: lb.VpcId, instances: [], rules: [] }, signal);
+    await deps.api.elbv2.deleteLoadBalancer({ LoadBalancerArn: lb.LoadBalancerArn }, signal);
+    for (const arn of groups) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
+  }
+  await deleteStrayGroups(deps.api, deps.cluster, service, signal);
 }

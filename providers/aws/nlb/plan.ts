@@ -105,7 +105,13 @@ export function targetGroupName(
   const hash = createHash("sha1")
     .update([clusterID, namespace, name, port.nodePort, port.protocol, "instance", hc.protocol, hc.interval].join("|"))
     .digest("hex");
-  return `k8s-${namespace.slice(0, 8)}-${name.slice(0, 8)}-${hash.slice(0, 10)}`;
+  return `${targetGroupPrefix(service)}${hash.slice(0, 10)}`;
+}
+
+/** What every target group name of `service` starts with (other Services' may too). */
+export function targetGroupPrefix(service: Service): string {
+  const { namespace = "", name } = service.metadata;
+  return `k8s-${namespace.slice(0, 8)}-${name.slice(0, 8)}-`;
 }
 
 export function desiredTargetGroups(

@@ -1,0 +1,48 @@
+/**
+ * The target groups of a Service being deleted, found by name and tags rather than through its NLB:
+ * those left when DeleteTargetGroup failed (or the process died) after the NLB went, or after a listener
+ * moved to a replacement group. Named for the Service (`k8s-<ns[:8]>-<name[:8]>-`, other Services' names
+ * may start the same) and tagged for this cluster and for this Service (`kubernetes.io/service-name`).
+ * One still in use is refused by AWS (ResourceInUse), and the deletion is retried.
+ */
+import type { AwsApi } from "../api.ts";
+import { serviceName } from "../lb-names.ts";
+import { SERVICE_NAME_TAG, tagMap, taggedForCluster, type ClusterTags } from "../tags.ts";
+import type { Service } from "../../../src/kube/objects.ts";
+import { targetGroupPrefix } from "./plan.ts";
+
+/** DescribeTags takes at most 20 ARNs. */
+const TAGS_PER_CALL = 20;
+
+async function named(api: AwsApi, prefix: string, signal?: AbortSignal): Promise<string[]> {
+  const found: string[] = [];
+  let marker: string | undefined;
+  do {
+    const page = await api.elbv2.describeTargetGroups({ PageSize: 400, Marker: marker }, signal);
+    for (const group of page.TargetGroups ?? [])
+      if (group.TargetGroupArn && group.TargetGroupName?.startsWith(prefix)) found.push(group.TargetGroupArn);
+    marker = page.NextMarker;
+  } while (marker);
+  return found;
+}
+
+/** Deletes the target groups left of `service`; resolves with their ARNs. */
+export async function deleteStrayGroups(
+  api: AwsApi,
+  cluster: ClusterTags,
+  service: Service,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const candidates = await named(api, targetGroupPrefix(service), signal);
+  const owner = serviceName(service);
+  const strays: string[] = [];
+  for (let i = 0; i < candidates.length; i += TAGS_PER_CALL) {
+    const ResourceArns = candidates.slice(i, i + TAGS_PER_CALL);
+    for (const described of (await api.elbv2.describeTags({ ResourceArns }, signal)).TagDescriptions ?? []) {
+      const tags = tagMap(described.Tags);
+      if (taggedForCluster(tags, cluster) && tags[SERVICE_NAME_TAG] === owner) strays.push(described.ResourceArn!);
+    }
+  }
+  for (const arn of strays) await api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
+  return strays;
+}
