@@ -1,10 +1,12 @@
 /**
- * A node's addresses from its guest's NICs, with upstream's rules: Hostname is the guest host name;
- * loopback, link-local and unspecified addresses never count; for each vNIC (and each family in
- * `ipFamily` order) an address inside `internalNetworkSubnetCidr` / `externalNetworkSubnetCidr` becomes
- * InternalIP / ExternalIP, else the NIC's network name decides, else the NIC's first address is both.
- * Beyond upstream: addresses inside `exclude*NetworkSubnetCidr` are skipped for that role, and a NIC with
- * no address of a family is passed over instead of failing the whole node (upstream fails it).
+ * A node's addresses from its guest's NICs, with upstream's rules (DiscoverNode / discoverIPs): Hostname
+ * is the guest host name; the IPs of every vNIC are taken together, in NIC order, loopback, link-local
+ * and unspecified ones left out. Per family (in `ipFamily` order) at most one InternalIP and one
+ * ExternalIP: the first IP inside one of `internalNetworkSubnetCidr` / `externalNetworkSubnetCidr` (the
+ * subnets tried in the order given), else the first IP on the network named `internalVmNetworkName` /
+ * `externalVmNetworkName`; only when neither role is found so, the family's first IP is both. An IP
+ * inside `exclude*NetworkSubnetCidr` never takes that role. A family with no usable IP is passed over
+ * (upstream fails the node); no usable IP in any family is an error.
  */
 import type { NodeAddress } from "../../src/kube/objects.ts";
 import { cidrContains, parseCIDR, parseIP, type CIDR, type IP } from "../../src/net/ip.ts";
@@ -18,57 +20,68 @@ const LOCAL_ONLY = ["127.0.0.0/8", "169.254.0.0/16", "0.0.0.0/32", "::1/128", "f
   (c) => parseCIDR(c) as CIDR,
 );
 
-const usable = (ip: IP): boolean => !LOCAL_ONLY.some((c) => c.family === ip.family && cidrContains(c, ip));
-
-function familyIps(ips: readonly string[], family: IpFamily): { text: string; ip: IP }[] {
-  const want = family === "ipv4" ? 4 : 6;
-  return ips.flatMap((text) => {
-    const ip = parseIP(text);
-    return ip && ip.family === want && usable(ip) ? [{ text, ip }] : [];
-  });
+/** One guest IP and the vSphere network of the NIC it is on. */
+interface Candidate {
+  readonly text: string;
+  readonly ip: IP;
+  readonly network: string;
 }
 
+type Role = "internal" | "external";
+
+const usable = (ip: IP): boolean => !LOCAL_ONLY.some((c) => c.family === ip.family && cidrContains(c, ip));
 const inAny = (cidrs: readonly CIDR[], ip: IP): boolean => cidrs.some((c) => cidrContains(c, ip));
 const sameName = (a: string | undefined, b: string): boolean => a !== undefined && a.toLowerCase() === b.toLowerCase();
 
-class AddressList {
-  readonly list: NodeAddress[] = [];
-  add(type: NodeAddress["type"], address: string): void {
-    if (!this.list.some((a) => a.type === type && a.address === address)) this.list.push({ type, address });
+/** Every usable IP of the VM's vNICs (interfaces with deviceConfigId -1 are not vNICs), in NIC order. */
+function candidatesOf(nics: readonly GuestNic[]): Candidate[] {
+  return nics
+    .filter((nic) => nic.deviceConfigId !== -1)
+    .flatMap((nic) =>
+      nic.ips.flatMap((text) => {
+        const ip = parseIP(text);
+        return ip && usable(ip) ? [{ text, ip, network: nic.network }] : [];
+      }),
+    );
+}
+
+function roleSettings(nets: NodeNetworks, role: Role): [readonly CIDR[], string | undefined, readonly CIDR[]] {
+  return role === "internal"
+    ? [nets.internalSubnets, nets.internalNetworkName, nets.excludeInternalSubnets]
+    : [nets.externalSubnets, nets.externalNetworkName, nets.excludeExternalSubnets];
+}
+
+/** A role's pick among one family's candidates: by subnet (in the order given), then by network name. */
+function matchRole(candidates: readonly Candidate[], nets: NodeNetworks, role: Role): Candidate | undefined {
+  const [subnets, name] = roleSettings(nets, role);
+  for (const subnet of subnets) {
+    const found = candidates.find((c) => cidrContains(subnet, c.ip));
+    if (found) return found;
   }
+  return candidates.find((c) => sameName(name, c.network));
 }
 
-/** Whether `ip` on `nic` is selected as the internal (or external) address: subnet first, then network name. */
-function selects(nets: NodeNetworks, role: "internal" | "external", nic: GuestNic, ip: IP): boolean {
-  const [subnet, name, excluded] =
-    role === "internal"
-      ? [nets.internalSubnet, nets.internalNetworkName, nets.excludeInternalSubnets]
-      : [nets.externalSubnet, nets.externalNetworkName, nets.excludeExternalSubnets];
-  if (inAny(excluded, ip)) return false;
-  return (subnet !== undefined && cidrContains(subnet, ip)) || sameName(name, nic.network);
+/** One family: the InternalIP and ExternalIP it contributes (either may be missing). */
+function discoverFamily(
+  all: readonly Candidate[],
+  family: IpFamily,
+  nets: NodeNetworks,
+): { internal?: Candidate; external?: Candidate } {
+  const want = family === "ipv4" ? 4 : 6;
+  const ofFamily = all.filter((c) => c.ip.family === want);
+  const allowed = (role: Role): Candidate[] => ofFamily.filter((c) => !inAny(roleSettings(nets, role)[2], c.ip));
+  const [internals, externals] = [allowed("internal"), allowed("external")];
+  const internal = matchRole(internals, nets, "internal");
+  const external = matchRole(externals, nets, "external");
+  if (internal || external) return { internal, external };
+  return { internal: internals[0], external: externals[0] };
 }
 
-/** One NIC, one family: what it contributes; false when it contributes nothing. */
-function addFromNic(out: AddressList, nic: GuestNic, ips: { text: string; ip: IP }[], nets: NodeNetworks): boolean {
-  const internal = ips.find(({ ip }) => selects(nets, "internal", nic, ip));
-  const external = ips.find(({ ip }) => selects(nets, "external", nic, ip));
-  if (internal) out.add("InternalIP", internal.text);
-  if (external) out.add("ExternalIP", external.text);
-  if (internal || external) return true;
-  const first = ips.find(
-    ({ ip }) => !inAny(nets.excludeInternalSubnets, ip) || !inAny(nets.excludeExternalSubnets, ip),
-  );
-  if (!first) return false;
-  if (!inAny(nets.excludeInternalSubnets, first.ip)) out.add("InternalIP", first.text);
-  if (!inAny(nets.excludeExternalSubnets, first.ip)) out.add("ExternalIP", first.text);
-  return true;
-}
-
-/** vNICs only; with both network names set, only NICs on one of them. */
-function considered(nic: GuestNic, nets: NodeNetworks): boolean {
-  if (nic.deviceConfigId === -1) return false;
-  if (nets.internalNetworkName === undefined || nets.externalNetworkName === undefined) return true;
-  return sameName(nets.internalNetworkName, nic.network) || sameName(nets.externalNetworkName, nic.network);
+/** With both network names set, a VM on neither has no address upstream would choose. */
+function onNamedNetwork(nics: readonly GuestNic[], nets: NodeNetworks): boolean {
+  const { internalNetworkName: internal, externalNetworkName: external } = nets;
+  if (internal === undefined || external === undefined) return true;
+  return nics.some((n) => n.deviceConfigId !== -1 && (sameName(internal, n.network) || sameName(external, n.network)));
 }
 
 export function nodeAddressesOf(
@@ -80,12 +93,18 @@ export function nodeAddressesOf(
   if (hostName === "") return { error: "the VM's guest host name is empty (VMware Tools not running yet?)" };
   if (nics.length === 0)
     return { error: "the VM's guest reports no network interfaces (VMware Tools not running yet?)" };
-  const out = new AddressList();
-  out.add("Hostname", hostName);
-  let found = false;
-  for (const nic of nics.filter((n) => considered(n, nets))) {
-    for (const family of families) found = addFromNic(out, nic, familyIps(nic.ips, family), nets) || found;
+  if (!onNamedNetwork(nics, nets))
+    return { error: "no vNIC is on the internalVmNetworkName or externalVmNetworkName network" };
+  const addresses: NodeAddress[] = [{ type: "Hostname", address: hostName }];
+  const add = (type: NodeAddress["type"], c: Candidate | undefined): void => {
+    if (c && !addresses.some((a) => a.type === type && a.address === c.text)) addresses.push({ type, address: c.text });
+  };
+  const candidates = candidatesOf(nics);
+  for (const family of families) {
+    const { internal, external } = discoverFamily(candidates, family, nets);
+    add("InternalIP", internal);
+    add("ExternalIP", external);
   }
-  if (!found) return { error: `no usable ${families.join(" or ")} address on the VM's guest NICs` };
-  return { addresses: out.list };
+  if (addresses.length === 1) return { error: `no usable ${families.join(" or ")} address on the VM's guest NICs` };
+  return { addresses };
 }

@@ -77,6 +77,15 @@ describe("vsphere.conf", () => {
     expect(config.vcenter.datacenters).toEqual([]);
   });
 
+  test("the subnet keys take comma-separated CIDR lists, kept in the order given", () => {
+    const nodes = ok(
+      `vcenter: { a: { server: a, user: u, password: p } }\n` +
+        `nodes: { internalNetworkSubnetCidr: "10.0.0.0/8, 192.168.0.0/16", externalNetworkSubnetCidr: 2001:db8::/32 }\n`,
+    ).nodes;
+    expect(nodes.internalSubnets.map((c) => c.prefix)).toEqual([8, 16]);
+    expect(nodes.externalSubnets.map((c) => c.family)).toEqual([6]);
+  });
+
   test("a loadBalancers section (YAML form) turns load balancers on", () => {
     const config = ok(`${YAML}loadBalancers:\n  pools:\n    - { name: lb, addresses: [192.0.2.0/28] }\n`);
     expect(config.loadBalancers?.pools.map((p) => p.name)).toEqual(["lb"]);

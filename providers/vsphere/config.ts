@@ -16,8 +16,9 @@ export type IpFamily = "ipv4" | "ipv6";
 
 /** Upstream's `nodes:` section: which guest addresses become InternalIP and ExternalIP. */
 export interface NodeNetworks {
-  readonly internalSubnet?: CIDR;
-  readonly externalSubnet?: CIDR;
+  /** Subnets tried in order; the first with a guest IP in it names the InternalIP (ExternalIP). */
+  readonly internalSubnets: readonly CIDR[];
+  readonly externalSubnets: readonly CIDR[];
   readonly internalNetworkName?: string;
   readonly externalNetworkName?: string;
   readonly excludeInternalSubnets: readonly CIDR[];
@@ -117,15 +118,10 @@ function readCidrs(p: Problems, raw: Raw, key: string): CIDR[] {
 
 function readNodes(p: Problems, raw: Raw): NodeNetworks {
   onlyKeys(p, raw, "nodes", NODE_KEYS);
-  const single = (key: string): CIDR | undefined => {
-    const cidrs = readCidrs(p, raw, key);
-    if (cidrs.length > 1) p.add(`nodes.${key}`, "takes one CIDR");
-    return cidrs[0];
-  };
   const name = (key: string): string | undefined => readString(p, raw, key, "nodes") || undefined;
   return {
-    internalSubnet: single("internalNetworkSubnetCidr"),
-    externalSubnet: single("externalNetworkSubnetCidr"),
+    internalSubnets: readCidrs(p, raw, "internalNetworkSubnetCidr"),
+    externalSubnets: readCidrs(p, raw, "externalNetworkSubnetCidr"),
     internalNetworkName: name("internalVmNetworkName"),
     externalNetworkName: name("externalVmNetworkName"),
     excludeInternalSubnets: readCidrs(p, raw, "excludeInternalNetworkSubnetCidr"),
