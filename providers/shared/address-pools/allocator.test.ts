@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Service } from "../../../src/kube/objects.ts";
 import { formatIP } from "../../../src/net/ip.ts";
-import { AllocationTable, assign, type AllocatorView } from "./allocator.ts";
+import { AllocationTable, assign, sharingBlockedByRetiring, type AllocatorView } from "./allocator.ts";
 import { claimFor, claimId, evidenceOf, shareTraitsOf, shownAddresses } from "./claim.ts";
 import { service, settingsFrom, type ServiceOptions } from "./fixtures.test-support.ts";
 import type { LoadBalancerSettings } from "./pools-config.ts";
@@ -405,6 +405,23 @@ describe("allocator", () => {
     r.ensure(service("b"));
     expect(reconcile(r.table, (h) => (h.id === "uid-default-a" ? undefined : new Set()))).toBe(1);
     expect(r.ensure(service("c")).addresses).toEqual(["10.0.0.1"]);
+  });
+
+  test("sharing blocked only by a Service giving the address up is reported, so the caller cleans first", () => {
+    const settings = settingsFrom(V4);
+    const r = run(settings);
+    const blocked = (svc: Service): boolean => {
+      const claimed = claimFor(svc, settings, { pools: settings.pools, namespaceLabels: () => ({}) });
+      return claimed.ok && sharingBlockedByRetiring(r.view, claimed.claim);
+    };
+    r.ensure(service("a", { share: "k", ports: [80] }));
+    r.ensure(service("b", { share: "k", ports: [443] }));
+    retire(r.table, "uid-default-a", () => true);
+    const twin = service("a", { share: "k", ports: [80], uid: "new" });
+    expect(blocked(twin)).toBe(true);
+    expect(blocked(service("c", { share: "other", ports: [80] }))).toBe(false);
+    expect(blocked(service("c", { ports: [81] }))).toBe(false);
+    expect(blocked(service("b", { share: "k", ports: [443] }))).toBe(false);
   });
 
   test("a requested address that replaces the held one is a move, with a note", () => {

@@ -87,16 +87,50 @@ function misfit(view: AllocatorView, claim: Claim, ip: IP): Misfit | undefined {
   return why === undefined ? undefined : { cause: "service", text: `is not available: ${why}` };
 }
 
-/** An address in `pool` already used only by Services this claim may share with. */
-function shareable(view: AllocatorView, claim: Claim, pool: Pool, family: IPFamily): IP | undefined {
-  if (claim.key === undefined && !(pool.implicitSharing && family === 4)) return undefined;
+const mayShareIn = (claim: Claim, pool: Pool, family: IPFamily): boolean =>
+  claim.key !== undefined || (pool.implicitSharing && family === 4);
+
+/** The addresses of `family` in `pool` in use by others than `claim`, with those others. */
+function* usedIn(view: AllocatorView, claim: Claim, pool: Pool, family: IPFamily): Generator<[IP, ShareTraits[]]> {
   for (const address of view.table.addresses()) {
     const ip = parseIP(address);
     if (!ip || ip.family !== family || !poolContains(pool, ip)) continue;
     const others = view.table.holders(address, claim.id);
-    if (others.length > 0 && sharingConflict(others, claim, sharingRules(view, ip)) === undefined) return ip;
+    if (others.length > 0) yield [ip, others];
   }
+}
+
+/** An address in `pool` already used only by Services this claim may share with. */
+function shareable(view: AllocatorView, claim: Claim, pool: Pool, family: IPFamily): IP | undefined {
+  if (!mayShareIn(claim, pool, family)) return undefined;
+  for (const [ip, others] of usedIn(view, claim, pool, family))
+    if (sharingConflict(others, claim, sharingRules(view, ip)) === undefined) return ip;
   return undefined;
+}
+
+/**
+ * Whether `claim` would share an address but for holders giving it up: such a holder may be a Service
+ * deleted since (its re-created twin is this claim), which only the Service cache can tell. The caller then
+ * frees what the cache shows nobody holding and decides again, so a re-created member of a sharing group
+ * gets its group's address back. Families the claim already holds are not looked at.
+ */
+export function sharingBlockedByRetiring(view: AllocatorView, claim: Claim): boolean {
+  const held = view.table.holding(claim.id)?.addresses.map((a) => parseIP(a)?.family) ?? [];
+  return claim.families.some((family) => {
+    if (held.includes(family)) return false;
+    const target = { target: claim.target, family, pool: claim.pool };
+    return candidatePools(view.pools, target).some((pool) => retiringInTheWay(view, claim, pool, family));
+  });
+}
+
+function retiringInTheWay(view: AllocatorView, claim: Claim, pool: Pool, family: IPFamily): boolean {
+  if (!mayShareIn(claim, pool, family)) return false;
+  for (const [ip, others] of usedIn(view, claim, pool, family)) {
+    const live = others.filter((h) => !h.givingUp);
+    if (live.length === others.length || live.length === 0) continue;
+    if (sharingConflict(live, claim, sharingRules(view, ip)) === undefined) return true;
+  }
+  return false;
 }
 
 /** Values of one range in the pool's allocation order. */

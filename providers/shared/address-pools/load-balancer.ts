@@ -11,7 +11,14 @@ import type { KubeApi } from "../../../src/kube/api.ts";
 import type { LoadBalancerStatus, Service } from "../../../src/kube/objects.ts";
 import { isNotFound } from "../../../src/kube/transport.ts";
 import type { Logger } from "../../../src/log/logger.ts";
-import { AllocationTable, assign, type AllocatorView, type Decision, type Note } from "./allocator.ts";
+import {
+  AllocationTable,
+  assign,
+  sharingBlockedByRetiring,
+  type AllocatorView,
+  type Decision,
+  type Note,
+} from "./allocator.ts";
 import { patchServiceAnnotations, patchServiceCondition, ServiceReplacedError } from "./api.ts";
 import {
   allocatedFrom,
@@ -113,6 +120,7 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
 
   /** Synchronous from decision to record: no other sync can slip in between (invariant 1). */
   function allocate(init: ProviderInit, claim: Claim): Decision & { ok: true } {
+    if (sharingBlockedByRetiring(view(), claim)) reconcileWithCache(init);
     let decision = assign(view(), claim);
     if (!decision.ok && reconcileWithCache(init) > 0) decision = assign(view(), claim);
     if (!decision.ok) throw new Error(decision.problem);
