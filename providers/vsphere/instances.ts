@@ -42,8 +42,12 @@ function vmOf(node: Node, vm: VmSummary, looked: Described): Answer<VmDetails> {
   };
 }
 
+const unmatched = (node: Node, reason: string): Error =>
+  new Error(`no VM found for node ${node.metadata.name} without a providerID: ${reason}`);
+
 function stateOf(node: Node, resolution: Resolution, looked: Described): Answer<InstanceState> {
   if (resolution.kind === "error") return { error: resolution.error };
+  if (resolution.kind === "unmatched") return { error: unmatched(node, resolution.reason) };
   if (resolution.kind === "absent") return { value: { exists: false } };
   const vm = vmOf(node, resolution.vm, looked);
   if ("value" in vm) return { value: { exists: true, shutdown: vm.value.powerState !== "poweredOn" } };
@@ -90,6 +94,7 @@ export function vsphereInstances(config: VSphereConfig, lookup: VmLookup): Insta
     return nodes.map((node, i) => {
       const r = looked.resolutions[i] as Resolution;
       if (r.kind === "error") return { error: r.error };
+      if (r.kind === "unmatched") return { error: unmatched(node, r.reason) };
       if (r.kind === "absent") return { error: notFound(node, r.reason) };
       const vm = vmOf(node, r.vm, looked);
       if ("error" in vm) return vm;

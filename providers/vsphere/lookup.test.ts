@@ -27,7 +27,8 @@ const node = (name: string, o: { providerID?: string; systemUUID?: string; ip?: 
 
 const outcome = (n: Node): string => {
   const r = matchVm(nodeKeys(n), INDEX);
-  return r.kind === "found" ? r.vm.ref.value : r.kind === "absent" ? "absent" : `error: ${r.error.message}`;
+  if (r.kind === "found") return r.vm.ref.value;
+  return r.kind === "error" ? `error: ${r.error.message}` : r.kind;
 };
 
 describe("matching a node to its VM", () => {
@@ -47,7 +48,11 @@ describe("matching a node to its VM", () => {
     ["VM name, any case", node("vm-1"), "vm-1"],
     ["guest host name", node("node-2.example.com"), "vm-2"],
     ["address when the name does not match", node("x", { ip: "10.0.0.2" }), "vm-2"],
-    ["nothing matches: absent", node("x", { ip: "10.9.9.9" }), "absent"],
+    [
+      "no providerID and nothing matches: unmatched (an error upstream), never absent",
+      node("x", { ip: "10.9.9.9" }),
+      "unmatched",
+    ],
   ])("%s", (_title, n, expected) => {
     expect(outcome(n)).toBe(expected);
   });

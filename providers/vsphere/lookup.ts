@@ -14,7 +14,13 @@ import { nearestTag, topologyChain, type ResolvedTag } from "./zones.ts";
 
 export type Resolution =
   | { readonly kind: "found"; readonly vm: VmSummary }
+  /** The node's vsphere:// providerID names a VM vCenter does not have: definitely gone. */
   | { readonly kind: "absent"; readonly reason: string }
+  /**
+   * A node without a providerID that no VM answers to by UUID, name or address: not definite (names and
+   * addresses change), so upstream's error, never "does not exist".
+   */
+  | { readonly kind: "unmatched"; readonly reason: string }
   | { readonly kind: "error"; readonly error: Error };
 
 export interface LookupDeps {
@@ -81,7 +87,7 @@ function matchByNameOrAddress(keys: NodeKeys, index: VmIndex): Resolution {
         error: new Error(`${list.length} VMs match node ${keys.name} by name or address; set its providerID`),
       };
   }
-  return { kind: "absent", reason: `no VM has the node's system UUID, name or addresses` };
+  return { kind: "unmatched", reason: `no VM has the node's system UUID, name or addresses` };
 }
 
 export interface Described {
@@ -154,9 +160,10 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
     const started = now();
     const first = await current(signal);
     const answers = keys.map((k) => matchVm(k, first));
-    if (!answers.some((a) => a.kind === "absent")) return answers;
+    const missed = (a: Resolution): boolean => a.kind === "absent" || a.kind === "unmatched";
+    if (!answers.some(missed)) return answers;
     const fresh = first.at >= started ? first : await scan(signal, started);
-    return answers.map((a, i) => (a.kind === "absent" ? matchVm(keys[i] as NodeKeys, fresh) : a));
+    return answers.map((a, i) => (missed(a) ? matchVm(keys[i] as NodeKeys, fresh) : a));
   }
 
   async function describe(vms: readonly MoRef[], signal?: AbortSignal): Promise<Described> {

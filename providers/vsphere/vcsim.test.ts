@@ -79,18 +79,22 @@ describe("vsphere provider against vcsim", () => {
     expect((await instances.instanceMetadata(byIp))?.providerID).toBe(`vsphere://${vm.uuid}`);
   });
 
-  test("power off: exists and shut down; destroyed: does not exist, metadata is InstanceNotFound", async () => {
+  test("power off: exists and shut down; destroyed: does not exist by providerID, an error without one", async () => {
     const [off, gone] = [sim.vms[2], sim.vms[3]];
     if (!off || !gone) throw new Error("no VM");
     await sim.powerOff(off.uuid);
     await sim.destroy(gone.uuid);
-    expect(await batch.instanceStateBatch([nodeOf(off), nodeOf(gone)])).toEqual([
+    const withId: Node = { ...nodeOf(gone), spec: { providerID: `vsphere://${gone.uuid}` } };
+    expect(await batch.instanceStateBatch([nodeOf(off), withId])).toEqual([
       { value: { exists: true, shutdown: true } },
       { value: { exists: false } },
     ]);
-    await expect(instances.instanceMetadata(nodeOf(gone))).rejects.toBeInstanceOf(InstanceNotFoundError);
-    const withId: Node = { ...nodeOf(gone), spec: { providerID: `vsphere://${gone.uuid}` } };
     expect(await instances.instanceExists(withId)).toBe(false);
+    await expect(instances.instanceMetadata(withId)).rejects.toBeInstanceOf(InstanceNotFoundError);
+    // Without a providerID no VM answers to the node's UUID, name or address: upstream's error, so the
+    // lifecycle controller keeps the Node (a VM renamed or readdressed is not a VM gone).
+    await expect(instances.instanceExists(nodeOf(gone))).rejects.toThrow("without a providerID");
+    await expect(instances.instanceMetadata(nodeOf(gone))).rejects.not.toBeInstanceOf(InstanceNotFoundError);
   });
 
   test("vCenter unreachable: every answer is an error, never 'does not exist'", async () => {
