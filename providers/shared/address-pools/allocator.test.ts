@@ -660,6 +660,21 @@ describe("restoring the table from Services", () => {
     });
   }
 
+  test("an address only the annotation shows is held only if it fits; else the status address is", () => {
+    const fits = (ip: { value: bigint }): boolean => formatIP({ family: 4, value: ip.value }).startsWith("10.0.0.");
+    const read = (o: ServiceOptions) => {
+      const e = evidenceOf(service("a", o), settings, fits);
+      return { active: e.active.map(formatIP), retiring: e.retiring.map(formatIP) };
+    };
+    expect(read({ announced: "10.0.0.2" })).toEqual({ active: ["10.0.0.2"], retiring: [] });
+    expect(read({ announced: "10.9.0.2" })).toEqual({ active: [], retiring: ["10.9.0.2"] });
+    expect(read({ announced: "10.9.0.2", status: ["10.0.0.1"] })).toEqual({
+      active: ["10.0.0.1"],
+      retiring: ["10.9.0.2"],
+    });
+    expect(read({ announced: "10.9.0.2", status: ["10.9.0.2"] })).toEqual({ active: ["10.9.0.2"], retiring: [] });
+  });
+
   test("after a restore, new Services get only addresses nobody shows", () => {
     const { r } = restored([
       service("a", { status: ["10.0.0.0"] }),

@@ -102,7 +102,7 @@ function poolProblem(pool: string | undefined, pools: readonly Pool[], keys: Ser
   return `annotation ${keys.addressPool} names address pool ${JSON.stringify(pool)}, which does not exist (pools: ${known})`;
 }
 
-function targetOf(service: Service, context: ClaimContext): Target {
+export function targetOf(service: Service, context: ClaimContext): Target {
   const namespace = service.metadata.namespace ?? "";
   return {
     namespace,
@@ -171,15 +171,29 @@ export function wantsAddresses(service: Service): boolean {
 /**
  * What a Service holds, read after a restart. The announce annotation is written before the status, so
  * when both exist the annotation is the newer word and a status address it lacks is one being given up.
- * A Service being deleted or no longer of type LoadBalancer holds nothing, but what it shows stays taken.
+ * An address only the annotation shows may also be one a person wrote there, which a running provider
+ * would have overwritten: it counts as held only if `fits` (it is in a pool that serves the Service), else
+ * the status address of its family stays held and the annotation's is given up. So a restart keeps what a
+ * running provider would keep. A Service being deleted or no longer of type LoadBalancer holds nothing,
+ * but what it shows stays taken.
  */
-export function evidenceOf(service: Service, settings: LoadBalancerSettings): { active: IP[]; retiring: IP[] } {
+export function evidenceOf(
+  service: Service,
+  settings: LoadBalancerSettings,
+  fits: (ip: IP) => boolean = () => true,
+): { active: IP[]; retiring: IP[] } {
   const announced = announcedIPs(service, settings);
   const status = statusIPs(service);
   if (!wantsAddresses(service)) return { active: [], retiring: [...announced, ...status] };
   if (announced.length === 0) return { active: status, retiring: [] };
-  const keys = new Set(announced.map(addressKey));
-  return { active: announced, retiring: status.filter((ip) => !keys.has(addressKey(ip))) };
+  const inStatus = new Set(status.map(addressKey));
+  const trusted = announced.filter((ip) => inStatus.has(addressKey(ip)) || fits(ip));
+  const refused = announced.filter((ip) => !trusted.includes(ip)).map((ip) => ip.family);
+  const fallback = status.filter((ip) => refused.includes(ip.family) && !trusted.some((t) => t.family === ip.family));
+  const active = [...trusted, ...fallback];
+  const keys = new Set(active.map(addressKey));
+  const retiring = new Map([...announced, ...status].map((ip) => [addressKey(ip), ip]));
+  return { active, retiring: [...retiring.values()].filter((ip) => !keys.has(addressKey(ip))) };
 }
 
 export function ingressOf(addresses: readonly string[]): LoadBalancerStatus {

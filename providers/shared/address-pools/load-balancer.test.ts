@@ -41,4 +41,29 @@ describe("address-pool load balancer", () => {
     expect(ips(ensured.status)).toEqual(address);
     expect(ensured.warnings).toEqual([]);
   });
+
+  test("an address only the announce annotation shows is kept after a restart only if its pools serve the Service, as while running", async () => {
+    const pools = `{ pools: [
+      { name: a, namespaces: [team-a], addresses: ["10.0.0.0/29"] },
+      { name: b, namespaces: [team-b], addresses: ["10.9.0.0/30"] } ] }`;
+    const services = [
+      service("other-pool", { ns: "team-a", announced: "10.9.0.1" }),
+      service("no-pool", { ns: "team-a", announced: "192.168.1.1" }),
+      service("edited", { ns: "team-a", status: ["10.0.0.5"], announced: "10.9.0.2" }),
+      service("crashed", { ns: "team-a", announced: "10.0.0.6" }),
+    ];
+    const restarted = loadBalancer(pools, () => services);
+    const running = loadBalancer(pools);
+    // The running provider holds what it wrote: the status address, or the one it died after announcing.
+    for (const [name, held] of [
+      ["edited", "10.0.0.5"],
+      ["crashed", "10.0.0.6"],
+    ])
+      await running.ensureLoadBalancer("c", service(name!, { ns: "team-a", ips: held }), []);
+    const got = async (lb: LoadBalancer): Promise<string[][]> =>
+      Promise.all(services.map(async (svc) => ips((await lb.ensureLoadBalancer("c", svc, [])).status)));
+    const want = [["10.0.0.0"], ["10.0.0.1"], ["10.0.0.5"], ["10.0.0.6"]];
+    expect(await got(restarted)).toEqual(want);
+    expect(await got(running)).toEqual(want);
+  });
 });

@@ -30,10 +30,11 @@ import {
   shareTraitsOf,
   shownAddresses,
   statusAddresses,
+  targetOf,
   type Claim,
 } from "./claim.ts";
 import { conditionWrite, movesNotAnnounced, warningsOf } from "./notes.ts";
-import { poolNameOf, type Pool } from "./pools.ts";
+import { inServingPool, poolNameOf, type Pool } from "./pools.ts";
 import type { LoadBalancerSettings } from "./pools-config.ts";
 import { reconcile, restore, retire, settle, type Evidence } from "./restore.ts";
 
@@ -100,9 +101,10 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
 
   function rebuild(services: readonly Service[]): void {
     const settings = deps.settings();
-    const evidence: Evidence[] = [...services]
-      .sort(oldestFirst)
-      .map((s) => ({ traits: { ...shareTraitsOf(s, settings), id: claimId(s) }, ...evidenceOf(s, settings) }));
+    const evidence: Evidence[] = [...services].sort(oldestFirst).map((s) => ({
+      traits: { ...shareTraitsOf(s, settings), id: claimId(s) },
+      ...evidenceOf(s, settings, inServingPool(deps.pools(), targetOf(s, claimContext()))),
+    }));
     for (const line of restore(view(), evidence)) deps.logger.warn(line);
     const outside = table.holdings().filter((h) => h.addresses.some((a) => poolNameOf(deps.pools(), a) === undefined));
     const kept = outside.length > 0 ? `; ${outside.length} of them hold addresses outside every pool, kept` : "";

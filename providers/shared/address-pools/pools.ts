@@ -116,6 +116,14 @@ export function serves(pool: Pool, target: Target): boolean {
   return service && servesNamespace(pool, target);
 }
 
+/** Whether an address is in a pool that serves `target`. */
+export const inServingPool =
+  (pools: readonly Pool[], target: Target) =>
+  (ip: IP): boolean => {
+    const pool = poolOf(pools, ip);
+    return pool !== undefined && serves(pool, target);
+  };
+
 /** Why `pool` does not serve `target`, phrased to follow "which …". */
 export function notServedBecause(pool: Pool, target: Target): string {
   if (!servesNamespace(pool, target)) {
