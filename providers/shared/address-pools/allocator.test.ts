@@ -157,6 +157,33 @@ const cases: Case[] = [
     ],
   },
   {
+    name: "PreferDualStack with its first family full gets the other one, with a remark",
+    pools: `{ pools: [{ name: p, addresses: ["10.0.0.9", "2001:db8::/126"] }] }`,
+    steps: [
+      { svc: ["a"], want: ["10.0.0.9"] },
+      {
+        svc: ["b", { families: ["IPv4", "IPv6"], policy: "PreferDualStack" }],
+        want: ["2001:db8::"],
+        remark: /no IPv4 address \(the Service only prefers dual-stack\): no free IPv4 address in address pool\(s\) p/,
+      },
+      { svc: ["c", { families: ["IPv6"] }], want: ["2001:db8::1"] },
+      { svc: ["d", { families: ["IPv6"] }], want: ["2001:db8::2"] },
+      { svc: ["e", { families: ["IPv6"] }], want: ["2001:db8::3"] },
+      { svc: ["f", { families: ["IPv4", "IPv6"], policy: "PreferDualStack" }], want: /no free IPv4.*; no free IPv6/ },
+    ],
+  },
+  {
+    name: "PreferDualStack fails when the family of its requested address gets none",
+    pools: V4,
+    steps: [
+      { svc: ["a", { ips: "10.0.0.1" }], want: ["10.0.0.1"] },
+      {
+        svc: ["b", { families: ["IPv4", "IPv6"], policy: "PreferDualStack", ips: "10.0.0.1" }],
+        want: /requested address 10.0.0.1 is not available/,
+      },
+    ],
+  },
+  {
     name: "a large IPv6 range costs nothing extra",
     pools: `{ pools: [{ name: big, addresses: ["2001:db8:1::/64"] }] }`,
     steps: [{ svc: ["a", { families: ["IPv6"] }], want: ["2001:db8:1::"] }],

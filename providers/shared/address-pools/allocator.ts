@@ -222,25 +222,29 @@ function chooseFor(view: AllocatorView, claim: Claim, family: IPFamily): Choice 
 
 /**
  * The addresses `claim` should hold: requested ones if allowed, else the ones it holds (see invariant 4),
- * else an address it may share, else the first free one. Reads the table only.
+ * else an address it may share, else the first free one. Reads the table only. A family without an
+ * address fails the claim when the Service requested an address of it or fewer than `claim.required`
+ * families got one; otherwise (PreferDualStack, as MetalLB and kube-vip do) it is a remark.
  */
 export function decide(view: AllocatorView, claim: Claim): Decision {
   const addresses: IP[] = [];
   const notes: Note[] = [];
-  for (const [i, family] of claim.families.entries()) {
+  const missing: string[] = [];
+  for (const family of claim.families) {
     const choice = chooseFor(view, claim, family);
     if ("ip" in choice) {
       addresses.push(choice.ip);
       if (choice.note) notes.push(choice.note);
-    } else if (i < claim.required) {
-      return { ok: false, problem: choice.problem };
-    } else {
-      notes.push({
-        kind: "remark",
-        message: `no ${familyName(family)} address (the Service only prefers dual-stack): ${choice.problem}`,
-      });
+      continue;
     }
+    if (claim.requested.some((ip) => ip.family === family)) return { ok: false, problem: choice.problem };
+    missing.push(choice.problem);
+    notes.push({
+      kind: "remark",
+      message: `no ${familyName(family)} address (the Service only prefers dual-stack): ${choice.problem}`,
+    });
   }
+  if (addresses.length < claim.required) return { ok: false, problem: missing.join("; ") };
   return { ok: true, addresses, notes };
 }
 

@@ -1,6 +1,6 @@
 /**
  * What a Service asks of the allocator, read from its spec and annotations: address families (one address
- * per family; with PreferDualStack the second is best effort), explicitly requested addresses, a pool, and
+ * per family; with PreferDualStack any one is enough), explicitly requested addresses, a pool, and
  * the traits that decide whether it may share an address. Also what a Service shows it holds (its status
  * and the announce annotations), read after a restart.
  */
@@ -17,7 +17,7 @@ export interface Claim extends ShareTraits {
   readonly target: Target;
   /** One address per family, in the Service's family order. */
   readonly families: readonly IPFamily[];
-  /** How many leading families must get an address; the rest are best effort. */
+  /** How many of the families must get an address (PreferDualStack: any one); the rest are best effort. */
   readonly required: number;
   readonly requested: readonly IP[];
   readonly pool?: string;
