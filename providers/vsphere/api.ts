@@ -5,6 +5,8 @@
  * an idle timeout costs one extra round trip, never a failed sync. Every call reports to `observeCall`.
  */
 import { readFileSync } from "node:fs";
+import { isIP } from "node:net";
+import { connect, type TLSSocket } from "node:tls";
 import type { CallOutcome } from "../../src/cloud/provider.ts";
 import {
   ancestrySpec,
@@ -29,6 +31,7 @@ import {
   type RetrieveResult,
   type XmlNode,
 } from "./soap-xml.ts";
+import { pinnedTls, type PinnedTls } from "./thumbprint.ts";
 import type { VCenterSettings } from "./vcenter-config.ts";
 
 export interface Login {
@@ -86,11 +89,45 @@ const DEFAULT_PAGE_SIZE = 1000;
 
 const refOf = (node: unknown): MoRef => moRefOf(node) ?? { type: "", value: "" };
 
+/** With a thumbprint, the chain vCenter presents is probed (thumbprint.ts says why). */
+function probePin(vc: VCenterSettings, timeoutMs: number): Promise<PinnedTls> {
+  return new Promise((resolve, reject) => {
+    const servername = isIP(vc.server) === 0 ? vc.server : undefined;
+    const socket: TLSSocket = connect(vc.port, vc.server, { servername, rejectUnauthorized: false });
+    socket.once("secureConnect", () => {
+      const pin = pinnedTls(socket.getPeerCertificate(true), vc.thumbprint);
+      socket.destroy();
+      if (pin instanceof Error) reject(pin);
+      else resolve(pin);
+    });
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error("vCenter TLS: timed out")));
+    socket.on("error", reject);
+  });
+}
+
+/** The TLS settings of every request: fixed, or pinned by a probe made once (again after a failure). */
+function tlsSettings(
+  vc: VCenterSettings,
+  timeoutMs: number,
+  timed: (run: () => Promise<PinnedTls>) => Promise<PinnedTls>,
+): () => Promise<object> {
+  const fixed = vc.insecure ? { rejectUnauthorized: false } : vc.caFile ? { ca: readFileSync(vc.caFile, "utf8") } : {};
+  let pinned: Promise<PinnedTls> | undefined;
+  return () => {
+    if (vc.insecure || vc.thumbprint === "") return Promise.resolve(fixed);
+    pinned ??= timed(() => probePin(vc, timeoutMs)).catch((error: unknown) => {
+      pinned = undefined;
+      throw error;
+    });
+    return pinned;
+  };
+}
+
 export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
   const vc = deps.vcenter;
   const host = vc.server.includes(":") && !vc.server.startsWith("[") ? `[${vc.server}]` : vc.server;
   const base = `https://${host}:${vc.port}`;
-  const tls = vc.insecure ? { rejectUnauthorized: false } : vc.caFile ? { ca: readFileSync(vc.caFile, "utf8") } : {};
+  const tlsFor = tlsSettings(vc, deps.timeoutMs ?? DEFAULT_TIMEOUT_MS, (run) => timed("TLSProbe", run));
   let soapSession: Promise<{ cookie: string; content: ServiceContent }> | undefined;
   let restSession: Promise<string> | undefined;
 
@@ -127,7 +164,7 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
       headers: { "content-type": "text/xml; charset=utf-8", soapaction: SOAP_ACTION, ...(cookie ? { cookie } : {}) },
       body: envelope(method, self, args),
       signal: signalFor(signal),
-      tls,
+      tls: await tlsFor(),
     } as RequestInit);
     const text = await res.text();
     if (!res.ok && res.status !== 500) throw new Error(`vCenter ${method}: HTTP ${res.status}`);
@@ -187,6 +224,7 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
 
   async function restLogin(signal?: AbortSignal): Promise<string> {
     const { username, password } = await deps.login();
+    const tls = await tlsFor();
     const res = await timed("rest:session", () =>
       fetch(`${base}/rest/com/vmware/cis/session`, {
         method: "POST",
@@ -208,6 +246,7 @@ export function createVSphereApi(deps: VSphereApiDeps): VSphereApi {
         throw error;
       }));
       const token = await current;
+      const tls = await tlsFor();
       const res = await timed(`rest:${method} ${path.split("?")[0]?.replace(/\/id:[^/?]+/, "/id:{id}")}`, () =>
         fetch(`${base}/rest${path}`, {
           method,

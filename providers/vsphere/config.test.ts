@@ -60,6 +60,7 @@ describe("vsphere.conf", () => {
       datacenters: ["dc1", "dc2"],
       insecure: true,
       caFile: "",
+      thumbprint: "",
       credentials: { kind: "secret", namespace: "kube-system", name: "vsphere-creds" },
       ipFamilies: ["ipv4"],
     });
@@ -86,6 +87,20 @@ describe("vsphere.conf", () => {
     expect(nodes.externalSubnets.map((c) => c.family)).toEqual([6]);
   });
 
+  test("thumbprint: empty is absent (CAPV's unset variable); an entry's empty value falls back to global", () => {
+    const pin = "0a:".repeat(19) + "0b";
+    const read = (text: string): string => ok(text).vcenter.thumbprint;
+    expect(
+      read(`global: { thumbprint: '' }\nvcenter: { a: { server: a, user: u, password: p, thumbprint: '' } }\n`),
+    ).toBe("");
+    expect(
+      read(`global: { thumbprint: '${pin}' }\nvcenter: { a: { server: a, user: u, password: p, thumbprint: '' } }\n`),
+    ).toBe(pin.toUpperCase());
+    expect(read(`[Global]\nthumbprint = ""\nuser = u\npassword = p\n[VirtualCenter "vc"]\nthumbprint = ${pin}\n`)).toBe(
+      pin.toUpperCase(),
+    );
+  });
+
   test("a loadBalancers section (YAML form) turns load balancers on", () => {
     const config = ok(`${YAML}loadBalancers:\n  pools:\n    - { name: lb, addresses: [192.0.2.0/28] }\n`);
     expect(config.loadBalancers?.pools.map((p) => p.name)).toEqual(["lb"]);
@@ -110,7 +125,7 @@ describe("vsphere.conf", () => {
     ["vcenter:\n  a: { server: a, user: u, password: p, port: 99999 }\n", "vcenter.a.port"],
     [
       "vcenter:\n  a: { server: a, user: u, password: p, thumbprint: 'AA:BB' }\n",
-      "vcenter.a.thumbprint: certificate pinning",
+      "vcenter.a.thumbprint: must be a SHA-1 fingerprint",
     ],
     ["vcenter:\n  a: { server: a, user: u, password: p, ipFamily: [ipv5] }\n", "vcenter.a.ipFamily"],
     [
@@ -129,7 +144,7 @@ describe("vsphere.conf", () => {
     ["[VirtualCenter]\nuser = u\n", "needs the server as its subsection"],
     [
       '[VirtualCenter "vc"]\nuser = u\npassword = p\nthumbprint = AA\n',
-      '[VirtualCenter "vc"] thumbprint: certificate pinning',
+      '[VirtualCenter "vc"] thumbprint: must be a SHA-1 fingerprint',
     ],
     ['[VirtualCenter "vc"]\nuser = u\npassword = p\n[Labels]\ncolour = blue\n', "[Labels] colour: unknown field"],
   ])("refused with the key named: %p", (text, expected) => {

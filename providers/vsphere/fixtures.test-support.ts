@@ -29,7 +29,16 @@ export function vcsimProvider(
   calls: RecordedCall[] = [],
   options: VSphereProviderOptions = {},
 ): CloudProvider {
-  const parsed = parseVSphereConfig(vcsimConfigText(sim, extra));
+  return providerOfConfig(vcsimConfigText(sim, extra), calls, options);
+}
+
+/** A provider for the vsphere.conf `text`; a problem in it throws. */
+export function providerOfConfig(
+  text: string,
+  calls: RecordedCall[] = [],
+  options: VSphereProviderOptions = {},
+): CloudProvider {
+  const parsed = parseVSphereConfig(text);
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   return createVSphereProvider(parsed.config, testProviderContext(calls), options);
 }

@@ -4,6 +4,7 @@
  * name), which covers the single-vCenter sites the CPI is almost always deployed to.
  */
 import { isMapping, onlyKeys, type Problems, type Raw } from "../shared/config-reader.ts";
+import { normalizeThumbprint } from "./thumbprint.ts";
 
 export type Credentials =
   | { readonly kind: "inline"; readonly username: string; readonly password: string }
@@ -20,6 +21,8 @@ export interface VCenterSettings {
   readonly insecure: boolean;
   /** PEM file of the CA that signed the vCenter certificate; empty: the system's trust store. */
   readonly caFile: string;
+  /** SHA-1 fingerprint the vCenter leaf certificate must have (upper case); empty: not pinned. */
+  readonly thumbprint: string;
   readonly credentials: Credentials;
   /** Address families in order of preference (upstream `ipFamily`). */
   readonly ipFamilies: readonly ("ipv4" | "ipv6")[];
@@ -32,6 +35,7 @@ const SHARED_KEYS = [
   "datacenters",
   "insecureFlag",
   "caFile",
+  "thumbprint",
   "secretName",
   "secretNamespace",
   "secretsDirectory",
@@ -40,8 +44,6 @@ const SHARED_KEYS = [
 /** Accepted and ignored: they tune upstream's Go client and have no meaning here. */
 const IGNORED_KEYS = ["soapRoundtripCount", "apiDisable", "apiBinding", "vmUUID", "vmName", "serviceAccount"];
 const REFUSED: Record<string, string> = {
-  thumbprint:
-    "certificate pinning by thumbprint is not supported; give the vCenter CA in caFile, or insecureFlag: true",
   tenantRef: "tenant references (several vCenters behind one name) are not supported",
   caPath: "not supported; give one PEM file in caFile",
 };
@@ -100,6 +102,14 @@ function families(p: Problems, values: string[] | undefined, path: string): ("ip
   return out.filter((v): v is "ipv4" | "ipv6" => v === "ipv4" || v === "ipv6");
 }
 
+/** Empty (as CAPV templates write an unset `${VSPHERE_TLS_THUMBPRINT}`) is the same as absent. */
+function thumbprint(p: Problems, value: string | undefined, path: string): string {
+  if (value === undefined || value === "") return "";
+  const pin = normalizeThumbprint(value);
+  if (pin === undefined) p.add(`${path}.thumbprint`, "must be a SHA-1 fingerprint: 20 hex bytes separated by colons");
+  return pin ?? "";
+}
+
 function credentials(p: Problems, pick: (key: string) => string | undefined, path: string): Credentials {
   const [user, password, secretName, secretNamespace, dir] = [
     "user",
@@ -137,7 +147,8 @@ export function readVCenter(p: Problems, global: Raw, vcenters: Raw): VCenterSet
   const path = `vcenter.${name}`;
   onlyKeys(p, entry, path, ["server", ...SHARED_KEYS, ...IGNORED_KEYS, ...Object.keys(REFUSED)]);
   refuse(p, entry, path);
-  const pick = (key: string): string | undefined => text(p, entry, key, path) ?? text(p, global, key, "global");
+  // An empty value in the entry falls back to [Global]'s, as upstream's.
+  const pick = (key: string): string | undefined => text(p, entry, key, path) || text(p, global, key, "global");
   const server = text(p, entry, "server", path) || name;
   if (server === "") p.add(`${path}.server`, "is required");
   const either = <T>(read: (raw: Raw, at: string) => T | undefined): T | undefined =>
@@ -148,6 +159,7 @@ export function readVCenter(p: Problems, global: Raw, vcenters: Raw): VCenterSet
     datacenters: either((raw, at) => list(p, raw, "datacenters", at)) ?? [],
     insecure: either((raw, at) => bool(p, raw, "insecureFlag", at)) ?? false,
     caFile: pick("caFile") ?? "",
+    thumbprint: thumbprint(p, pick("thumbprint"), path),
     credentials: credentials(p, pick, path),
     ipFamilies: families(
       p,

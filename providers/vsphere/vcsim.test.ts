@@ -4,12 +4,14 @@
  * of node initialisations costs (counted by the simulator's front, per SOAP method and REST path).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { X509Certificate } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { InstanceNotFoundError } from "../../src/cloud/errors.ts";
 import type { CloudProvider, InstanceMetadata, InstancesBatch, InstancesV2 } from "../../src/cloud/provider.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import type { RecordedCall } from "../../test/harness/provider-context.ts";
 import { startVcsim, type Vcsim } from "../../test/harness/vcsim.ts";
-import { nodeOf, vcsimProvider } from "./fixtures.test-support.ts";
+import { nodeOf, providerOfConfig, vcsimConfigText, vcsimProvider } from "./fixtures.test-support.ts";
 
 const LABELS = "labels:\n  zone: k8s-zone\n  region: k8s-region";
 const sum = (calls: Record<string, number>): number => Object.values(calls).reduce((a, b) => a + b, 0);
@@ -95,6 +97,24 @@ describe("vsphere provider against vcsim", () => {
     // lifecycle controller keeps the Node (a VM renamed or readdressed is not a VM gone).
     await expect(instances.instanceExists(nodeOf(gone))).rejects.toThrow("without a providerID");
     await expect(instances.instanceMetadata(nodeOf(gone))).rejects.not.toBeInstanceOf(InstanceNotFoundError);
+  });
+
+  test("thumbprint pins the vCenter's certificate without a CA file, any case; another thumbprint is refused", async () => {
+    const vm = sim.vms[5];
+    if (!vm) throw new Error("no VM");
+    const sha1 = new X509Certificate(readFileSync(sim.caFile)).fingerprint;
+    const pinnedTo = (thumbprint: string): CloudProvider =>
+      providerOfConfig(vcsimConfigText(sim).replace(`caFile: ${sim.caFile}`, `thumbprint: "${thumbprint}"`));
+    const [right, wrong] = [
+      pinnedTo(sha1.toLowerCase()),
+      pinnedTo(sha1.replace(/^../, sha1.startsWith("00") ? "11" : "00")),
+    ];
+    try {
+      expect((await right.instances?.instanceMetadata(nodeOf(vm)))?.providerID).toBe(`vsphere://${vm.uuid}`);
+      await expect(wrong.instances?.instanceMetadata(nodeOf(vm))).rejects.toThrow(`thumbprint ${sha1}, not`);
+    } finally {
+      await Promise.all([right.close?.(), wrong.close?.()]);
+    }
   });
 
   test("vCenter unreachable: every answer is an error, never 'does not exist'", async () => {
