@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { BmcCredentials, BmcSettings } from "./bmc-config.ts";
 import { createPowerLookup, expiringMemo } from "./power-lookup.ts";
-import type { RedfishReply } from "./power-state.ts";
+import type { RedfishReply, SystemsReply } from "./power-state.ts";
 import type { Login, RedfishApi } from "./redfish-api.ts";
 
 const bmc = (host: string, id = "1", credentials: BmcCredentials = { kind: "none" }): BmcSettings => ({
@@ -11,18 +11,23 @@ const bmc = (host: string, id = "1", credentials: BmcCredentials = { kind: "none
   disableCertificateVerification: false,
 });
 
-/** A BMC double: answers from `replies` (by URL), counts requests and the most in flight per host. */
-function fakeApi(replies: Map<string, RedfishReply>, delayMs = 5) {
+/**
+ * A BMC double: answers from `replies` (by URL; the Systems collection from `systems`, by system URL),
+ * counts requests and the most in flight per host.
+ */
+function fakeApi(replies: Map<string, RedfishReply>, delayMs = 5, systems = new Map<string, SystemsReply>()) {
   const stats = { requests: 0, inFlight: 0, maxInFlight: 0, logins: [] as (Login | undefined)[] };
+  const answer = async <T>(login: Login | undefined, reply: T): Promise<T> => {
+    stats.requests++;
+    stats.logins.push(login);
+    stats.maxInFlight = Math.max(stats.maxInFlight, ++stats.inFlight);
+    await Bun.sleep(delayMs);
+    stats.inFlight--;
+    return reply;
+  };
   const api: RedfishApi = {
-    async getSystem(target, login) {
-      stats.requests++;
-      stats.logins.push(login);
-      stats.maxInFlight = Math.max(stats.maxInFlight, ++stats.inFlight);
-      await Bun.sleep(delayMs);
-      stats.inFlight--;
-      return replies.get(target.url) ?? { failure: "connection refused" };
-    },
+    getSystem: (target, login) => answer(login, replies.get(target.url) ?? { failure: "connection refused" }),
+    getSystems: (target, login) => answer(login, systems.get(target.url) ?? { failure: "connection refused" }),
   };
   return { api, stats };
 }
@@ -64,6 +69,23 @@ describe("power lookup", () => {
     replies.set(target.url, { status: 200, powerState: "On" });
     expect((await power(target)).kind).toBe("running");
     expect(stats.requests).toBe(2);
+  });
+
+  test("a 404 is gone only when the Systems collection answers without the system; gone is never kept", async () => {
+    const target = bmc("b1");
+    const systems = new Map<string, SystemsReply>([[target.url, { status: 503 }]]);
+    const { api, stats } = fakeApi(new Map([[target.url, { status: 404 }]]), 1, systems);
+    const power = lookup(api, { now: 0 });
+    expect(await power(target)).toEqual({
+      kind: "unknown",
+      reason: "HTTP 404 for the system, but the Systems collection answered HTTP 503",
+    });
+    systems.set(target.url, { status: 200, listed: true });
+    expect((await power(target)).kind).toBe("unknown");
+    systems.set(target.url, { status: 200, listed: false });
+    expect((await power(target)).kind).toBe("gone");
+    expect((await power(target)).kind).toBe("gone");
+    expect(stats.requests).toBe(8);
   });
 
   test("at most perBmc requests per BMC endpoint at a time; other BMCs are not held up", async () => {

@@ -2,8 +2,11 @@
  * Power state per Redfish system, asked as the instance calls need it: one answer per system is kept for
  * `ttlMs` (the lifecycle controller asks about every node each period, and exists-then-shutdown asks
  * twice), concurrent questions about one system share one request, and each BMC endpoint serves at most
- * `perBmc` requests at a time (BMCs are small computers). "Unknown" is never kept: the next question asks
- * again. Credentials are kept for `credentialsTtlMs` and read again as soon as a BMC refuses them.
+ * `perBmc` requests at a time (BMCs are small computers). Only "running" and "shutdown" are kept:
+ * "unknown" and "gone" ask again, so the lifecycle controller's two answers a monitor period apart, which
+ * it needs before it deletes a Node, are two questions to the BMC whatever the period. A 404 is confirmed
+ * by a GET of the Systems collection before it counts as "gone". Credentials are kept for
+ * `credentialsTtlMs` and read again as soon as a BMC refuses them.
  */
 import { Semaphore } from "../../src/util/concurrency.ts";
 import type { BmcCredentials, BmcSettings } from "./bmc-config.ts";
@@ -60,7 +63,11 @@ const refused = (status: number): boolean => status === 401 || status === 403;
 
 export function createPowerLookup(deps: PowerLookupDeps): PowerOf {
   const now = deps.now ?? Date.now;
-  const verdicts = expiringMemo<PowerVerdict>(deps.ttlMs ?? DEFAULT_TTL_MS, now, (v) => v.kind !== "unknown");
+  const verdicts = expiringMemo<PowerVerdict>(
+    deps.ttlMs ?? DEFAULT_TTL_MS,
+    now,
+    (v) => v.kind === "running" || v.kind === "shutdown",
+  );
   const logins = expiringMemo<Login | undefined>(deps.credentialsTtlMs ?? DEFAULT_CREDENTIALS_TTL_MS, now, () => true);
   const endpoints = new Map<string, Semaphore>();
   const endpointOf = (bmc: BmcSettings): Semaphore => {
@@ -78,9 +85,11 @@ export function createPowerLookup(deps: PowerLookupDeps): PowerOf {
     } catch (error) {
       return { kind: "unknown", reason: `cannot read the BMC credentials: ${(error as Error).message}` };
     }
-    const reply = await endpointOf(bmc).run(() => deps.api.getSystem(bmc, login, signal));
+    const endpoint = endpointOf(bmc);
+    const reply = await endpoint.run(() => deps.api.getSystem(bmc, login, signal));
     if ("status" in reply && refused(reply.status)) logins.drop(key);
-    return judgePower(reply);
+    if (!("status" in reply) || reply.status !== 404) return judgePower(reply);
+    return judgePower(reply, await endpoint.run(() => deps.api.getSystems(bmc, login, signal)));
   }
 
   return (bmc, signal) => verdicts.get(bmc.url, () => ask(bmc, signal));

@@ -1,5 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { judgePower, stateFromPower, type RedfishReply } from "./power-state.ts";
+import {
+  judgePower,
+  listsSystem,
+  stateFromPower,
+  systemsUrlOf,
+  type RedfishReply,
+  type SystemsReply,
+} from "./power-state.ts";
 
 describe("judgePower: HTTP status × PowerState → verdict", () => {
   const cases: [string, RedfishReply, string][] = [
@@ -12,8 +19,7 @@ describe("judgePower: HTTP status × PowerState → verdict", () => {
     ["200 with a null PowerState", { status: 200, powerState: null }, "unknown"],
     ["200 with an unknown PowerState", { status: 200, powerState: "Sleeping" }, "unknown"],
     ["200 with PowerState of the wrong case", { status: 200, powerState: "off" }, "unknown"],
-    ["404: the system does not exist", { status: 404 }, "gone"],
-    ["404 even with a PowerState", { status: 404, powerState: "On" }, "gone"],
+    ["404 alone: not confirmed", { status: 404 }, "unknown"],
     ["410 is not the 404 the rule names", { status: 410 }, "unknown"],
     ["401: bad credentials", { status: 401 }, "unknown"],
     ["403: forbidden", { status: 403 }, "unknown"],
@@ -27,12 +33,47 @@ describe("judgePower: HTTP status × PowerState → verdict", () => {
     expect(judgePower(reply).kind).toBe(kind as never);
   });
 
+  const gone: [string, SystemsReply, string][] = [
+    ["the collection answers without the system", { status: 200, listed: false }, "gone"],
+    ["the collection still lists it", { status: 200, listed: true }, "unknown"],
+    ["the collection has no readable Members", { status: 200 }, "unknown"],
+    ["the collection answers 404 too (BMC restarting)", { status: 404 }, "unknown"],
+    ["the collection answers 503", { status: 503 }, "unknown"],
+    ["the collection does not answer", { failure: "timeout" }, "unknown"],
+  ];
+  test.each(gone)("404, then %s", (_, systems, kind) => {
+    expect(judgePower({ status: 404 }, systems).kind).toBe(kind as never);
+    expect(judgePower({ status: 404, powerState: "On" }, systems).kind).toBe(kind as never);
+  });
+
   test("the reason says what went wrong", () => {
     expect(judgePower({ status: 401 })).toEqual({
       kind: "unknown",
       reason: "HTTP 401: the BMC refused the credentials",
     });
     expect(judgePower({ failure: "ECONNREFUSED" })).toEqual({ kind: "unknown", reason: "no answer: ECONNREFUSED" });
+    expect(judgePower({ status: 302 })).toEqual({
+      kind: "unknown",
+      reason: "HTTP 302: the BMC redirects; give the system's own address",
+    });
+  });
+});
+
+describe("the Systems collection", () => {
+  test("its URL is the system's without the last segment", () => {
+    expect(systemsUrlOf("https://b/redfish/v1/Systems/1")).toBe("https://b/redfish/v1/Systems");
+    expect(systemsUrlOf("http://b:8000/redfish/v1/Systems/node-1/?x=1")).toBe("http://b:8000/redfish/v1/Systems");
+  });
+  test("lists a system by path, absolute or relative, with or without a trailing slash", () => {
+    const url = "https://b/redfish/v1/Systems/1";
+    const of = (...ids: unknown[]): unknown => ({ Members: ids.map((id) => ({ "@odata.id": id })) });
+    expect(listsSystem(of("/redfish/v1/Systems/1"), url)).toBe(true);
+    expect(listsSystem(of("/redfish/v1/Systems/1/"), url)).toBe(true);
+    expect(listsSystem(of("https://b/redfish/v1/Systems/1"), url)).toBe(true);
+    expect(listsSystem(of("/redfish/v1/Systems/10", 7), url)).toBe(false);
+    expect(listsSystem(of(), url)).toBe(false);
+    expect(listsSystem({}, url)).toBeUndefined();
+    expect(listsSystem(undefined, url)).toBeUndefined();
   });
 });
 
