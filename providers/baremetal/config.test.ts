@@ -191,6 +191,11 @@ describe("cloud-config", () => {
       /10.0.0.0\/24 \(pool a\) overlaps 10.0.0.200-10.0.1.5 \(pool b\)/,
     ],
     [
+      "overlapping ranges in one pool (its capacity would count them twice)",
+      "loadBalancers: { pools: [{ name: a, addresses: [10.0.0.0/24, '10.0.0.200-10.0.0.210'] }] }",
+      /loadBalancers.pools\[0\].addresses: 10.0.0.0\/24 overlaps 10.0.0.200-10.0.0.210, both in pool a/,
+    ],
+    [
       "a twice-named pool",
       "loadBalancers: { pools: [{ name: a, addresses: [10.0.0.0/30] }, { name: a, addresses: [10.0.1.0/30] }] }",
       /loadBalancers.pools\[1\].name: "a" is listed twice/,

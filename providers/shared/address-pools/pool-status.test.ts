@@ -34,6 +34,12 @@ describe("reading AddressPool objects", () => {
     expect(valid(readPools([pools[0]!, shown]))).toEqual(["b-used"]);
   });
 
+  test("ranges of one pool that overlap make that pool invalid, naming pool and ranges", () => {
+    const read = readPools([object("twice", "2026-01-01T00:00:00Z", { addresses: ["10.0.0.0/29", "10.0.0.4"] })]);
+    expect(read[0]!.pool).toBeUndefined();
+    expect(read[0]!.problems).toEqual(["spec.addresses: 10.0.0.0/29 overlaps 10.0.0.4, both in pool twice"]);
+  });
+
   test("an unreadable address makes only its own pool invalid", () => {
     const read = readPools([
       object("bad", "2026-01-01T00:00:00Z", { addresses: ["10.0.0.300"] }),

@@ -74,6 +74,14 @@ function readRanges(p: Problems, raw: Raw, path: string): AddressRange[] {
   });
 }
 
+/** Ranges of one pool that share an address: refused, or the pool's capacity would count them twice. */
+function checkOwnRanges(p: Problems, name: string, ranges: readonly AddressRange[], path: string): void {
+  ranges.forEach((a, i) => {
+    for (const b of ranges.slice(i + 1))
+      if (rangesOverlap(a, b)) p.add(`${path}.addresses`, `${a.text} overlaps ${b.text}, both in pool ${name}`);
+  });
+}
+
 function readOrder(p: Problems, raw: Raw, path: string): AllocationOrder {
   const order = optionalString(p, raw, "allocationOrder", path) ?? "Ascending";
   if (ORDERS.includes(order as AllocationOrder)) return order as AllocationOrder;
@@ -86,9 +94,11 @@ export function readPoolFields(p: Problems, name: string, raw: Raw, path: string
   const namespaces = stringList(p, raw, "namespaces", path);
   for (const ns of namespaces)
     if (!isDnsLabel(ns)) p.add(`${path}.namespaces`, `${JSON.stringify(ns)} is not a namespace name`);
+  const ranges = readRanges(p, raw, path);
+  checkOwnRanges(p, name, ranges, path);
   return {
     name,
-    ranges: readRanges(p, raw, path),
+    ranges,
     namespaces,
     namespaceSelectors: readSelectors(p, raw, "namespaceSelectors", path),
     serviceSelectors: readSelectors(p, raw, "serviceSelectors", path),
