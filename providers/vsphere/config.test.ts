@@ -101,6 +101,37 @@ describe("vsphere.conf", () => {
     );
   });
 
+  test("upstream's keys and sections this provider does not use are accepted, each named in a warning", () => {
+    const config = ok(
+      "[Global]\nserver = vc\nuser = u\npassword = p\ncluster-id = c1\nservice-account = ccm\n" +
+        '[VirtualCenter "vc"]\n[Labels]\nzone = z\ntopology-categories = "k8s-zone"\n' +
+        '[Workspace]\nserver = vc\nfolder = "k8s"\n[Disk]\nscsicontrollertype = pvscsi\n',
+    );
+    expect(config.vcenter).toMatchObject({ server: "vc", credentials: { kind: "inline", username: "u" } });
+    expect(config.ignored).toEqual([
+      "[Workspace]: ignored (the in-tree provider's; name the vCenter under vcenter / [VirtualCenter])",
+      "[Disk]: ignored (the in-tree provider's; disks belong to vSphere CSI)",
+      "[Global] cluster-id: ignored (vSphere CSI's; the cloud-controller-manager does not read it)",
+      "[Global] service-account: ignored (the manager's own service account is used)",
+      "[Labels] topology-categories: ignored (vSphere CSI's; zone and region come from labels.zone and labels.region)",
+    ]);
+  });
+
+  test("an empty [VirtualCenter] section is the vCenter, every value from [Global]", () => {
+    const vc = ok(
+      '[Global]\nport = 8443\nsecret-name = s\nsecret-namespace = ns\n[VirtualCenter "vc.example.com"]\n',
+    ).vcenter;
+    expect(vc).toMatchObject({ server: "vc.example.com", port: 8443, credentials: { kind: "secret", name: "s" } });
+  });
+
+  test("global.server names the vCenter: alone, or the same as an entry's; global caFile is honoured", () => {
+    const alone = ok("global: { server: vc.example.com, user: u, password: p, caFile: /etc/vc-ca.pem }\n").vcenter;
+    expect([alone.server, alone.caFile]).toEqual(["vc.example.com", "/etc/vc-ca.pem"]);
+    const same = "global: { server: 10.0.0.5, user: u, password: p }\nvcenter: { prod: { server: 10.0.0.5 } }\n";
+    expect(ok(same).vcenter.server).toBe("10.0.0.5");
+    expect(errors(same.replace("server: 10.0.0.5 }", "server: 10.0.0.6 }")).join("\n")).toContain("2 vCenters given");
+  });
+
   test("a loadBalancers section (YAML form) turns load balancers on", () => {
     const config = ok(`${YAML}loadBalancers:\n  pools:\n    - { name: lb, addresses: [192.0.2.0/28] }\n`);
     expect(config.loadBalancers?.pools.map((p) => p.name)).toEqual(["lb"]);
@@ -147,6 +178,10 @@ describe("vsphere.conf", () => {
       '[VirtualCenter "vc"] thumbprint: must be a SHA-1 fingerprint',
     ],
     ['[VirtualCenter "vc"]\nuser = u\npassword = p\n[Labels]\ncolour = blue\n', "[Labels] colour: unknown field"],
+    [
+      '[Global]\ninsecure-flagg = 1\n[VirtualCenter "vc"]\nuser = u\npassword = p\n',
+      "[Global] insecure-flagg: unknown field",
+    ],
   ])("refused with the key named: %p", (text, expected) => {
     expect(errors(text).join("\n")).toContain(expected);
   });

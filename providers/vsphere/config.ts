@@ -10,6 +10,7 @@ import { isMapping, mappingAt, onlyKeys, Problems, type Raw } from "../shared/co
 import { serviceKeys } from "../shared/address-pools/annotations.ts";
 import { parseLoadBalancers, type LoadBalancerSettings } from "../shared/address-pools/pools-config.ts";
 import { inIniTerms, iniToRaw, looksLikeIni, type IniForm } from "./ini-form.ts";
+import { ignoredIn, IGNORED_LABEL_KEYS, IGNORED_SECTIONS } from "./ignored-keys.ts";
 import { readVCenter, type VCenterSettings } from "./vcenter-config.ts";
 
 export type IpFamily = "ipv4" | "ipv6";
@@ -32,6 +33,8 @@ export interface VSphereConfig {
   readonly nodes: NodeNetworks;
   /** Absent: the provider offers no load balancers. */
   readonly loadBalancers?: LoadBalancerSettings;
+  /** Keys of upstream's schema present and not used, one line each, for a warning. */
+  readonly ignored: readonly string[];
 }
 
 /** Every Service annotation and condition of this provider lives under this prefix. */
@@ -41,14 +44,10 @@ export type ParsedConfig =
   { readonly ok: true; readonly config: VSphereConfig } | { readonly ok: false; readonly errors: string[] };
 
 const TOP_KEYS = ["global", "vcenter", "labels", "nodes", "loadBalancers"];
-/** Upstream sections refused, with the reason. */
+/** Upstream sections refused, with the reason: they ask for what this provider does not do. */
 const REFUSED_TOP: Record<string, string> = {
   loadbalancer: "NSX-T load balancers are not supported; use the loadBalancers address pools (YAML form)",
   nsxt: "NSX-T is not supported; load balancers come from the loadBalancers address pools",
-  workspace:
-    "the in-tree [Workspace] section is for the in-tree provider; name the vCenter under vcenter / [VirtualCenter]",
-  disk: "disks belong to vSphere CSI, not to the cloud-controller-manager",
-  network: "the in-tree [Network] section is not read; use nodes.internalVmNetworkName / externalVmNetworkName",
 };
 const NODE_KEYS = [
   "internalNetworkSubnetCidr",
@@ -68,15 +67,26 @@ export function parseVSphereConfig(text: string | undefined): ParsedConfig {
     const found = Object.keys(raw).find((k) => k.toLowerCase() === key);
     if (found) p.add(found, `not supported: ${reason}`);
   }
-  onlyKeys(p, Object.fromEntries(Object.entries(raw).filter(([k]) => !(k.toLowerCase() in REFUSED_TOP))), "", TOP_KEYS);
+  const ignored = ignoredIn(raw, "", IGNORED_SECTIONS);
+  const other = (k: string): boolean => !(k.toLowerCase() in REFUSED_TOP) && !(k.toLowerCase() in IGNORED_SECTIONS);
+  onlyKeys(p, Object.fromEntries(Object.entries(raw).filter(([k]) => other(k))), "", TOP_KEYS);
+  const labels = mappingAt(p, raw.labels, "labels") ?? {};
+  const vcenter = readVCenter(
+    p,
+    mappingAt(p, raw.global, "global") ?? {},
+    mappingAt(p, raw.vcenter, "vcenter") ?? {},
+    ignored,
+  );
+  ignored.push(...ignoredIn(labels, "labels", IGNORED_LABEL_KEYS));
+  const inTerms = (lines: string[]): string[] => (spelling ? lines.map((line) => inIniTerms(line, spelling)) : lines);
   const config: VSphereConfig = {
-    vcenter: readVCenter(p, mappingAt(p, raw.global, "global") ?? {}, mappingAt(p, raw.vcenter, "vcenter") ?? {}),
-    labels: readLabels(p, mappingAt(p, raw.labels, "labels") ?? {}),
+    vcenter,
+    labels: readLabels(p, labels),
     nodes: readNodes(p, mappingAt(p, raw.nodes, "nodes") ?? {}),
     loadBalancers: parseLoadBalancers(p, raw.loadBalancers, VSPHERE_KEYS),
+    ignored: inTerms(ignored),
   };
-  if (p.list.length === 0) return { ok: true, config };
-  return { ok: false, errors: spelling ? p.list.map((problem) => inIniTerms(problem, spelling)) : p.list };
+  return p.list.length === 0 ? { ok: true, config } : { ok: false, errors: inTerms(p.list) };
 }
 
 function readRaw(p: Problems, text: string | undefined): { raw: Raw; spelling?: IniForm["spelling"] } | undefined {
@@ -102,7 +112,7 @@ function readString(p: Problems, raw: Raw, key: string, path: string): string {
 }
 
 function readLabels(p: Problems, raw: Raw): VSphereConfig["labels"] {
-  onlyKeys(p, raw, "labels", ["zone", "region"]);
+  onlyKeys(p, raw, "labels", ["zone", "region", ...Object.keys(IGNORED_LABEL_KEYS)]);
   return { zone: readString(p, raw, "zone", "labels"), region: readString(p, raw, "region", "labels") };
 }
 

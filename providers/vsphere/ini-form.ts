@@ -37,6 +37,17 @@ function bucketOf(p: Problems, raw: Record<string, Raw>, section: string, entry:
   return (bucket[server] ??= { server }) as Raw;
 }
 
+const VCENTER_HEADER = /^\s*\[\s*virtualcenter\s+"([^"]+)"\s*\]\s*([#;].*)?$/i;
+
+/** A `[VirtualCenter "<server>"]` section without keys (all from [Global]) names its vCenter too. */
+function withEveryVCenter(vcenters: Raw, text: string): Raw {
+  for (const line of text.split(/\r?\n/)) {
+    const server = VCENTER_HEADER.exec(line)?.[1];
+    if (server !== undefined) vcenters[server] ??= { server };
+  }
+  return vcenters;
+}
+
 export interface IniForm {
   readonly raw: Raw;
   /** YAML-form paths (`global.insecureFlag`) and how the file spells them (`[Global] insecure-flag`). */
@@ -71,7 +82,7 @@ export function iniToRaw(p: Problems, text: string): IniForm | undefined {
     spelling.set(path, headerOf(entry));
     spelling.set(`${path}.${key}`, `${headerOf(entry)} ${entry.key}`);
   }
-  raw.vcenter ??= {};
+  raw.vcenter = withEveryVCenter(raw.vcenter ?? {}, text);
   return { raw, spelling };
 }
 

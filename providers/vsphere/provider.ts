@@ -47,6 +47,7 @@ export function createVSphereProvider(
       })
     : undefined;
   log.info(`vSphere provider: ${describeConfig(config)}`);
+  for (const line of config.ignored) log.warn(`vsphere.conf: ${line}`);
   return {
     name: "vsphere",
     instances: vsphereInstances(config, lookup),

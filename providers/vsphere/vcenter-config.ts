@@ -4,6 +4,7 @@
  * name), which covers the single-vCenter sites the CPI is almost always deployed to.
  */
 import { isMapping, onlyKeys, type Problems, type Raw } from "../shared/config-reader.ts";
+import { ignoredIn, IGNORED_VCENTER_KEYS } from "./ignored-keys.ts";
 import { normalizeThumbprint } from "./thumbprint.ts";
 
 export type Credentials =
@@ -41,8 +42,7 @@ const SHARED_KEYS = [
   "secretsDirectory",
   "ipFamily",
 ];
-/** Accepted and ignored: they tune upstream's Go client and have no meaning here. */
-const IGNORED_KEYS = ["soapRoundtripCount", "apiDisable", "apiBinding", "vmUUID", "vmName", "serviceAccount"];
+const IGNORED_KEYS = Object.keys(IGNORED_VCENTER_KEYS);
 const REFUSED: Record<string, string> = {
   tenantRef: "tenant references (several vCenters behind one name) are not supported",
   caPath: "not supported; give one PEM file in caFile",
@@ -128,25 +128,36 @@ function credentials(p: Problems, pick: (key: string) => string | undefined, pat
   return { kind: "inline", username: "", password: "" };
 }
 
-/** The one vCenter entry, with its name; problems when there is none or more than one. */
-function theVCenter(p: Problems, vcenters: Raw): { name: string; entry: Raw } {
+/**
+ * The one vCenter entry, with its name; problems when there is none or more than one. `[Global] server`
+ * names a vCenter too, as upstream's: the same one when an entry has that name or server, else another.
+ */
+function theVCenter(p: Problems, vcenters: Raw, globalServer: string): { name: string; entry: Raw } {
+  const named = (name: string): boolean => {
+    const entry = vcenters[name];
+    return name === globalServer || (isMapping(entry) && entry.server === globalServer);
+  };
   const names = Object.keys(vcenters);
+  if (globalServer !== "" && !names.some(named)) names.push(globalServer);
   if (names.length === 0) p.add("vcenter", 'name the vCenter: vcenter.<name>.server (INI: [VirtualCenter "<server>"])');
   if (names.length > 1)
     p.add("vcenter", `${names.length} vCenters given (${names.join(", ")}); this provider talks to exactly one`);
   const name = names[0] ?? "";
-  const value = vcenters[name];
+  const value = vcenters[name] ?? {};
   if (name !== "" && !isMapping(value)) p.add(`vcenter.${name}`, "must be a mapping");
   return { name, entry: isMapping(value) ? value : {} };
 }
 
-export function readVCenter(p: Problems, global: Raw, vcenters: Raw): VCenterSettings {
-  onlyKeys(p, global, "global", [...SHARED_KEYS, ...IGNORED_KEYS, ...Object.keys(REFUSED)]);
+/** The vCenter settings; `ignored` collects the keys of upstream's schema that are present and not used. */
+export function readVCenter(p: Problems, global: Raw, vcenters: Raw, ignored: string[]): VCenterSettings {
+  const known = ["server", ...SHARED_KEYS, ...IGNORED_KEYS, ...Object.keys(REFUSED)];
+  onlyKeys(p, global, "global", known);
   refuse(p, global, "global");
-  const { name, entry } = theVCenter(p, vcenters);
+  const { name, entry } = theVCenter(p, vcenters, text(p, global, "server", "global") ?? "");
   const path = `vcenter.${name}`;
-  onlyKeys(p, entry, path, ["server", ...SHARED_KEYS, ...IGNORED_KEYS, ...Object.keys(REFUSED)]);
+  onlyKeys(p, entry, path, known);
   refuse(p, entry, path);
+  ignored.push(...ignoredIn(global, "global", IGNORED_VCENTER_KEYS), ...ignoredIn(entry, path, IGNORED_VCENTER_KEYS));
   // An empty value in the entry falls back to [Global]'s, as upstream's.
   const pick = (key: string): string | undefined => text(p, entry, key, path) || text(p, global, key, "global");
   const server = text(p, entry, "server", path) || name;
