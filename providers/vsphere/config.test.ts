@@ -132,6 +132,14 @@ describe("vsphere.conf", () => {
     expect(errors(same.replace("server: 10.0.0.5 }", "server: 10.0.0.6 }")).join("\n")).toContain("2 vCenters given");
   });
 
+  test("insecure-flag: [Global]'s 1 wins over the entry's 0, as upstream's sample vsphere.conf pairs them", () => {
+    const text = (global: string, entry: string): string =>
+      `[Global]\ninsecure-flag = "${global}"\nuser = u\npassword = p\n[VirtualCenter "vc"]\ninsecure-flag = "${entry}"\n`;
+    expect(ok(text("1", "0")).vcenter.insecure).toBe(true);
+    expect(ok(text("0", "1")).vcenter.insecure).toBe(true);
+    expect(ok(text("0", "0")).vcenter.insecure).toBe(false);
+  });
+
   test("a loadBalancers section (YAML form) turns load balancers on", () => {
     const config = ok(`${YAML}loadBalancers:\n  pools:\n    - { name: lb, addresses: [192.0.2.0/28] }\n`);
     expect(config.loadBalancers?.pools.map((p) => p.name)).toEqual(["lb"]);

@@ -168,7 +168,8 @@ export function readVCenter(p: Problems, global: Raw, vcenters: Raw, ignored: st
     server,
     port: port(p, pick("port"), path) ?? 443,
     datacenters: either((raw, at) => list(p, raw, "datacenters", at)) ?? [],
-    insecure: either((raw, at) => bool(p, raw, "insecureFlag", at)) ?? false,
+    // Either one true is true, as upstream's: an entry's false does not override [Global]'s true.
+    insecure: [bool(p, entry, "insecureFlag", path), bool(p, global, "insecureFlag", "global")].includes(true),
     caFile: pick("caFile") ?? "",
     thumbprint: thumbprint(p, pick("thumbprint"), path),
     credentials: credentials(p, pick, path),
