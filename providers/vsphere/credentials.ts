@@ -1,9 +1,12 @@
 /**
- * vCenter credentials as vsphere.conf names them: inline, from a Secret (upstream's layout: keys
- * `<server>.username` and `<server>.password`), or from files in a mounted Secret's directory. Secrets are
- * read again at every login, so a rotated password takes effect at the next session.
+ * vCenter credentials as vsphere.conf names them: inline, from a Secret, or from files in a mounted
+ * Secret's directory. Secrets are read again at every login, so a rotated password takes effect at the
+ * next session. A Secret (or directory) holds upstream's layouts: keys `<server>.username` and
+ * `<server>.password`, or (for servers whose names cannot be keys, such as IPv6 addresses) `server_<n>`
+ * naming the server with `username_<n>` and `password_<n>`; one trailing newline is dropped from each
+ * value, as upstream's credential manager does.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeApi, Resource } from "../../src/kube/api.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";
@@ -16,10 +19,25 @@ interface Secret extends KubeObject {
   readonly data?: Readonly<Record<string, string>>;
 }
 
-function pick(data: Readonly<Record<string, string>>, key: string, where: string): string {
-  const value = data[key];
-  if (value === undefined || value === "") throw new Error(`${where} has no ${key}`);
-  return value;
+const chomp = (value: string): string => (value.endsWith("\n") ? value.slice(0, -1) : value);
+
+/** The login for `server` in a Secret's decoded data; an error naming the keys looked for. */
+export function loginFrom(data: Readonly<Record<string, string>>, server: string, where: string): Login {
+  const numbered = Object.keys(data).find((k) => k.startsWith("server_") && chomp(data[k] ?? "") === server);
+  const [user, password] = numbered
+    ? [`username_${numbered.slice("server_".length)}`, `password_${numbered.slice("server_".length)}`]
+    : [`${server}.username`, `${server}.password`];
+  const pick = (key: string): string => {
+    const value = chomp(data[key] ?? "");
+    if (value === "") throw new Error(`${where} has no ${key} (nor server_<n> = ${server} with its username_<n>)`);
+    return value;
+  };
+  return { username: pick(user), password: pick(password) };
+}
+
+function readDirectory(path: string): Record<string, string> {
+  const files = readdirSync(path, { withFileTypes: true }).filter((f) => f.isFile() || f.isSymbolicLink());
+  return Object.fromEntries(files.map((f) => [f.name, readFileSync(join(path, f.name), "utf8")]));
 }
 
 /**
@@ -31,24 +49,22 @@ export function credentialSource(
   server: string,
   kube: () => KubeApi | undefined,
 ): () => Promise<Login> {
-  const keys = { user: `${server}.username`, password: `${server}.password` };
   switch (credentials.kind) {
     case "inline":
       return () => Promise.resolve({ username: credentials.username, password: credentials.password });
     case "directory":
-      return () => {
-        const read = (key: string): string => readFileSync(join(credentials.path, key), "utf8").trim();
-        return Promise.resolve({ username: read(keys.user), password: read(keys.password) });
-      };
+      return () => Promise.resolve(loginFrom(readDirectory(credentials.path), server, `directory ${credentials.path}`));
     case "secret":
       return async () => {
         const api = kube();
         const where = `Secret ${credentials.namespace}/${credentials.name}`;
         if (!api) throw new Error(`${where} is read once this replica leads; no vCenter login before that`);
         const secret = await api.get<Secret>(SECRETS, credentials.name, { namespace: credentials.namespace });
-        const decode = (key: string): string =>
-          Buffer.from(pick(secret.data ?? {}, key, where), "base64").toString("utf8");
-        return { username: decode(keys.user), password: decode(keys.password) };
+        const decoded = Object.entries(secret.data ?? {}).map(([k, v]): [string, string] => [
+          k,
+          Buffer.from(v, "base64").toString(),
+        ]);
+        return loginFrom(Object.fromEntries(decoded), server, where);
       };
   }
 }
