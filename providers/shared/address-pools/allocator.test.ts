@@ -184,6 +184,39 @@ const cases: Case[] = [
     ],
   },
   {
+    name: "MetalLB's annotations are aliases: requested addresses, pool, sharing",
+    pools: PRIORITIES,
+    steps: [
+      { svc: ["a", { annotations: { "metallb.io/loadBalancerIPs": "10.3.0.2" } }], want: ["10.3.0.2"] },
+      { svc: ["b", { annotations: { "metallb.universe.tf/loadBalancerIPs": "10.3.0.3" } }], want: ["10.3.0.3"] },
+      { svc: ["c", { annotations: { "metallb.io/address-pool": "low" } }], want: ["10.1.0.0"] },
+      {
+        svc: ["d", { annotations: { "metallb.universe.tf/address-pool": "nope" } }],
+        want: /annotation metallb.universe.tf\/address-pool names address pool "nope"/,
+      },
+      { svc: ["e", { ports: [80], annotations: { "metallb.io/allow-shared-ip": "k" } }], want: ["10.2.0.0"] },
+      { svc: ["f", { ports: [443], annotations: { "metallb.universe.tf/allow-shared-ip": "k" } }], want: ["10.2.0.0"] },
+    ],
+  },
+  {
+    name: "ours come first; a MetalLB annotation that disagrees is reported as ignored",
+    pools: V4,
+    steps: [
+      {
+        svc: ["a", { ips: "10.0.0.1", lbIP: "10.0.0.3", annotations: { "metallb.io/loadBalancerIPs": "10.0.0.2" } }],
+        want: ["10.0.0.1"],
+        remark:
+          /annotation metallb.io\/loadBalancerIPs is ignored because annotation baremetal.cloudprovider.io\/loadBalancerIPs is set\nspec.loadBalancerIP is ignored/,
+      },
+      {
+        svc: ["b", { share: "k", annotations: { "metallb.io/allow-shared-ip": "other" } }],
+        want: ["10.0.0.0"],
+        remark:
+          /annotation metallb.io\/allow-shared-ip is ignored because annotation baremetal.cloudprovider.io\/sharing-key is set/,
+      },
+    ],
+  },
+  {
     name: "a large IPv6 range costs nothing extra",
     pools: `{ pools: [{ name: big, addresses: ["2001:db8:1::/64"] }] }`,
     steps: [{ svc: ["a", { families: ["IPv6"] }], want: ["2001:db8:1::"] }],

@@ -6,7 +6,7 @@
  */
 import type { LoadBalancerStatus, Service } from "../../../src/kube/objects.ts";
 import { formatIP, parseIP, type IP, type IPFamily } from "../../../src/net/ip.ts";
-import type { ServiceKeys } from "./annotations.ts";
+import { firstAnnotation, METALLB_ALIASES, type Annotated } from "./aliases.ts";
 import { addressKey, familyName, type Pool, type Target } from "./pools.ts";
 import type { LoadBalancerSettings } from "./pools-config.ts";
 import type { ShareTraits } from "./sharing.ts";
@@ -47,11 +47,13 @@ function backendOf(service: Service): string {
 }
 
 /** Never fails: a Service with unreadable annotations still has traits, so a restart can restore it. */
+const sharingOf = (service: Service, settings: LoadBalancerSettings): Annotated | undefined =>
+  firstAnnotation(service.metadata.annotations, [settings.sharingAnnotation, ...METALLB_ALIASES.sharing]);
+
 export function shareTraitsOf(service: Service, settings: LoadBalancerSettings): ShareTraits {
-  const key = service.metadata.annotations?.[settings.sharingAnnotation];
   return {
     service: serviceKey(service),
-    key: key === undefined || key === "" ? undefined : key,
+    key: sharingOf(service, settings)?.value,
     backend: backendOf(service),
     ports: (service.spec?.ports ?? []).map((p) => `${p.protocol ?? "TCP"}/${p.port}`),
   };
@@ -69,22 +71,25 @@ function parseRequested(texts: readonly string[], source: string): { ips: IP[]; 
   return { ips };
 }
 
-/** Addresses from the annotation (comma-separated), else `spec.loadBalancerIP`. */
-function readRequested(service: Service, keys: ServiceKeys): { ips: IP[]; problem?: string; remark?: string } {
-  const annotation = service.metadata.annotations?.[keys.requestedIPs];
+/**
+ * Addresses from the annotation (comma-separated; ours, else MetalLB's unless the provider writes it as
+ * an announce annotation), else `spec.loadBalancerIP`.
+ */
+function readRequested(
+  service: Service,
+  settings: LoadBalancerSettings,
+): { ips: IP[]; problem?: string; remarks: string[] } {
+  const aliases = METALLB_ALIASES.requestedIPs.filter((key) => !settings.announceAnnotations.includes(key));
+  const found = firstAnnotation(service.metadata.annotations, [settings.keys.requestedIPs, ...aliases]);
   const legacy = service.spec?.loadBalancerIP ?? "";
-  const texts = (annotation ?? legacy)
+  const texts = (found?.value ?? legacy)
     .split(",")
     .map((t) => t.trim())
     .filter((t) => t !== "");
-  const parsed = parseRequested(
-    texts,
-    annotation === undefined ? "spec.loadBalancerIP" : `annotation ${keys.requestedIPs}`,
-  );
-  const ignored = annotation !== undefined && legacy !== "";
-  return ignored
-    ? { ...parsed, remark: `spec.loadBalancerIP is ignored because annotation ${keys.requestedIPs} is set` }
-    : parsed;
+  const parsed = parseRequested(texts, found === undefined ? "spec.loadBalancerIP" : `annotation ${found.key}`);
+  const remarks = [...(found?.ignored ?? [])];
+  if (found && legacy !== "") remarks.push(`spec.loadBalancerIP is ignored because annotation ${found.key} is set`);
+  return { ...parsed, remarks };
 }
 
 function familiesOf(service: Service, requested: readonly IP[]): { families: IPFamily[]; required: number } {
@@ -96,10 +101,10 @@ function familiesOf(service: Service, requested: readonly IP[]): { families: IPF
   return { families, required: policy === "PreferDualStack" ? 1 : families.length };
 }
 
-function poolProblem(pool: string | undefined, pools: readonly Pool[], keys: ServiceKeys): string | undefined {
-  if (pool === undefined || pools.some((p) => p.name === pool)) return undefined;
+function poolProblem(pool: Annotated | undefined, pools: readonly Pool[]): string | undefined {
+  if (pool === undefined || pools.some((p) => p.name === pool.value)) return undefined;
   const known = pools.map((p) => p.name).join(", ") || "none";
-  return `annotation ${keys.addressPool} names address pool ${JSON.stringify(pool)}, which does not exist (pools: ${known})`;
+  return `annotation ${pool.key} names address pool ${JSON.stringify(pool.value)}, which does not exist (pools: ${known})`;
 }
 
 export function targetOf(service: Service, context: ClaimContext): Target {
@@ -120,11 +125,12 @@ function familyProblem(requested: readonly IP[], families: readonly IPFamily[]):
 
 export function claimFor(service: Service, settings: LoadBalancerSettings, context: ClaimContext): ClaimResult {
   const keys = settings.keys;
-  const requested = readRequested(service, keys);
+  const annotations = service.metadata.annotations;
+  const requested = readRequested(service, settings);
   if (requested.problem) return { ok: false, problem: requested.problem };
   const { families, required } = familiesOf(service, requested.ips);
-  const pool = service.metadata.annotations?.[keys.addressPool] || undefined;
-  const problem = familyProblem(requested.ips, families) ?? poolProblem(pool, context.pools, keys);
+  const pool = firstAnnotation(annotations, [keys.addressPool, ...METALLB_ALIASES.addressPool]);
+  const problem = familyProblem(requested.ips, families) ?? poolProblem(pool, context.pools);
   if (problem) return { ok: false, problem };
   const claim: Claim = {
     ...shareTraitsOf(service, settings),
@@ -133,11 +139,12 @@ export function claimFor(service: Service, settings: LoadBalancerSettings, conte
     families,
     required,
     requested: requested.ips,
-    pool,
-    allowMove: service.metadata.annotations?.[keys.allowAddressMove] === "true",
+    pool: pool?.value,
+    allowMove: annotations?.[keys.allowAddressMove] === "true",
     allocatedFrom: allocatedFrom(service, settings),
   };
-  return { ok: true, claim, remarks: requested.remark ? [requested.remark] : [] };
+  const remarks = [...requested.remarks, ...(pool?.ignored ?? []), ...(sharingOf(service, settings)?.ignored ?? [])];
+  return { ok: true, claim, remarks };
 }
 
 /** The recorded origin pool of each address the Service holds. */

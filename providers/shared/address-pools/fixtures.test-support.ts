@@ -37,10 +37,12 @@ export interface ServiceOptions {
   readonly allowMove?: boolean;
   /** The allocated-from annotation (origin pools, comma-separated). */
   readonly from?: string;
+  /** Any other annotations. */
+  readonly annotations?: Record<string, string>;
 }
 
 function annotationsOf(o: ServiceOptions): Record<string, string> {
-  const a: Record<string, string> = {};
+  const a: Record<string, string> = { ...o.annotations };
   if (o.ips !== undefined) a[KEYS.requestedIPs] = o.ips;
   if (o.pool !== undefined) a[KEYS.addressPool] = o.pool;
   if (o.allowMove) a[KEYS.allowAddressMove] = "true";

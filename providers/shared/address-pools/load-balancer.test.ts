@@ -66,4 +66,27 @@ describe("address-pool load balancer", () => {
     expect(await got(restarted)).toEqual(want);
     expect(await got(running)).toEqual(want);
   });
+
+  test("a cluster moved from MetalLB keeps its shared address across a restart", async () => {
+    const shared = { "metallb.universe.tf/allow-shared-ip": "k" };
+    const a = service("a", { status: ["10.0.0.1"], ports: [80], annotations: shared });
+    const b = service("b", {
+      status: ["10.0.0.1"],
+      ports: [443],
+      annotations: shared,
+      created: "2026-01-01T00:00:01Z",
+    });
+    const lb = loadBalancer(`{ pools: [{ name: p, addresses: ["10.0.0.0/29"] }] }`, () => [a, b]);
+    for (const svc of [b, a]) {
+      const ensured = await lb.ensureLoadBalancer("c", svc, []);
+      expect({ ips: ips(ensured.status), warnings: ensured.warnings }).toEqual({ ips: ["10.0.0.1"], warnings: [] });
+    }
+  });
+
+  test("a MetalLB annotation the provider writes as an announce annotation is not read as a request", async () => {
+    const pools = `{ announceAnnotations: [metallb.io/loadBalancerIPs], pools: [{ name: p, addresses: ["10.0.0.0/29"] }] }`;
+    const svc = service("a", { annotations: { "metallb.io/loadBalancerIPs": "192.0.2.1" }, status: ["10.0.0.3"] });
+    const ensured = await loadBalancer(pools, () => [svc]).ensureLoadBalancer("c", svc, []);
+    expect(ips(ensured.status)).toEqual(["10.0.0.3"]);
+  });
 });
