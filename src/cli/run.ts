@@ -39,7 +39,11 @@ export async function connect(config: Config, io: Io): Promise<Connection | stri
     return await resolveConnection({ kubeconfig: config.kubeconfig, master: config.master, env: io.env });
   } catch (error) {
     const flag =
-      config.kubeconfig !== "" ? `--kubeconfig ${JSON.stringify(config.kubeconfig)}` : "the in-cluster configuration";
+      config.kubeconfig !== ""
+        ? `--kubeconfig ${JSON.stringify(config.kubeconfig)}`
+        : config.master !== ""
+          ? `--master ${JSON.stringify(config.master)}`
+          : "the in-cluster configuration";
     return `invalid ${flag}: ${firstLine(error)}`;
   }
 }

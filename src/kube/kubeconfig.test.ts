@@ -5,12 +5,12 @@ import { join } from "node:path";
 import { resolveConnection } from "./kubeconfig.ts";
 
 /** A kubeconfig of one cluster and one user, written as YAML into a folder of its own. */
-function kubeconfig(user: Record<string, string>): { dir: string; file: string } {
+function kubeconfig(user: Record<string, string>, server = "https://127.0.0.1:6443"): { dir: string; file: string } {
   const dir = mkdtempSync(join(tmpdir(), "ccm-kubeconfig-"));
   const lines = [
     "apiVersion: v1",
     "kind: Config",
-    "clusters: [{ name: c, cluster: { server: 'https://127.0.0.1:6443' } }]",
+    `clusters: [{ name: c, cluster: { server: '${server}' } }]`,
     `users: [{ name: u, user: ${JSON.stringify(user)} }]`,
     "contexts: [{ name: x, context: { cluster: c, user: u } }]",
     "current-context: x",
@@ -35,6 +35,16 @@ describe("kubeconfig", () => {
     expect(await (await resolveConnection({ kubeconfig: file, master: "" })).authorization()).toBe("Bearer from-file");
     const missing = kubeconfig({ tokenFile: "absent" });
     await expect(resolveConnection({ kubeconfig: missing.file, master: "" })).rejects.toThrow(/ENOENT/);
+  });
+
+  test("an http:// server (kubeconfig or --master) is spoken to in plain HTTP, as client-go does", async () => {
+    const { file } = kubeconfig({ token: "t" }, "http://127.0.0.1:8001");
+    const viaFile = await resolveConnection({ kubeconfig: file, master: "" });
+    expect(viaFile.server).toBe("http://127.0.0.1:8001");
+    expect(await viaFile.authorization()).toBe("Bearer t");
+    const viaMaster = await resolveConnection({ kubeconfig: "", master: "http://127.0.0.1:8001/" });
+    expect(viaMaster.server).toBe("http://127.0.0.1:8001");
+    expect(await viaMaster.authorization()).toBeUndefined();
   });
 
   test("a plain token is sent as before", async () => {

@@ -66,9 +66,30 @@ function proxiedKubeconfig(path: string, proxy: string): string {
   return file;
 }
 
+/**
+ * `kubectl proxy`'s part: plain HTTP on loopback, each request sent on to the API server over TLS as
+ * the identity of `kubeconfig`.
+ */
+async function plainHttpProxy(kubeconfig: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const upstream = await resolveConnection({ kubeconfig, master: "" });
+  const authorization = await upstream.authorization();
+  const { ca, cert, key } = upstream.tls;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request) {
+      const url = new URL(request.url);
+      const headers = new Headers(request.headers);
+      if (authorization) headers.set("Authorization", authorization);
+      return fetch(`${upstream.server}${url.pathname}${url.search}`, { headers, tls: { ca, cert, key } });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+}
+
 /** The kind of the answer to a list of Nodes, which the restricted identity may read. */
-async function listNodes(kubeconfig: string): Promise<string> {
-  const connection = await resolveConnection({ kubeconfig, master: "" });
+async function listNodes(kubeconfig: string, master = ""): Promise<string> {
+  const connection = await resolveConnection({ kubeconfig, master });
   const transport = createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "proxy-test" });
   const list = await transport.json<{ kind: string }>({ method: "GET", path: "/api/v1/nodes", query: { limit: 1 } });
   return list.kind;
@@ -93,6 +114,15 @@ describe("kubeconfig proxy-url (real kube-apiserver)", () => {
       );
       expect(await listNodes(proxied)).toBe("NodeList");
       expect(proxy.targets.slice(before)).toContain(server);
+    }
+  });
+
+  test("an http:// server (--master, as for `kubectl proxy`) is spoken to in plain HTTP", async () => {
+    const plain = await plainHttpProxy(cp.kubeconfigs.ccm);
+    try {
+      expect(await listNodes("", plain.url)).toBe("NodeList");
+    } finally {
+      await plain.stop();
     }
   });
 
