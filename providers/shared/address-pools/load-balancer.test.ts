@@ -89,4 +89,13 @@ describe("address-pool load balancer", () => {
     const ensured = await loadBalancer(pools, () => [svc]).ensureLoadBalancer("c", svc, []);
     expect(ips(ensured.status)).toEqual(["10.0.0.3"]);
   });
+
+  test("a namespace selector on kubernetes.io/metadata.name matches, with no Namespace read", async () => {
+    const pools = `{ pools: [
+      { name: open, addresses: ["10.0.0.0/30"] },
+      { name: gold, namespaceSelectors: [{ matchLabels: { "kubernetes.io/metadata.name": team-c } }], addresses: ["10.9.0.0/30"] } ] }`;
+    const lb = loadBalancer(pools);
+    expect(ips((await lb.ensureLoadBalancer("c", service("a", { ns: "team-c" }), [])).status)).toEqual(["10.9.0.0"]);
+    expect(ips((await lb.ensureLoadBalancer("c", service("a", { ns: "team-d" }), [])).status)).toEqual(["10.0.0.0"]);
+  });
 });

@@ -45,7 +45,10 @@ export interface LoadBalancerDeps {
   readonly pools: () => readonly Pool[];
   /** Set while configuration-driven moves are refused (replicas disagree): the reason. */
   readonly moveGuard?: () => string | undefined;
-  /** Namespace labels, for pools with namespace selectors; none known: no labels. */
+  /**
+   * Namespace labels, for pools with namespace selectors; none known: the one label every Namespace
+   * carries, `kubernetes.io/metadata.name` (its name), so selectors on it work without reading Namespaces.
+   */
   readonly namespaceLabels?: (namespace: string) => Readonly<Record<string, string>>;
   readonly logger: Logger;
   readonly observeCall: (operation: string, seconds: number, outcome: CallOutcome) => void;
@@ -68,6 +71,9 @@ export interface PoolLoadBalancer {
   forgetGone(): number;
 }
 
+/** Set by the API server on every Namespace, equal to its name. */
+const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
+
 /** Upstream `DefaultLoadBalancerName`: "a" + the UID without dashes, at most 32 characters. */
 const loadBalancerName = (service: Service): string =>
   `a${(service.metadata.uid ?? "").replaceAll("-", "")}`.slice(0, 32);
@@ -89,7 +95,7 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
     namespaceLabels: (ns: string) => Readonly<Record<string, string>>;
   } => ({
     pools: deps.pools(),
-    namespaceLabels: deps.namespaceLabels ?? (() => ({})),
+    namespaceLabels: deps.namespaceLabels ?? ((ns) => ({ [NAMESPACE_NAME_LABEL]: ns })),
   });
 
   async function ready(): Promise<ProviderInit> {
