@@ -34,9 +34,9 @@ describe("node identity", () => {
 
   test.each([
     [2, 4096, "ubuntu64Guest", "vsphere-vm.cpu-2.mem-4gb.os-ubuntu"],
-    [8, 16384, "photon64Guest", "vsphere-vm.cpu-8.mem-16gb.os-photon"],
-    [1, 32, "otherGuest", "vsphere-vm.cpu-1.mem-0gb.os-unknown"],
-    [4, 8192, "windows2019srv_64Guest", "vsphere-vm.cpu-4.mem-8gb.os-windows"],
+    [8, 16384, "vmwarePhoton64Guest", "vsphere-vm.cpu-8.mem-16gb.os-photon"],
+    [1, 32, "otherGuest", "vsphere-vm.cpu-1.mem-0gb.os-other"],
+    [4, 8192, "windows2019srv_64Guest", "vsphere-vm.cpu-4.mem-8gb.os-unknown"],
   ])("instance type of %p vCPU, %p MB, %p", (cpu, mem, guest, expected) => {
     expect(instanceTypeOf(cpu, mem, guest)).toBe(expected);
   });
