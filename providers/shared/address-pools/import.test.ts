@@ -22,13 +22,16 @@ describe("import from MetalLB", () => {
         namespaces: ["namespace-a"],
         namespaceSelectors: [{ matchLabels: { foo: "bar" } }],
       },
-      pinned: { addresses: ["192.168.30.0/28"], autoAssign: false },
+      pinned: {
+        addresses: ["192.168.30.0/28"],
+        serviceSelectors: [{ matchExpressions: [{ key: "app", operator: "In", values: ["bar"] }] }],
+      },
     });
   });
 
-  test("what has no equivalent is a note: serviceSelectors, advertisements; pools are cluster-scoped", () => {
+  test("what has no equivalent is a note: advertisements; pools are cluster-scoped", () => {
     const { pools, notes } = importPools(docs(METALLB_YAML));
-    expect(notes.join("\n")).toContain("IPAddressPool pinned: serviceSelectors have no equivalent");
+    expect(notes.join("\n")).not.toContain("serviceSelectors");
     expect(notes.join("\n")).toContain("L2Advertisement example (pools cheap, expensive)");
     expect(pools.every((p) => p.metadata.namespace === undefined)).toBe(true);
   });
@@ -48,13 +51,26 @@ describe("import from MetalLB", () => {
 describe("import from kube-vip", () => {
   test("cidr-<ns> and range-<ns> join in one pool per namespace; cidr/range-global serve every namespace", () => {
     expect(specs(KUBE_VIP_YAML)).toEqual({
-      "kubevip-default": { addresses: ["192.168.0.200/29"], namespaces: ["default"] },
+      "kubevip-default": { addresses: ["192.168.0.200/29"], namespaces: ["default"], avoidBuggyIPs: true },
       "kubevip-development": {
         addresses: ["192.168.0.210/29", "192.168.0.220/29", "192.168.0.230-192.168.0.234"],
         namespaces: ["development"],
+        avoidBuggyIPs: true,
         implicitSharing: true,
       },
-      "kubevip-global": { addresses: ["192.168.1.220-192.168.1.230"] },
+      "kubevip-global": { addresses: ["192.168.1.220-192.168.1.230"], avoidBuggyIPs: true },
+    });
+  });
+
+  test("search-order: desc hands out the highest address first, in every pool", () => {
+    const configMap = {
+      kind: "ConfigMap",
+      metadata: { name: "kubevip" },
+      data: { "search-order": "desc", "cidr-global": "10.0.0.0/30" },
+    };
+    expect(importPools([configMap])).toMatchObject({
+      pools: [{ spec: { addresses: ["10.0.0.0/30"], avoidBuggyIPs: true, allocationOrder: "Descending" } }],
+      notes: [],
     });
   });
 

@@ -32,7 +32,7 @@ function addressPool(name: string, spec: Raw, source: string): KubeObject {
 }
 
 /** A MetalLB IPAddressPool: addresses, autoAssign, avoidBuggyIPs and serviceAllocation carry over. */
-function fromMetalLbPool(o: Raw, notes: string[]): KubeObject {
+function fromMetalLbPool(o: Raw): KubeObject {
   const name = nameOf(o);
   const spec = isJsonObject(o.spec) ? o.spec : {};
   const allocation = isJsonObject(spec.serviceAllocation) ? spec.serviceAllocation : {};
@@ -42,13 +42,7 @@ function fromMetalLbPool(o: Raw, notes: string[]): KubeObject {
   if (typeof allocation.priority === "number") out.priority = allocation.priority;
   if (strings(allocation.namespaces).length > 0) out.namespaces = strings(allocation.namespaces);
   if (Array.isArray(allocation.namespaceSelectors)) out.namespaceSelectors = allocation.namespaceSelectors;
-  if (Array.isArray(allocation.serviceSelectors)) {
-    out.autoAssign = false;
-    notes.push(
-      `IPAddressPool ${name}: serviceSelectors have no equivalent; imported with autoAssign: false, so only ` +
-        "Services that name the pool (address-pool annotation) get its addresses",
-    );
-  }
+  if (Array.isArray(allocation.serviceSelectors)) out.serviceSelectors = allocation.serviceSelectors;
   return addressPool(name, out, `metallb.io/IPAddressPool ${name}`);
 }
 
@@ -64,13 +58,21 @@ function advertisementNote(o: Raw, kind: string): string {
 
 const KUBE_VIP_KEY = /^(cidr|range)-(.+)$/;
 const ALLOW_SHARE = "allow-share-";
+/** kube-vip's global settings: `search-order: desc` hands out the highest address first. */
+const SEARCH_ORDER = "search-order";
 
-/** kube-vip's ConfigMap: one pool per namespace (and `global`), CIDRs and ranges together. */
+/**
+ * kube-vip's ConfigMap: one pool per namespace (and `global`), CIDRs and ranges together. kube-vip never
+ * hands out IPv4 addresses ending in .0 or .255, so every pool avoids them (`avoidBuggyIPs`), and its
+ * global `search-order: desc` becomes each pool's `allocationOrder: Descending`.
+ */
 function fromKubeVip(o: Raw, notes: string[]): KubeObject[] {
   const data = isJsonObject(o.data) ? o.data : {};
   const byNamespace = new Map<string, string[]>();
   const sharing = new Set<string>();
+  const descending = data[SEARCH_ORDER] === "desc";
   for (const [key, value] of Object.entries(data)) {
+    if (key === SEARCH_ORDER) continue;
     const match = KUBE_VIP_KEY.exec(key);
     if (match && typeof value === "string") {
       const ns = match[2]!;
@@ -88,6 +90,8 @@ function fromKubeVip(o: Raw, notes: string[]): KubeObject[] {
       notes.push(`kubevip ${ALLOW_SHARE}${ns}: no cidr-${ns} or range-${ns} pool to share addresses of, ignored`);
   return [...byNamespace].map(([ns, addresses]) => {
     const spec: Raw = ns === "global" ? { addresses } : { addresses, namespaces: [ns] };
+    spec.avoidBuggyIPs = true;
+    if (descending) spec.allocationOrder = "Descending";
     if (sharing.has(ns)) spec.implicitSharing = true;
     return addressPool(`kubevip-${ns}`, spec, `ConfigMap ${nameOf(o)} (kube-vip)`);
   });
@@ -103,7 +107,7 @@ function flatten(documents: readonly unknown[]): Raw[] {
 
 function convertOne(o: Raw, notes: string[]): KubeObject[] {
   const group = typeof o.apiVersion === "string" ? o.apiVersion.split("/")[0] : "";
-  if (group === "metallb.io" && o.kind === "IPAddressPool") return [fromMetalLbPool(o, notes)];
+  if (group === "metallb.io" && o.kind === "IPAddressPool") return [fromMetalLbPool(o)];
   if (group === "metallb.io" && (o.kind === "L2Advertisement" || o.kind === "BGPAdvertisement")) {
     notes.push(advertisementNote(o, String(o.kind)));
     return [];
@@ -119,8 +123,8 @@ export function importPools(documents: readonly unknown[]): ImportResult {
   const pools = objects.flatMap((o) => convertOne(o, notes));
   if (objects.some((o) => o.kind === "IPAddressPool"))
     notes.push(
-      "Services that name a pool with metallb.io/address-pool (or metallb.universe.tf/address-pool) need the " +
-        "provider's own annotation instead: baremetal.cloudprovider.io/address-pool or vsphere.cloudprovider.io/address-pool",
+      "Services keep their MetalLB annotations: metallb.io/loadBalancerIPs, metallb.io/address-pool and " +
+        "metallb.io/allow-shared-ip (and the metallb.universe.tf/ forms) are read as aliases of the provider's own",
     );
   return { pools, notes };
 }
