@@ -9,10 +9,13 @@ const vm = (n: number, extra: Partial<VmSummary> = {}): VmSummary => ({
   name: `VM-${n}`,
   uuid: `4216${n}000-0000-0000-0000-00000000000${n}`,
   hostName: `node-${n}.example.com`,
-  ip: `10.0.0.${n}`,
+  ips: [`10.0.0.${n}`, `fd00::${n}`, `192.168.9.${n}`],
   ...extra,
 });
-const INDEX = buildIndex([vm(1), vm(2), vm(3, { hostName: "twin" }), vm(4, { hostName: "twin", ip: "10.0.0.3" })], 0);
+const INDEX = buildIndex(
+  [vm(1), vm(2), vm(3, { hostName: "twin" }), vm(4, { hostName: "twin", ips: ["10.0.0.4", "10.0.0.3"] })],
+  0,
+);
 
 const node = (name: string, o: { providerID?: string; systemUUID?: string; ip?: string } = {}): Node => ({
   apiVersion: "v1",
@@ -48,6 +51,7 @@ describe("matching a node to its VM", () => {
     ["VM name, any case", node("vm-1"), "vm-1"],
     ["guest host name", node("node-2.example.com"), "vm-2"],
     ["address when the name does not match", node("x", { ip: "10.0.0.2" }), "vm-2"],
+    ["any guest IP, not only the primary one (upstream's FindByIp)", node("x", { ip: "192.168.9.2" }), "vm-2"],
     [
       "no providerID and nothing matches: unmatched (an error upstream), never absent",
       node("x", { ip: "10.9.9.9" }),

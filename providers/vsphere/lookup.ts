@@ -56,7 +56,7 @@ export function buildIndex(vms: readonly VmSummary[], at: number): VmIndex {
     push(byName, vm.name.toLowerCase(), vm);
     const host = vm.hostName.toLowerCase();
     if (host !== vm.name.toLowerCase()) push(byName, host, vm);
-    push(byIp, vm.ip, vm);
+    for (const ip of vm.ips) push(byIp, ip, vm);
   }
   return { at, byUuid, byName, byIp };
 }

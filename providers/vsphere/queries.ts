@@ -19,7 +19,8 @@ export interface VmSummary {
   /** BIOS UUID, lower-case. */
   readonly uuid: string;
   readonly hostName: string;
-  readonly ip: string;
+  /** Every guest IP: the primary one (`guest.ipAddress`) first, then each vNIC's, as upstream's FindByIp. */
+  readonly ips: readonly string[];
 }
 
 export interface GuestNic {
@@ -79,7 +80,7 @@ export const readDatacenters = (objects: readonly ObjectContent[]): EntityParent
 export const vmScanSpec = (datacenters: readonly MoRef[]): XmlNode =>
   filterSpec(
     [
-      { type: "VirtualMachine", paths: ["name", "config.uuid", "guest.hostName", "guest.ipAddress"] },
+      { type: "VirtualMachine", paths: ["name", "config.uuid", "guest.hostName", "guest.ipAddress", "guest.net"] },
       { type: "Datacenter", paths: ["name"] },
     ],
     datacenters.map((obj) => ({ obj, skip: false, selectSet: [DC_TO_VMS, FOLDERS, VAPPS] })),
@@ -93,7 +94,11 @@ export const readVmSummaries = (objects: readonly ObjectContent[]): VmSummary[] 
       name: textOf(o.props.get("name")),
       uuid: textOf(o.props.get("config.uuid")).toLowerCase(),
       hostName: textOf(o.props.get("guest.hostName")),
-      ip: textOf(o.props.get("guest.ipAddress")),
+      ips: [
+        ...new Set(
+          [textOf(o.props.get("guest.ipAddress")), ...vnicIps(o.props.get("guest.net"))].filter((ip) => ip !== ""),
+        ),
+      ],
     }));
 
 const DETAIL_PATHS = [
@@ -122,6 +127,9 @@ function readNics(value: unknown): GuestNic[] {
     deviceConfigId: Number(textOf(nic.deviceConfigId) || "0"),
   }));
 }
+
+/** The IPs of a VM's vNICs (interfaces such as docker0, deviceConfigId -1, are shared by many VMs). */
+const vnicIps = (net: unknown): string[] => readNics(net).flatMap((nic) => (nic.deviceConfigId === -1 ? [] : nic.ips));
 
 export function readVmDetails(objects: readonly ObjectContent[]): VmDetails[] {
   return objects
