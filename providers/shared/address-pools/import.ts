@@ -88,13 +88,18 @@ function fromKubeVip(o: Raw, notes: string[]): KubeObject[] {
   for (const ns of sharing)
     if (!byNamespace.has(ns))
       notes.push(`kubevip ${ALLOW_SHARE}${ns}: no cidr-${ns} or range-${ns} pool to share addresses of, ignored`);
-  return [...byNamespace].map(([ns, addresses]) => {
-    const spec: Raw = ns === "global" ? { addresses } : { addresses, namespaces: [ns] };
-    spec.avoidBuggyIPs = true;
-    if (descending) spec.allocationOrder = "Descending";
-    if (sharing.has(ns)) spec.implicitSharing = true;
-    return addressPool(`kubevip-${ns}`, spec, `ConfigMap ${nameOf(o)} (kube-vip)`);
-  });
+  const source = `ConfigMap ${nameOf(o)} (kube-vip)`;
+  return [...byNamespace].map(([ns, addresses]) =>
+    addressPool(`kubevip-${ns}`, kubeVipSpec(ns, addresses, { descending, sharing: sharing.has(ns) }), source),
+  );
+}
+
+function kubeVipSpec(ns: string, addresses: string[], o: { descending: boolean; sharing: boolean }): Raw {
+  const spec: Raw = ns === "global" ? { addresses } : { addresses, namespaces: [ns] };
+  spec.avoidBuggyIPs = true;
+  if (o.descending) spec.allocationOrder = "Descending";
+  if (o.sharing) spec.implicitSharing = true;
+  return spec;
 }
 
 /** Every object of a `kubectl get -o yaml` dump, with `List` items flattened. */
