@@ -177,6 +177,10 @@ describe("vsphere.conf", () => {
       "[LoadBalancer]: not supported: NSX-T",
     ],
     [
+      '[VirtualCenter "vc"]\nuser = u\npassword = p\n[Route]\nrouter-path = /t1\n',
+      "[Route]: not supported: NSX-T pod routes",
+    ],
+    [
       '[Global]\ninsecure-flag = maybe\n[VirtualCenter "vc"]\nuser = u\npassword = p\n',
       "[Global] insecure-flag: must be true or false",
     ],

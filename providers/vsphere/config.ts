@@ -48,6 +48,7 @@ const TOP_KEYS = ["global", "vcenter", "labels", "nodes", "loadBalancers"];
 const REFUSED_TOP: Record<string, string> = {
   loadbalancer: "NSX-T load balancers are not supported; use the loadBalancers address pools (YAML form)",
   nsxt: "NSX-T is not supported; load balancers come from the loadBalancers address pools",
+  route: "NSX-T pod routes are not implemented; pod routes belong to the CNI (--configure-cloud-routes=false)",
 };
 const NODE_KEYS = [
   "internalNetworkSubnetCidr",

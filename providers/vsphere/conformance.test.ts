@@ -59,6 +59,7 @@ runProviderConformance({
     unknown: UNMATCHED,
     batch: UNMATCHED,
     routes:
-      "vSphere has no router API the CPI programs (upstream offers no Routes either); pod routes belong to the CNI",
+      "vSphere has no router API; upstream's routes are NSX-T's, which this provider does not implement; " +
+      "pod routes belong to the CNI",
   },
 });

@@ -1,7 +1,8 @@
 /**
  * `--cloud-provider=vsphere`: node metadata and lifecycle from vCenter with the upstream CPI's semantics,
  * and load-balancer addresses from the address pools shared with the bare-metal provider, so a vSphere
- * cluster needs neither NSX-T nor a second component. No routes (as upstream): pod routes belong to the CNI.
+ * cluster needs neither NSX-T nor a second component. No routes (upstream's are NSX-T's, not implemented):
+ * pod routes belong to the CNI.
  */
 import type { CloudProvider, ProviderContext } from "../../src/cloud/provider.ts";
 import type { KubeApi } from "../../src/kube/api.ts";
