@@ -68,23 +68,8 @@ const SEARCH_ORDER = "search-order";
  */
 function fromKubeVip(o: Raw, notes: string[]): KubeObject[] {
   const data = isJsonObject(o.data) ? o.data : {};
-  const byNamespace = new Map<string, string[]>();
-  const sharing = new Set<string>();
   const descending = data[SEARCH_ORDER] === "desc";
-  for (const [key, value] of Object.entries(data)) {
-    if (key === SEARCH_ORDER) continue;
-    const match = KUBE_VIP_KEY.exec(key);
-    if (match && typeof value === "string") {
-      const ns = match[2]!;
-      const addresses = value
-        .split(",")
-        .map((a) => a.trim())
-        .filter((a) => a !== "");
-      byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), ...addresses]);
-    } else if (key.startsWith(ALLOW_SHARE)) {
-      if (value === "true") sharing.add(key.slice(ALLOW_SHARE.length));
-    } else notes.push(`kubevip ${key}: not a pool key, ignored`);
-  }
+  const { byNamespace, sharing } = readKubeVipData(data, notes);
   for (const ns of sharing)
     if (!byNamespace.has(ns))
       notes.push(`kubevip ${ALLOW_SHARE}${ns}: no cidr-${ns} or range-${ns} pool to share addresses of, ignored`);
@@ -93,6 +78,28 @@ function fromKubeVip(o: Raw, notes: string[]): KubeObject[] {
     addressPool(`kubevip-${ns}`, kubeVipSpec(ns, addresses, { descending, sharing: sharing.has(ns) }), source),
   );
 }
+
+/** The addresses of each namespace (and `global`), and the namespaces that share implicitly. */
+function readKubeVipData(data: Raw, notes: string[]): { byNamespace: Map<string, string[]>; sharing: Set<string> } {
+  const byNamespace = new Map<string, string[]>();
+  const sharing = new Set<string>();
+  for (const [key, value] of Object.entries(data)) {
+    const match = KUBE_VIP_KEY.exec(key);
+    if (match && typeof value === "string") {
+      const ns = match[2]!;
+      byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), ...addressList(value)]);
+    } else if (key.startsWith(ALLOW_SHARE)) {
+      if (value === "true") sharing.add(key.slice(ALLOW_SHARE.length));
+    } else if (key !== SEARCH_ORDER) notes.push(`kubevip ${key}: not a pool key, ignored`);
+  }
+  return { byNamespace, sharing };
+}
+
+const addressList = (value: string): string[] =>
+  value
+    .split(",")
+    .map((a) => a.trim())
+    .filter((a) => a !== "");
 
 function kubeVipSpec(ns: string, addresses: string[], o: { descending: boolean; sharing: boolean }): Raw {
   const spec: Raw = ns === "global" ? { addresses } : { addresses, namespaces: [ns] };
