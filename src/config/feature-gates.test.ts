@@ -20,13 +20,11 @@ describe("feature gates", () => {
     expect(resolveFeatureGates(["WatchList=tRuE"]).ok).toBe(false);
   });
 
-  test("an unknown gate names itself and the known ones; a bad value is refused", () => {
+  test("an unknown gate names itself (the known ones are in --help); a bad value is refused", () => {
     const r = resolveFeatureGates(["NoSuchGate=true", "WatchList=maybe"]);
     expect(r.ok).toBe(false);
     const errors = r.ok ? [] : r.errors;
-    expect(errors[0]).toMatch(
-      /^unrecognized feature gate: NoSuchGate \(known: APIResponseCompression, .*CloudControllerManagerWebhook, /,
-    );
+    expect(errors[0]).toMatch(/^unrecognized feature gate: NoSuchGate \(--help lists the known ones\)$/);
     expect(errors[1]).toBe('"WatchList=maybe" is not Name=true|false');
   });
 });

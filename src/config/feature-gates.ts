@@ -70,8 +70,7 @@ export function resolveFeatureGates(
     const value = match && parseBool(match[2]!.trim());
     const gate = FEATURE_GATES.find((g) => g.name === match?.[1]);
     if (!match || value === undefined) errors.push(`${JSON.stringify(pair)} is not Name=true|false`);
-    else if (!gate)
-      errors.push(`unrecognized feature gate: ${match[1]} (known: ${FEATURE_GATES.map((g) => g.name).join(", ")})`);
+    else if (!gate) errors.push(`unrecognized feature gate: ${match[1]} (--help lists the known ones)`);
     else explicit.set(gate.name, value === true);
   }
   if (errors.length > 0) return { ok: false, errors };

@@ -2,6 +2,9 @@
 import { FLAGS, type FlagSpec } from "./flags.ts";
 import { parseBool, parseByteQuantity, parseDuration, parseInteger, parseNumber, splitList } from "./values.ts";
 
+const INT32_MAX = 2 ** 31 - 1;
+const INT32_MIN = -(2 ** 31);
+
 export class FlagReader {
   readonly errors: string[] = [];
   readonly #values: ReadonlyMap<string, string>;
@@ -12,6 +15,10 @@ export class FlagReader {
 
   text(name: string): string {
     return this.#values.get(name) ?? spec(name).default;
+  }
+
+  defaultOf(name: string): string {
+    return spec(name).default;
   }
 
   isSet(name: string): boolean {
@@ -28,7 +35,8 @@ export class FlagReader {
     return value ?? false;
   }
 
-  int(name: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
+  /** An integer flag; upstream's are int32, so that is the widest range. */
+  int(name: string, min = INT32_MIN, max = INT32_MAX): number {
     const value = parseInteger(this.text(name));
     if (value === undefined) this.fail(name, "must be an integer");
     else if (value < min) this.fail(name, `must be at least ${min}`);

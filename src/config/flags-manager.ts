@@ -1,4 +1,5 @@
 /** Flags of the manager itself: cloud provider, generic controller-manager options, controllers, leader election. */
+import { FEATURE_GATES } from "./feature-gates.ts";
 import { compat, group } from "./flag-spec.ts";
 
 export const cloudFlags = group("Cloud provider", [
@@ -110,7 +111,7 @@ export const genericFlags = group("Generic", [
     "feature-gates",
     "list",
     "",
-    "A set of key=value pairs for alpha/experimental features; upstream's gates are accepted (none changes this manager's behaviour) and reported by kubernetes_feature_enabled; an unknown gate is an error.",
+    `A set of key=value pairs for alpha/experimental features; upstream's gates are accepted (none changes this manager's behaviour) and reported by kubernetes_feature_enabled; an unknown gate is an error. Options are: ${FEATURE_GATES.map((g) => g.name).join(", ")}.`,
   ],
 ]);
 

@@ -92,6 +92,61 @@ describe("loadConfig: bad input names the flag and the value", () => {
       ],
     },
     {
+      name: "lease duration without a unit: one line, no ordering error after it",
+      argv: [...base, "--leader-elect-lease-duration=15"],
+      want: [
+        'invalid value "15" for flag --leader-elect-lease-duration: must be a duration such as 300ms, 10s or 5m0s',
+      ],
+    },
+    {
+      name: "empty Lease name",
+      argv: [...base, "--leader-elect-resource-name="],
+      want: [
+        'invalid value "" for flag --leader-elect-resource-name: must be a lowercase RFC 1123 subdomain (a Lease\'s name)',
+      ],
+    },
+    {
+      name: "worker count beyond the bound",
+      argv: [...base, "--concurrent-service-syncs=2147483647"],
+      want: ['invalid value "2147483647" for flag --concurrent-service-syncs: must be at most 10000'],
+    },
+    {
+      name: "integer beyond int32",
+      argv: [...base, "--kube-api-burst=99999999999"],
+      want: ['invalid value "99999999999" for flag --kube-api-burst: must be at most 2147483647'],
+    },
+    {
+      name: "key without certificate names the key's flag",
+      argv: [...base, "--tls-private-key-file=/x.key"],
+      want: [
+        'invalid value "/x.key" for flag --tls-private-key-file: --tls-cert-file and --tls-private-key-file must be given together',
+      ],
+    },
+    {
+      name: "always-allow path with an inner *",
+      argv: [...base, "--authorization-always-allow-paths=/he*lthz"],
+      want: [
+        'invalid value "/he*lthz" for flag --authorization-always-allow-paths: only trailing * allowed in "/he*lthz"',
+      ],
+    },
+    {
+      name: "unknown webhook",
+      argv: [...base, "--webhooks=foo"],
+      want: ['invalid value "foo" for flag --webhooks: "foo" is not in the list of known webhooks'],
+    },
+    {
+      name: "webhook port is the secure port",
+      argv: [...base, "--webhook-secure-port=10258"],
+      want: [
+        'invalid value "10258" for flag --webhook-secure-port: --webhook-secure-port cannot be the same value as --secure-port',
+      ],
+    },
+    {
+      name: "bad webhook bind address",
+      argv: [...base, "--webhook-bind-address=bogus"],
+      want: ['invalid value "bogus" for flag --webhook-bind-address: must be an IP address'],
+    },
+    {
       name: "bad bind address",
       argv: [...base, "--bind-address=localhost"],
       want: ['invalid value "localhost" for flag --bind-address: must be an IP address'],
@@ -174,6 +229,23 @@ describe("loadConfig: bad input names the flag and the value", () => {
   for (const c of cases) {
     test(c.name, () => expect(errors(c.argv)).toEqual(c.want));
   }
+
+  test("as upstream: an empty --bind-address keeps the default, leader-election values are not checked with it off, paths take an optional /", () => {
+    const result = loadConfig(
+      [
+        ...base,
+        "--bind-address=",
+        "--leader-elect=false",
+        "--leader-elect-resource-lock=endpoints",
+        "--leader-elect-lease-duration=1s",
+        "--authorization-always-allow-paths=healthz,metrics/*",
+      ],
+      providers,
+    );
+    if (!result.ok) throw new Error(result.errors.join("\n"));
+    expect(result.config.serving.bindAddress).toBe("0.0.0.0");
+    expect(result.config.serving.alwaysAllowPaths).toEqual(["/healthz", "/metrics/*"]);
+  });
 
   test("the bound of --controller-threads is itself accepted", () => {
     const result = loadConfig([...base, "--controller-threads=64"], providers);

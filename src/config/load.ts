@@ -118,7 +118,12 @@ function readControllers(r: FlagReader): readonly ControllerName[] {
   return enabled;
 }
 
+/**
+ * As upstream validates them: the lock, the names and the ordering of the three durations only with
+ * leader election on, and the ordering only once each duration parsed.
+ */
 function readLeaderElection(r: FlagReader): LeaderElectionConfig {
+  const before = r.errors.length;
   const le: LeaderElectionConfig = {
     enabled: r.bool("leader-elect"),
     leaseDurationMs: r.duration("leader-elect-lease-duration", true),
@@ -128,14 +133,22 @@ function readLeaderElection(r: FlagReader): LeaderElectionConfig {
     resourceNamespace: r.text("leader-elect-resource-namespace"),
     releaseOnShutdown: r.bool("leader-elect-release-on-shutdown"),
   };
+  if (!le.enabled) return le;
   r.choice("leader-elect-resource-lock");
-  if (le.enabled && le.leaseDurationMs <= le.renewDeadlineMs) {
+  for (const name of ["leader-elect-resource-name", "leader-elect-resource-namespace"])
+    if (!isDnsSubdomain(r.text(name))) r.fail(name, "must be a lowercase RFC 1123 subdomain (a Lease's name)");
+  if (r.errors.length > before) return le;
+  if (le.leaseDurationMs <= le.renewDeadlineMs) {
     r.fail("leader-elect-lease-duration", "must be greater than --leader-elect-renew-deadline");
   }
-  if (le.enabled && le.renewDeadlineMs <= le.retryPeriodMs * 1.2) {
+  if (le.renewDeadlineMs <= le.retryPeriodMs * 1.2) {
     r.fail("leader-elect-renew-deadline", "must be greater than 1.2 × --leader-elect-retry-period");
   }
   return le;
+}
+
+function isDnsSubdomain(name: string): boolean {
+  return name.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name);
 }
 
 type TuningSettings = Pick<
@@ -143,14 +156,21 @@ type TuningSettings = Pick<
   "nodeStatusUpdateFrequencyMs" | "concurrentNodeSyncs" | "concurrentNodeStatusUpdates" | "concurrentServiceSyncs"
 >;
 
+/**
+ * Workers per controller: upstream takes any int32 and starts that many goroutines; here each is a
+ * loop with state of its own, so a typo's billion would take the host's memory. Ten thousand is far
+ * beyond what any API server's rate limit lets pay.
+ */
+const MAX_WORKERS = 10_000;
+
 function readControllerTuning(r: FlagReader): TuningSettings {
-  const concurrentNodeSyncs = r.int("concurrent-node-syncs", 1);
-  const statusUpdates = r.int("concurrent-node-status-updates", 0);
+  const concurrentNodeSyncs = r.int("concurrent-node-syncs", 1, MAX_WORKERS);
+  const statusUpdates = r.int("concurrent-node-status-updates", 0, MAX_WORKERS);
   return {
     nodeStatusUpdateFrequencyMs: r.duration("node-status-update-frequency", true),
     concurrentNodeSyncs,
     concurrentNodeStatusUpdates: statusUpdates === 0 ? concurrentNodeSyncs : statusUpdates,
-    concurrentServiceSyncs: r.int("concurrent-service-syncs", 1),
+    concurrentServiceSyncs: r.int("concurrent-service-syncs", 1, MAX_WORKERS),
   };
 }
 

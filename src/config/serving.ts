@@ -10,10 +10,8 @@ import { parseIP } from "../net/ip.ts";
 import { parseSniCertKey, resolveTls, type SniCertKey, type TlsFlags } from "./tls-options.ts";
 
 export function readServing(r: FlagReader): ServingConfig {
-  const bindAddress = r.text("bind-address");
-  if (!parseIP(bindAddress)) r.fail("bind-address", "must be an IP address");
-  const securePort = r.int("secure-port", 0);
-  if (securePort > 65535) r.fail("secure-port", "must be at most 65535");
+  const bindAddress = readIP(r, "bind-address");
+  const securePort = r.int("secure-port", 0, 65535);
   const tls = readTls(r, "tls-");
   const serving = {
     bindAddress,
@@ -30,15 +28,34 @@ export function readServing(r: FlagReader): ServingConfig {
     authenticationKubeconfig: r.text("authentication-kubeconfig"),
     authenticationCacheTtlMs: r.duration("authentication-token-webhook-cache-ttl"),
     authorizationKubeconfig: r.text("authorization-kubeconfig"),
-    alwaysAllowPaths: r.list("authorization-always-allow-paths"),
+    alwaysAllowPaths: readAllowPaths(r),
     authorizedTtlMs: r.duration("authorization-webhook-cache-authorized-ttl"),
     unauthorizedTtlMs: r.duration("authorization-webhook-cache-unauthorized-ttl"),
   };
   if ((serving.tlsCertFile === "") !== (serving.tlsPrivateKeyFile === "")) {
-    r.fail("tls-cert-file", "--tls-cert-file and --tls-private-key-file must be given together");
+    const given = serving.tlsCertFile === "" ? "tls-private-key-file" : "tls-cert-file";
+    r.fail(given, "--tls-cert-file and --tls-private-key-file must be given together");
   }
-  readCompatServing(r);
+  readCompatServing(r, securePort);
   return serving;
+}
+
+/** An IP flag as pflag's: an empty value leaves the default. */
+function readIP(r: FlagReader, name: string): string {
+  const value = r.text(name) === "" ? r.defaultOf(name) : r.text(name);
+  if (!parseIP(value)) r.fail(name, "must be an IP address");
+  return value;
+}
+
+/**
+ * `--authorization-always-allow-paths` as upstream's path authorizer reads it: the leading `/` optional
+ * (`healthz` is `/healthz`), `*` only at the end (a prefix).
+ */
+function readAllowPaths(r: FlagReader): string[] {
+  const paths = r.list("authorization-always-allow-paths").map((p) => `/${p.replace(/^\//, "")}`);
+  const starred = paths.find((p) => p.slice(0, -1).includes("*"));
+  if (starred) r.fail("authorization-always-allow-paths", `only trailing * allowed in ${JSON.stringify(starred)}`);
+  return paths;
 }
 
 /** `--tls-*` or `--webhook-tls-*`: the values, each error naming its own flag. */
@@ -73,12 +90,20 @@ function readClientAuth(r: FlagReader): ClientAuthFlags {
   };
 }
 
-/** Compatibility flags still get their syntax checked, so a typo is not silently accepted. */
-function readCompatServing(r: FlagReader): void {
+/**
+ * Compatibility flags still get their syntax checked, so a typo is not silently accepted; the webhook
+ * ones as upstream's webhook options: no webhook is known, and the webhook port is not the secure one.
+ */
+function readCompatServing(r: FlagReader, securePort: number): void {
   r.int("http2-max-streams-per-connection", 0);
   r.bool("disable-http2-serving");
   r.bool("permit-address-sharing");
-  r.int("webhook-secure-port", 0);
+  for (const webhook of r.list("webhooks").map((w) => w.replace(/^-/, "")))
+    if (webhook !== "*") r.fail("webhooks", `${JSON.stringify(webhook)} is not in the list of known webhooks`);
+  readIP(r, "webhook-bind-address");
+  const webhookPort = r.int("webhook-secure-port", 0, 65535);
+  if (webhookPort !== 0 && webhookPort === securePort)
+    r.fail("webhook-secure-port", "--webhook-secure-port cannot be the same value as --secure-port");
   r.bool("webhook-disable-http2-serving");
   readTls(r, "webhook-tls-");
   r.duration("min-resync-period");
