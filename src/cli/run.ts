@@ -7,6 +7,7 @@ import { buildProcess, type Builtins } from "../app/process.ts";
 import { runManager } from "../app/manager.ts";
 import type { ReviewConnections } from "../app/serving.ts";
 import type { Config } from "../config/config.ts";
+import { flagLines } from "../config/flag-dump.ts";
 import { prepare } from "../config/prepare.ts";
 import type { Connection } from "../kube/connection.ts";
 import { resolveConnection } from "../kube/kubeconfig.ts";
@@ -88,6 +89,7 @@ export async function runManagerCommand(
   const sink = createLogSink({ ...config.logOutput, stdout: io.stdout, stderr: io.stderr });
   const write = (line: string, error: boolean): void => sink.write(line, error);
   const logger = createLogger({ verbosity: config.verbosity, format: config.loggingFormat, write });
+  if (config.verbosity >= 1) for (const line of flagLines(argv)) logger.info(line);
   const built = await buildProcess({
     config,
     providerConfig,

@@ -12,7 +12,16 @@ describe("logger", () => {
       .withTag("cloud-node-controller")
       .warn("error syncing", { node: "n1" });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^W\d{4} \d{2}:\d{2}:\d{2}\.\d{6} cloud-node-controller\] error syncing node="n1"\n$/);
+    const pid = String(process.pid).padStart(7);
+    expect(lines[0]).toMatch(
+      new RegExp(`^W\\d{4} \\d{2}:\\d{2}:\\d{2}\\.\\d{6} ${pid} cloud-node-controller\\] error syncing node="n1"\n$`),
+    );
+    // A glog parser's pattern (fluent-bit's `glog`) reads every part.
+    const glog = /^(?<level>\w)(?<time>\d{4} [^\s]*)\s+(?<pid>\d+)\s+(?<source>[^ \]]+)\] (?<message>.*)$/;
+    expect(glog.exec(lines[0]!.trimEnd())?.groups).toMatchObject({
+      pid: String(process.pid),
+      source: "cloud-node-controller",
+    });
   });
 
   test("json: one object a line, fields kept, debug hidden below -v=4", () => {
@@ -30,7 +39,8 @@ describe("logger", () => {
       msg: "Ensured load balancer",
       service: "ns/web",
     });
-    expect(typeof parsed.ts).toBe("number");
+    expect(parsed.v).toBe(0);
+    expect(Math.abs((parsed.ts as number) - Date.now())).toBeLessThan(60_000);
     expect(lines[0]?.endsWith("}\n")).toBe(true);
   });
 
@@ -47,6 +57,8 @@ describe("logger", () => {
     createLogger({ verbosity: 0, format: "json", write: (l) => lines.push(l) }).error("sync failed", {
       err: new Error("boom"),
     });
-    expect(JSON.parse(lines[0] ?? "")).toMatchObject({ msg: "sync failed", err: "boom" });
+    const parsed = JSON.parse(lines[0] ?? "") as Record<string, unknown>;
+    expect(parsed).toMatchObject({ msg: "sync failed", err: "boom" });
+    expect(parsed).not.toHaveProperty("v");
   });
 });

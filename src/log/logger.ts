@@ -63,19 +63,30 @@ function severity(level: number): string {
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, "0");
 
-/** klog header: `I1121 15:45:55.123456 <tag>] message key="value"`. */
+/**
+ * klog header: `I1121 15:45:55.123456   12345 <tag>] message key="value"`, the process ID right-aligned
+ * in seven places where klog writes it, and the component tag where klog writes the source file (glog
+ * parsers read any word there).
+ */
 type Write = (line: string, error: boolean) => void;
 
 function textReporter(write: Write): ConsolaReporter {
+  const pid = String(process.pid).padStart(7);
   return {
     log(obj: LogObject): void {
       const d = obj.date;
       const stamp = `${pad(d.getMonth() + 1)}${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}000`;
       const { message, fields } = splitArgs(obj.args);
       const kv = Object.entries(fields).map(([k, v]) => ` ${k}=${JSON.stringify(renderField(v))}`);
-      write(`${severity(obj.level)}${stamp} ${obj.tag || "main"}] ${message}${kv.join("")}\n`, obj.level <= 0);
+      write(`${severity(obj.level)}${stamp} ${pid} ${obj.tag || "main"}] ${message}${kv.join("")}\n`, obj.level <= 0);
     },
   };
+}
+
+/** The `-v` a consola level shows from: info and warnings 0, debug 4, trace 6 (see `consolaLevel`). */
+function verbosityOf(level: number): number {
+  if (level >= 5) return 6;
+  return level >= 4 ? 4 : 0;
 }
 
 function renderField(value: unknown): unknown {
@@ -87,8 +98,11 @@ function jsonReporter(write: Write): ConsolaReporter {
     log(obj: LogObject): void {
       const { message, fields } = splitArgs(obj.args);
       const extra = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, renderField(v)]));
+      // component-base's JSON format: `ts` in milliseconds since the epoch, `v` the verbosity of an
+      // info line (none on errors); `level` and `logger` are this manager's own.
       const line = {
-        ts: obj.date.getTime() / 1000,
+        ts: obj.date.getTime(),
+        ...(obj.level <= 0 ? {} : { v: verbosityOf(obj.level) }),
         level: obj.type,
         logger: obj.tag || "main",
         msg: message,
