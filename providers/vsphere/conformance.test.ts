@@ -45,19 +45,17 @@ async function vsphereSession() {
   };
 }
 
-/** Why the cases that ask about a Node without providerID whose VM is gone do not apply. */
+/** Why the case that asks about a Node without providerID that no VM backs does not apply. */
 const UNMATCHED =
   "a Node without providerID that no VM answers to is an error, never 'does not exist', as upstream's CPI " +
-  "(a VM renamed or readdressed is not gone); vcsim.test.ts covers destroyed VMs by providerID and batches";
+  "(a VM renamed or readdressed is not gone); vcsim.test.ts covers that error";
 
 runProviderConformance({
   name: "vsphere",
   setup: vsphereSession,
   timeoutMs: 300_000,
   skip: {
-    terminated: UNMATCHED,
     unknown: UNMATCHED,
-    batch: UNMATCHED,
     routes:
       "vSphere has no router API; upstream's routes are NSX-T's, which this provider does not implement; " +
       "pod routes belong to the CNI",
