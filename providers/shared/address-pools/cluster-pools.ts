@@ -1,18 +1,19 @@
 /**
  * Address pools from AddressPool objects: every replica that leads reads the same objects, so replicas
  * never disagree about pools. Each object is read with the same rules as a cloud-config pool; an object
- * with a problem (an unreadable address, an overlap with an older pool) offers nothing and says why in
- * its `Valid` condition, while the others stay in force. Edits apply at once: `onChange` tells the
+ * with a problem (an unreadable address, an overlap with a pool in force) offers nothing and says why in
+ * its `Valid` condition, while the others stay in force; an edit with such a problem leaves the spec in
+ * force before it. Edits apply at once: `onChange` tells the
  * caller which pools changed.
  */
 import type { KubeApi } from "../../../src/kube/api.ts";
 import { Informer } from "../../../src/kube/informer.ts";
-import type { KubeObject } from "../../../src/kube/objects.ts";
+import type { Condition, KubeObject } from "../../../src/kube/objects.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import { isMapping, Problems } from "../config-reader.ts";
 import { ADDRESS_POOLS } from "./crd.ts";
-import { overlaps, readPoolFields } from "./pools-config.ts";
-import type { Pool } from "./pools.ts";
+import { readPoolFields } from "./pools-config.ts";
+import { rangesOverlap, type Pool } from "./pools.ts";
 
 export interface AddressPoolObject extends KubeObject {
   spec?: Record<string, unknown>;
@@ -26,22 +27,44 @@ export interface ReadPool {
   readonly problems: readonly string[];
 }
 
-/** Whether the pool's status shows it in force (Valid=True). */
-const shownInForce = (o: AddressPoolObject): boolean =>
-  Array.isArray(o.status?.conditions) &&
-  o.status.conditions.some((c: { type?: string; status?: string }) => c.type === "Valid" && c.status === "True");
+/** Whether the pool's status shows it in force (Valid=True), and for its current generation. */
+function shownInForce(o: AddressPoolObject): { shown: boolean; current: boolean } {
+  const conditions = Array.isArray(o.status?.conditions) ? (o.status.conditions as Condition[]) : [];
+  const valid = conditions.find((c) => c.type === "Valid" && c.status === "True");
+  return { shown: valid !== undefined, current: valid?.observedGeneration === o.metadata.generation };
+}
+
+const poolKey = (pool: Pool): string =>
+  JSON.stringify(pool, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value));
 
 /**
- * Older first. Creation times have one-second resolution, so between pools of the same second the one
- * already in force (here, or as its status shows) comes first: a pool created next to it never takes
- * its addresses.
+ * 0: in force with this very spec; 1: in force with an earlier spec (edited since); 2: not in force.
+ * In force: here (`inForce`), or, after a restart, as its status shows.
  */
-function olderFirst(inForce: ReadonlySet<string>): (a: AddressPoolObject, b: AddressPoolObject) => number {
-  const rank = (o: AddressPoolObject): number => (inForce.has(o.metadata.name) || shownInForce(o) ? 0 : 1);
-  return (a, b) =>
-    (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "") ||
-    rank(a) - rank(b) ||
-    a.metadata.name.localeCompare(b.metadata.name);
+function rankOf(object: AddressPoolObject, read: ReadPool, inForce: ReadonlyMap<string, Pool>): number {
+  const held = inForce.get(object.metadata.name);
+  if (held) return read.pool && poolKey(read.pool) === poolKey(held) ? 0 : 1;
+  const shown = shownInForce(object);
+  if (!shown.shown) return 2;
+  return shown.current ? 0 : 1;
+}
+
+/**
+ * Pools in force with their current spec first, then edited ones, then new ones; older first within each
+ * (creation times have one-second resolution, then names). So neither a new pool nor an edit of an older
+ * one ever takes addresses away from a pool in force.
+ */
+function inOrder(objects: readonly AddressPoolObject[], inForce: ReadonlyMap<string, Pool>): [ReadPool, number][] {
+  const ranked = objects.map((object): [ReadPool, number] => {
+    const read = readOne(object);
+    return [read, rankOf(object, read, inForce)];
+  });
+  return ranked.sort(
+    ([a, ra], [b, rb]) =>
+      ra - rb ||
+      (a.object.metadata.creationTimestamp ?? "").localeCompare(b.object.metadata.creationTimestamp ?? "") ||
+      a.object.metadata.name.localeCompare(b.object.metadata.name),
+  );
 }
 
 function readOne(object: AddressPoolObject): ReadPool {
@@ -51,19 +74,39 @@ function readOne(object: AddressPoolObject): ReadPool {
   return p.list.length > 0 ? { object, problems: p.list } : { object, pool, problems: [] };
 }
 
+/** Lines for each range of `pool` that overlaps a range of a pool accepted before it. */
+const clashes = (accepted: readonly Pool[], pool: Pool): string[] =>
+  pool.ranges.flatMap((mine) =>
+    accepted.flatMap((other) =>
+      other.ranges
+        .filter((theirs) => rangesOverlap(mine, theirs))
+        .map(
+          (theirs) =>
+            `${mine.text} (pool ${pool.name}) overlaps ${theirs.text} (pool ${other.name}), which is in force`,
+        ),
+    ),
+  );
+
 /**
- * Every object read, oldest first; a pool overlapping an older usable one is refused, so adding a pool
- * never takes addresses away from the pools already in force (`inForce`: their names).
+ * Every object read, in the order above; a pool overlapping one accepted before it is refused. An edit
+ * that cannot be applied (a bad address, a new overlap) leaves the spec in force before it (`inForce`:
+ * the pools in force now, by name), with the edit's problems shown; without one the pool offers nothing.
  */
-export function readPools(objects: readonly AddressPoolObject[], inForce: ReadonlySet<string> = new Set()): ReadPool[] {
+export function readPools(
+  objects: readonly AddressPoolObject[],
+  inForce: ReadonlyMap<string, Pool> = new Map(),
+): ReadPool[] {
   const accepted: Pool[] = [];
-  return [...objects].sort(olderFirst(inForce)).map((object) => {
-    const read = readOne(object);
-    if (!read.pool) return read;
-    const clash = overlaps([...accepted, read.pool]).filter((o) => o.b === read.pool);
-    if (clash.length > 0) return { object, problems: clash.map((c) => `${c.line}, which is older`) };
-    accepted.push(read.pool);
-    return read;
+  return inOrder(objects, inForce).map(([read]) => {
+    const problems = read.pool ? clashes(accepted, read.pool) : read.problems;
+    if (read.pool && problems.length === 0) {
+      accepted.push(read.pool);
+      return read;
+    }
+    const previous = inForce.get(read.object.metadata.name);
+    if (!previous || clashes(accepted, previous).length > 0) return { object: read.object, problems };
+    accepted.push(previous);
+    return { object: read.object, pool: previous, problems: problems.map((why) => `edit not applied: ${why}`) };
   });
 }
 
@@ -87,12 +130,17 @@ export function createClusterPools(o: {
   let logged = new Map<string, string>();
   const recompute = (): void => {
     const before = current.flatMap((r) => r.pool ?? []);
-    current = readPools(informer.list(), new Set(before.map((p) => p.name)));
+    current = readPools(informer.list(), new Map(before.map((p) => [p.name, p])));
     const next = new Map(
       current.filter((r) => r.problems.length > 0).map((r) => [r.object.metadata.name, r.problems.join("; ")]),
     );
-    for (const [name, why] of next)
-      if (logged.get(name) !== why) o.logger.warn(`address pool ${name} offers no addresses: ${why}`);
+    for (const r of current) {
+      const name = r.object.metadata.name;
+      const why = next.get(name);
+      if (why === undefined || logged.get(name) === why) continue;
+      const verdict = r.pool ? "keeps its previous spec" : "offers no addresses";
+      o.logger.warn(`address pool ${name} ${verdict}: ${why}`);
+    }
     logged = next;
     o.onChange(
       before,

@@ -1,8 +1,8 @@
 /**
  * The AddressPool custom resource: one address pool per object, cluster-scoped, the same fields as a
  * pool in a cloud-config file (pools-config.ts reads both). Its status shows how many addresses are
- * used and free, and a `Valid` condition (False for a pool that overlaps an older one or holds an
- * unreadable address; such a pool offers nothing).
+ * used and free, and a `Valid` condition (False for a pool that overlaps one in force or holds an
+ * unreadable address: such a pool offers nothing, or, for an edit, keeps its last valid spec).
  */
 import type { PolicyRule } from "../../../src/kube/objects.ts";
 import {

@@ -29,7 +29,8 @@ describe("reading AddressPool objects", () => {
     const valid = (read: ReturnType<typeof readPools>): string[] =>
       read.filter((r) => r.pool).map((r) => r.object.metadata.name);
     expect(valid(readPools(pools))).toEqual(["a-new"]);
-    expect(valid(readPools(pools, new Set(["b-used"])))).toEqual(["b-used"]);
+    const held = readPools([pools[1]!])[0]!.pool!;
+    expect(valid(readPools(pools, new Map([["b-used", held]])))).toEqual(["b-used"]);
     const shown = { ...pools[1]!, status: { conditions: [{ type: "Valid", status: "True" }] } };
     expect(valid(readPools([pools[0]!, shown]))).toEqual(["b-used"]);
   });
@@ -38,6 +39,42 @@ describe("reading AddressPool objects", () => {
     const read = readPools([object("twice", "2026-01-01T00:00:00Z", { addresses: ["10.0.0.0/29", "10.0.0.4"] })]);
     expect(read[0]!.pool).toBeUndefined();
     expect(read[0]!.problems).toEqual(["spec.addresses: 10.0.0.0/29 overlaps 10.0.0.4, both in pool twice"]);
+  });
+
+  test("an edit of an older pool that overlaps a newer one in force is not applied; the older keeps its spec", () => {
+    const early = object("early", "2026-01-01T00:00:00Z", { addresses: ["10.0.0.0/30"] });
+    const late = object("late", "2026-01-02T00:00:00Z", { addresses: ["10.0.1.0/30"] });
+    const inForce = new Map(readPools([early, late]).map((r) => [r.object.metadata.name, r.pool!]));
+    const edited = { ...early, metadata: { ...early.metadata, generation: 2 }, spec: { addresses: ["10.0.0.0/23"] } };
+    const read = readPools([edited, late], inForce);
+    const byName = Object.fromEntries(read.map((r) => [r.object.metadata.name, r]));
+    expect(byName.late!).toMatchObject({ pool: inForce.get("late"), problems: [] });
+    expect(byName.early!.pool).toBe(inForce.get("early"));
+    expect(byName.early!.problems).toEqual([
+      "edit not applied: 10.0.0.0/23 (pool early) overlaps 10.0.1.0/30 (pool late), which is in force",
+    ]);
+  });
+
+  test("after a restart, a pool whose status shows its current generation in force ranks before an edited one", () => {
+    const valid = { conditions: [{ type: "Valid", status: "True", observedGeneration: 1 }] };
+    const early = { ...object("early", "2026-01-01T00:00:00Z", { addresses: ["10.0.0.0/23"] }), status: valid };
+    const late = { ...object("late", "2026-01-02T00:00:00Z", { addresses: ["10.0.1.0/30"] }), status: valid };
+    early.metadata = { ...early.metadata, generation: 2 };
+    const read = readPools([early, late]);
+    expect(read.map((r) => [r.object.metadata.name, r.pool !== undefined])).toEqual([
+      ["late", true],
+      ["early", false],
+    ]);
+  });
+
+  test("an edit with a bad address keeps the last valid spec in force and reports the edit", () => {
+    const good = object("p", "2026-01-01T00:00:00Z", { addresses: ["10.0.0.0/30"] });
+    const inForce = new Map([["p", readPools([good])[0]!.pool!]]);
+    const [read] = readPools([{ ...good, spec: { addresses: ["10.0.0.0/33"] } }], inForce);
+    expect(read!.pool).toBe(inForce.get("p"));
+    expect(read!.problems.join()).toMatch(/^edit not applied: spec.addresses: "10.0.0.0\/33" is not a CIDR/);
+    const status = poolStatus(read!, [], "2026-01-03T00:00:00Z");
+    expect(status).toMatchObject({ free: "4", conditions: [{ status: "False", reason: "EditNotApplied" }] });
   });
 
   test("an unreadable address makes only its own pool invalid", () => {

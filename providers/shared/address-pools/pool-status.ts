@@ -52,7 +52,7 @@ function validCondition(read: ReadPool, previous: Condition | undefined, now: st
   return {
     type: "Valid",
     status,
-    reason: ok ? "Valid" : "Invalid",
+    reason: ok ? "Valid" : read.pool ? "EditNotApplied" : "Invalid",
     message,
     lastTransitionTime,
     observedGeneration: read.object.metadata.generation,
