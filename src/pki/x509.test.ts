@@ -30,3 +30,13 @@ test("a self-signed certificate verifies against itself", () => {
   expect(cert.verify(cert.publicKey)).toBe(true);
   expect(new Date(cert.validTo).getTime()).toBeGreaterThan(Date.now() + 300 * 86_400_000);
 });
+
+test("an RSA certificate (self-signed, and a leaf an RSA CA signs) verifies and carries an RSA key", () => {
+  const ca = issueCertificate({ subject: { commonName: "ca" }, isCA: true, keyType: "rsa" });
+  const leaf = issueCertificate({ subject: { commonName: "leaf" }, serverAuth: true }, ca);
+  const caCert = new X509Certificate(ca.certPem);
+  expect(caCert.verify(caCert.publicKey)).toBe(true);
+  expect(caCert.publicKey.asymmetricKeyType).toBe("rsa");
+  expect(new X509Certificate(leaf.certPem).verify(caCert.publicKey)).toBe(true);
+  expect(new X509Certificate(leaf.certPem).publicKey.asymmetricKeyType).toBe("ec");
+});

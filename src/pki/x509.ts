@@ -1,5 +1,5 @@
 /**
- * Minimal X.509 v3 issuing with ECDSA P-256 / SHA-256, in DER built by hand: enough for the self-signed
+ * Minimal X.509 v3 issuing with ECDSA P-256 (or RSA 2048) / SHA-256, in DER built by hand: enough for the self-signed
  * serving certificate (upstream generates one in memory when no --tls-cert-file is given) and for the
  * test control plane's CA, serving and client certificates. No other PKI features.
  */
@@ -27,6 +27,8 @@ export interface CertificateRequest {
   readonly serverAuth?: boolean;
   readonly clientAuth?: boolean;
   readonly validDays?: number;
+  /** The key of the new certificate: ECDSA P-256 (the default) or RSA 2048, upstream's self-signed kind. */
+  readonly keyType?: "ec" | "rsa";
 }
 
 export interface KeyPair {
@@ -121,6 +123,18 @@ function extensions(req: CertificateRequest, keyId: Buffer, issuerKeyId: Buffer)
 }
 
 const ECDSA_SHA256 = seq(oid("1.2.840.10045.4.3.2"));
+const RSA_SHA256 = seq(oid("1.2.840.113549.1.1.11"), Buffer.from([0x05, 0x00]));
+
+/** The signature algorithm a key signs with here. */
+function algorithmOf(key: KeyObject): Buffer {
+  return key.asymmetricKeyType === "rsa" ? RSA_SHA256 : ECDSA_SHA256;
+}
+
+function newKeyPair(type: "ec" | "rsa"): { privateKey: KeyObject; publicKey: KeyObject } {
+  return type === "rsa"
+    ? generateKeyPairSync("rsa", { modulusLength: 2048 })
+    : generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+}
 
 function keyIdOf(key: KeyObject): Buffer {
   return createHash("sha1")
@@ -135,14 +149,15 @@ function pem(label: string, der: Buffer): string {
 
 /** Issues a certificate for `req`, signed by `issuer` (or self-signed when no issuer is given). */
 export function issueCertificate(req: CertificateRequest, issuer?: KeyPair): KeyPair {
-  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+  const { privateKey, publicKey } = newKeyPair(req.keyType ?? "ec");
   const keyId = keyIdOf(privateKey);
   const signer: Issuer = issuer ? issuerOf(issuer) : { subject: req.subject, key: privateKey, keyId };
+  const algorithm = algorithmOf(signer.key);
   const now = Date.now();
   const tbs = seq(
     explicit(0, integer(Buffer.from([2]))),
     integer(randomBytes(16)),
-    ECDSA_SHA256,
+    algorithm,
     name(signer.subject),
     seq(time(new Date(now - 5 * 60_000)), time(new Date(now + (req.validDays ?? 365) * 86_400_000))),
     name(req.subject),
@@ -150,7 +165,7 @@ export function issueCertificate(req: CertificateRequest, issuer?: KeyPair): Key
     extensions(req, keyId, signer.keyId),
   );
   const signature = sign("sha256", tbs, signer.key);
-  const der = seq(tbs, ECDSA_SHA256, bitString(signature));
+  const der = seq(tbs, algorithm, bitString(signature));
   return {
     certPem: pem("CERTIFICATE", der),
     keyPem: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),

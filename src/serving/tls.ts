@@ -20,6 +20,7 @@ export function loadServingCert(o: {
   tlsPrivateKeyFile: string;
   certDir: string;
   hostname: string;
+  tlsCipherSuites: readonly string[];
 }): ServingCert {
   if (o.tlsCertFile !== "") {
     return {
@@ -38,10 +39,21 @@ export function loadServingCert(o: {
     serverAuth: true,
     dnsNames: ["localhost", o.hostname],
     ipAddresses: ["127.0.0.1", "::1"],
+    keyType: selfSignedKeyType(o.tlsCipherSuites),
   });
   if (certFile === "") return { cert: pair.certPem, key: pair.keyPem, source: "self-signed (in memory)" };
   mkdirSync(o.certDir, { recursive: true });
   writeFileSync(certFile, pair.certPem);
   writeFileSync(keyFile, pair.keyPem, { mode: 0o600 });
   return { cert: pair.certPem, key: pair.keyPem, source: certFile };
+}
+
+/**
+ * ECDSA, unless `--tls-cipher-suites` leaves TLS 1.2 only suites that authenticate with RSA (a hardening
+ * list of `TLS_ECDHE_RSA_*`): then RSA 2048, the key upstream's self-signed certificate has, so TLS 1.2
+ * clients still find a suite.
+ */
+export function selfSignedKeyType(cipherSuites: readonly string[]): "ec" | "rsa" {
+  const rsaOnly = cipherSuites.some((s) => s.includes("_RSA_")) && !cipherSuites.some((s) => s.includes("_ECDSA_"));
+  return rsaOnly ? "rsa" : "ec";
 }
