@@ -118,10 +118,10 @@ describe("secure port TLS settings (node:tls client handshakes)", () => {
   test("--tls-cipher-suites of RSA suites only: the self-signed certificate is RSA, so TLS 1.2 still connects", async () => {
     const suites = "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384";
     const port = await serve([`--tls-cipher-suites=${suites}`]);
-    expect(await handshake(port, { maxVersion: "TLSv1.2" })).toMatchObject({
-      protocol: "TLSv1.2",
-      cipher: expect.stringMatching(/^TLS_ECDHE_RSA_WITH_AES_(128|256)_GCM_SHA(256|384)$/),
-    });
+    const answer = await handshake(port, { maxVersion: "TLSv1.2" });
+    if (answer instanceof Error) throw answer;
+    expect(answer.protocol).toBe("TLSv1.2");
+    expect(answer.cipher).toMatch(/^TLS_ECDHE_RSA_WITH_AES_(128|256)_GCM_SHA(256|384)$/);
   });
 
   test("--tls-sni-cert-key serves its certificate to clients asking for its name, the default to others", async () => {
