@@ -30,13 +30,13 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
 });
 
-async function serve(flags: string[]): Promise<number> {
+async function serve(flags: string[], port = 0): Promise<number> {
   const loaded = loadConfig(
     ["--cloud-provider=fake", "--bind-address=127.0.0.1", "--secure-port=1", ...flags],
     ["fake"],
   );
   if (!loaded.ok) throw new Error(loaded.errors.join("\n"));
-  const config: ServingConfig = { ...loaded.config.serving, securePort: 0 };
+  const config: ServingConfig = { ...loaded.config.serving, securePort: port };
   const tls = resolveTls({
     minVersion: config.tlsMinVersion,
     cipherSuites: config.tlsCipherSuites,
@@ -95,6 +95,30 @@ describe("--bind-address", () => {
     const port = await serve(["--bind-address=127.0.0.1"]);
     expect(await handshake(port, {}, "127.0.0.1")).not.toBeInstanceOf(Error);
     if (hasIPv6Loopback) expect(await handshake(port, {}, "::1")).toBeInstanceOf(Error);
+  });
+});
+
+describe("start-up failures name their flags", () => {
+  test("a port in use: upstream's words, the address as given", async () => {
+    const taken = await serve(["--bind-address=127.0.0.1"]);
+    const failure = await serve(["--bind-address=127.0.0.1"], taken).then(
+      () => new Error("started on a port in use"),
+      (error: unknown) => error as Error,
+    );
+    expect(failure.message).toMatch(
+      new RegExp(`^failed to listen on 127\\.0\\.0\\.1:${taken} \\(--bind-address, --secure-port\\): .*EADDRINUSE`),
+    );
+  });
+
+  test("a --cert-dir that cannot be made", async () => {
+    writeFileSync(join(dir, "a-file"), "");
+    const failure = await serve([`--cert-dir=${join(dir, "a-file", "certs")}`]).then(
+      () => new Error("started without its certificate"),
+      (error: unknown) => error as Error,
+    );
+    expect(failure.message).toStartWith(
+      `error creating self-signed certificates in --cert-dir "${join(dir, "a-file", "certs")}": `,
+    );
   });
 });
 

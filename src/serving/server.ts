@@ -140,7 +140,12 @@ export async function startSecureServer(deps: SecureServerDeps): Promise<SecureS
       http.emit("connection", socket);
     },
   );
-  await listenOnAll(server, config);
+  await listenOnAll(server, config).catch((error: unknown) => {
+    // Upstream's words, with the address as the flags gave it (the socket reports `::` for 0.0.0.0).
+    const where = `${config.bindAddress.includes(":") ? `[${config.bindAddress}]` : config.bindAddress}:${config.securePort}`;
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(`failed to listen on ${where} (--bind-address, --secure-port): ${why}`, { cause: error });
+  });
   const port = (server.address() as { port: number }).port;
   deps.logger.info(
     `serving securely on ${config.bindAddress}:${port} (certificate: ${pair.source}${sni.length > 0 ? `, ${sni.length} SNI certificate(s)` : ""}${cas.length > 0 ? ", client certificates accepted" : ""})`,

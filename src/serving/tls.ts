@@ -42,9 +42,16 @@ export function loadServingCert(o: {
     keyType: selfSignedKeyType(o.tlsCipherSuites),
   });
   if (certFile === "") return { cert: pair.certPem, key: pair.keyPem, source: "self-signed (in memory)" };
-  mkdirSync(o.certDir, { recursive: true });
-  writeFileSync(certFile, pair.certPem);
-  writeFileSync(keyFile, pair.keyPem, { mode: 0o600 });
+  try {
+    mkdirSync(o.certDir, { recursive: true });
+    writeFileSync(certFile, pair.certPem);
+    writeFileSync(keyFile, pair.keyPem, { mode: 0o600 });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(`error creating self-signed certificates in --cert-dir ${JSON.stringify(o.certDir)}: ${why}`, {
+      cause: error,
+    });
+  }
   return { cert: pair.certPem, key: pair.keyPem, source: certFile };
 }
 
