@@ -71,7 +71,7 @@ export const genericFlags = group("Generic", [
     "controllers",
     "list",
     "*",
-    "Controllers to enable. '*' enables all on-by-default controllers, 'foo' enables 'foo', '-foo' disables 'foo'. All: cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller.",
+    "Controllers to enable. '*' enables all on-by-default controllers, 'foo' enables 'foo', '-foo' disables 'foo'. All: cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller (aliases cloud-node, cloud-node-lifecycle, route, service). Other managers' tagging and nodeipam may be turned off ('-tagging'), not on.",
   ],
   [
     "kubeconfig",

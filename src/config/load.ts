@@ -113,8 +113,9 @@ function readMaster(r: FlagReader): string {
 }
 
 function readControllers(r: FlagReader): readonly ControllerName[] {
-  const { enabled, unknown } = selectControllers(r.list("controllers"));
+  const { enabled, unknown, elsewhere } = selectControllers(r.list("controllers"));
   for (const name of unknown) r.fail("controllers", `${JSON.stringify(name)} is not in the list of known controllers`);
+  for (const why of elsewhere) r.fail("controllers", why);
   return enabled;
 }
 

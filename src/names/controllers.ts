@@ -74,7 +74,18 @@ export interface ControllerSelection {
   /** In `CONTROLLER_NAMES` order. */
   readonly enabled: readonly ControllerName[];
   readonly unknown: readonly string[];
+  /** Controllers other cloud-controller-managers run, asked for by name: why this one has none. */
+  readonly elsewhere: readonly string[];
 }
+
+/**
+ * Controllers of other managers that upstream manifests name in `--controllers`: turning one off
+ * (`-tagging`) is accepted, as it changes nothing here; asking for one is refused with the reason.
+ */
+const ELSEWHERE: Readonly<Record<string, string>> = {
+  tagging: "is cloud-provider-aws's tagging controller (EC2 tags from --tags), which this manager does not run",
+  nodeipam: "is kube-controller-manager's node-ipam controller (pod CIDRs are allocated there, not here)",
+};
 
 /**
  * Upstream `IsControllerEnabled`: the first entry naming a controller (`foo` or `-foo`) decides; otherwise
@@ -82,11 +93,16 @@ export interface ControllerSelection {
  */
 export function selectControllers(entries: readonly string[]): ControllerSelection {
   const unknown: string[] = [];
+  const elsewhere: string[] = [];
   const normalised = entries.map((entry) => {
     if (entry === "*") return entry;
     const negated = entry.startsWith("-");
-    const name = canonical(negated ? entry.slice(1) : entry);
-    if (!name) unknown.push(entry);
+    const bare = negated ? entry.slice(1) : entry;
+    const name = canonical(bare);
+    const reason = ELSEWHERE[bare];
+    if (reason !== undefined) {
+      if (!negated) elsewhere.push(`${JSON.stringify(bare)} ${reason}`);
+    } else if (!name) unknown.push(entry);
     return name ? `${negated ? "-" : ""}${name}` : entry;
   });
   const hasStar = normalised.includes("*");
@@ -94,5 +110,5 @@ export function selectControllers(entries: readonly string[]): ControllerSelecti
     const decision = normalised.find((e) => e === name || e === `-${name}`);
     return decision === name || (decision === undefined && hasStar);
   });
-  return { enabled, unknown };
+  return { enabled, unknown, elsewhere };
 }
