@@ -3,6 +3,7 @@
  * `subCommands`. Help and version are answered before anything else. Returns the exit status.
  */
 import { defineCommand, renderUsage, runCommand, type CommandDef, type SubCommandsDef } from "citty";
+import { stripVTControlCharacters } from "node:util";
 import { FLAGS } from "../config/flags.ts";
 import { renderManagerHelp } from "./usage.ts";
 import { runManagerCommand, type Builtins, type Io } from "./run.ts";
@@ -42,9 +43,9 @@ export async function runCli(
     return 2;
   }
   if (wantsHelp) {
-    io.stdout(
-      `${await renderUsage(command, defineCommand({ meta: { name: "cloud-controller-manager" }, args: managerArgs() }))}\n`,
-    );
+    const parent = defineCommand({ meta: { name: "cloud-controller-manager" }, args: managerArgs() });
+    // Plain text, as the manager's own --help and upstream's: no colour codes in a pipe or a file.
+    io.stdout(`${stripVTControlCharacters(await renderUsage(command, parent))}\n`);
     return 0;
   }
   const data: CommandData = { io, builtins, exitCode: 0 };

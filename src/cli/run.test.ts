@@ -169,6 +169,13 @@ describe("start-up rejects bad input with status 2, one line per problem, before
     expect(err).not.toContain("--cluster-cidr");
   });
 
+  test("a command's --help is plain text, as the manager's (no colour codes in a pipe)", async () => {
+    const { code, out } = await runCommand(["manifests", "--help"]);
+    expect(code).toBe(0);
+    expect(out).toContain("USAGE cloud-controller-manager manifests");
+    expect(out).not.toContain("\u001b[");
+  });
+
   test("--help lists flags by group and marks compatibility-only flags", async () => {
     const { code, out } = await runCommand(["--help"]);
     expect(code).toBe(0);
