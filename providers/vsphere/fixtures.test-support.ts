@@ -1,8 +1,9 @@
 /** A vSphere provider wired to a vcsim, and Nodes as a kubelet on its VMs would register them. */
-import type { CloudProvider } from "../../src/cloud/provider.ts";
+import { afterAll, beforeAll } from "bun:test";
+import type { CloudProvider, InstancesV2 } from "../../src/cloud/provider.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import { testProviderContext, type RecordedCall } from "../../test/harness/provider-context.ts";
-import type { Vcsim, VcsimVm } from "../../test/harness/vcsim.ts";
+import { startVcsim, type Vcsim, type VcsimOptions, type VcsimVm } from "../../test/harness/vcsim.ts";
 import { parseVSphereConfig } from "./config.ts";
 import { byteSwapUuid } from "./node-identity.ts";
 import { createVSphereProvider, type VSphereProviderOptions } from "./provider.ts";
@@ -52,4 +53,39 @@ export function nodeOf(vm: VcsimVm, name = vm.hostName): Node {
     spec: {},
     status: { nodeInfo: { systemUUID: byteSwapUuid(vm.uuid).toUpperCase() } },
   };
+}
+
+export interface VcsimSession {
+  readonly sim: Vcsim;
+  readonly provider: CloudProvider;
+  readonly instances: InstancesV2;
+}
+
+export interface VcsimSessionOptions {
+  readonly inventory: VcsimOptions;
+  /** Appended to the vsphere.conf (labels, nodes, loadBalancers sections). */
+  readonly extra: string;
+  readonly calls?: RecordedCall[];
+  readonly options?: VSphereProviderOptions;
+  /** Runs once the simulator serves, before the provider is made (tags, for instance). */
+  readonly prepare?: (sim: Vcsim) => Promise<void>;
+}
+
+/**
+ * A simulator and a provider on it for the enclosing describe block: started before its tests, closed
+ * and stopped after them. The fields are read in tests, once beforeAll has filled them.
+ */
+export function vcsimSession(o: VcsimSessionOptions): VcsimSession {
+  const session = {} as { sim: Vcsim; provider: CloudProvider; instances: InstancesV2 };
+  beforeAll(async () => {
+    session.sim = await startVcsim(o.inventory);
+    await o.prepare?.(session.sim);
+    session.provider = vcsimProvider(session.sim, o.extra, o.calls, o.options);
+    session.instances = session.provider.instances as InstancesV2;
+  }, 300_000);
+  afterAll(async () => {
+    await session.provider?.close?.();
+    await session.sim?.stop();
+  });
+  return session;
 }

@@ -13,6 +13,7 @@ import { instanceTypeOf } from "./instance-type.ts";
 import type { Described, Resolution, VmLookup } from "./lookup.ts";
 import { providerIdOf } from "./node-identity.ts";
 import { refKey, type VmDetails, type VmSummary } from "./queries.ts";
+import type { Topology } from "./zones.ts";
 
 /** Nodes per batch: one property-collector call carries them all. */
 const MAX_BATCH_SIZE = 200;
@@ -54,20 +55,16 @@ function stateOf(node: Node, resolution: Resolution, looked: Described): Answer<
   return vm.error instanceof InstanceNotFoundError ? { value: { exists: false } } : vm;
 }
 
-function metadataOf(
-  config: VSphereConfig,
-  node: Node,
-  vm: VmDetails,
-  zone: { zone: string; region: string } | undefined,
-): InstanceMetadata {
+function metadataOf(config: VSphereConfig, node: Node, vm: VmDetails, zone?: Answer<Topology>): InstanceMetadata {
+  if (zone && "error" in zone) throw new Error(`node ${node.metadata.name}: ${zone.error.message}`);
   const addresses = nodeAddressesOf(vm.hostName, vm.nics, config.nodes, config.vcenter.ipFamilies);
   if ("error" in addresses) throw new Error(`node ${node.metadata.name} (VM ${vm.name}): ${addresses.error}`);
   return {
     providerID: providerIdOf(vm.uuid),
     instanceType: instanceTypeOf(vm.numCpu, vm.memoryMB, vm.guestId),
     nodeAddresses: addresses.addresses,
-    zone: zone?.zone ?? "",
-    region: zone?.region ?? "",
+    zone: zone?.value.zone ?? "",
+    region: zone?.value.region ?? "",
   };
 }
 

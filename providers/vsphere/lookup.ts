@@ -5,12 +5,13 @@
  * A node whose VM is missing from a scan is looked up again in a fresh scan before it is called absent:
  * "does not exist" is said only when vCenter definitely has no such VM.
  */
+import type { Answer } from "../../src/cloud/provider.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import type { VSphereApi } from "./api.ts";
 import { nodeKeys, type NodeKeys } from "./node-identity.ts";
 import { refKey, type EntityParent, type VmDetails, type VmSummary } from "./queries.ts";
 import type { MoRef } from "./soap-xml.ts";
-import { nearestTag, topologyChain, type ResolvedTag } from "./zones.ts";
+import { topologyChains, topologyOf, type ResolvedTag, type Topology } from "./zones.ts";
 
 export type Resolution =
   | { readonly kind: "found"; readonly vm: VmSummary }
@@ -100,11 +101,11 @@ export interface VmLookup {
   resolve(nodes: readonly Node[], signal?: AbortSignal): Promise<Resolution[]>;
   /** Details of `vms`; a VM missing from the answer is `gone` only when a fresh scan lacks it too. */
   describe(vms: readonly MoRef[], signal?: AbortSignal): Promise<Described>;
-  zones(
-    vms: readonly VmDetails[],
-    categories: { zone: string; region: string },
-    signal?: AbortSignal,
-  ): Promise<Map<string, { zone: string; region: string }>>;
+  /**
+   * Zone and region of each VM, keyed by `refKey`; none without both categories configured (upstream), an
+   * error for a VM with no chain of objects carrying a tag of each.
+   */
+  zones(vms: readonly VmDetails[], categories: Topology, signal?: AbortSignal): Promise<Map<string, Answer<Topology>>>;
 }
 
 export function createVmLookup(deps: LookupDeps): VmLookup {
@@ -198,26 +199,24 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
 
   async function zones(
     vms: readonly VmDetails[],
-    wanted: { zone: string; region: string },
+    wanted: Topology,
     signal?: AbortSignal,
-  ): Promise<Map<string, { zone: string; region: string }>> {
-    const out = new Map<string, { zone: string; region: string }>();
-    if ((wanted.zone === "" && wanted.region === "") || vms.length === 0) return out;
-    const known = await ensureParents(
-      vms.flatMap((vm) => (vm.host ? [vm.host] : [])),
-      signal,
-    );
-    const chains = vms.map((vm) => topologyChain(vm, known));
-    const objects = [...new Map(chains.flat().map((r) => [refKey(r), r])).values()];
+  ): Promise<Map<string, Answer<Topology>>> {
+    const out = new Map<string, Answer<Topology>>();
+    if (wanted.zone === "" || wanted.region === "" || vms.length === 0) return out;
+    const roots = vms.flatMap((vm) => [vm.host, vm.resourcePool, vm.parent].filter((r) => r !== undefined));
+    const known = await ensureParents(roots, signal);
+    const chains = vms.map((vm) => topologyChains(vm, known));
+    const objects = [...new Map(chains.flat(2).map((r) => [refKey(r), r])).values()];
     const attached = await deps.api.attachedTags(objects, signal);
     await Promise.all([...new Set([...attached.values()].flat())].map((id) => resolveTag(id, signal)));
     const resolved = new Map([...tags].map(([id, v]) => [id, v.tag]));
     vms.forEach((vm, i) => {
-      const chain = chains[i] ?? [];
-      out.set(refKey(vm.ref), {
-        zone: nearestTag(chain, attached, resolved, wanted.zone),
-        region: nearestTag(chain, attached, resolved, wanted.region),
-      });
+      const topology = topologyOf(chains[i] ?? [], { attached, tags: resolved }, wanted);
+      out.set(
+        refKey(vm.ref),
+        typeof topology === "string" ? { error: new Error(`VM ${vm.name}: ${topology}`) } : { value: topology },
+      );
     });
     return out;
   }

@@ -42,6 +42,8 @@ export interface VmDetails {
   readonly powerState: string;
   readonly host?: MoRef;
   readonly resourcePool?: MoRef;
+  /** The VM's folder, or its vApp. */
+  readonly parent?: MoRef;
 }
 
 export interface EntityParent {
@@ -110,6 +112,8 @@ const DETAIL_PATHS = [
   "runtime.powerState",
   "runtime.host",
   "resourcePool",
+  "parent",
+  "parentVApp",
 ];
 
 /** What a node's metadata needs, for the given VMs; VMs gone meanwhile are left out of the answer. */
@@ -148,6 +152,7 @@ export function readVmDetails(objects: readonly ObjectContent[]): VmDetails[] {
         powerState: textOf(o.props.get("runtime.powerState")),
         host: moRefOf(o.props.get("runtime.host")),
         resourcePool: moRefOf(o.props.get("resourcePool")),
+        parent: moRefOf(o.props.get("parent")) ?? moRefOf(o.props.get("parentVApp")),
       };
     });
 }

@@ -23,6 +23,9 @@ export interface VcsimVm {
   readonly host: string;
   readonly cluster: string;
   readonly datacenter: string;
+  /** The VM's parent folder. */
+  readonly folder: string;
+  readonly resourcePool: string;
   readonly hostName: string;
   readonly ip: string;
   readonly externalIp: string;

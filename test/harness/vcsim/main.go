@@ -50,6 +50,8 @@ type vmInfo struct {
 	Host         string `json:"host"`
 	Cluster      string `json:"cluster"`
 	Datacenter   string `json:"datacenter"`
+	Folder       string `json:"folder"`
+	ResourcePool string `json:"resourcePool"`
 	HostName     string `json:"hostName"`
 	IP           string `json:"ip"`
 	ExternalIP   string `json:"externalIp"`
@@ -212,6 +214,7 @@ func describe(registry *simulator.Registry, vm *simulator.VirtualMachine, host, 
 	return vmInfo{
 		Name: vm.Name, UUID: strings.ToLower(vm.Config.Uuid), InstanceUUID: strings.ToLower(vm.Config.InstanceUuid),
 		Ref: vm.Self.Value, Host: hostRef.Value, Cluster: cluster.Value, Datacenter: dc,
+		Folder: vm.Parent.Value, ResourcePool: vm.ResourcePool.Value,
 		HostName: host, IP: ip, ExternalIP: ext, NumCPU: vm.Config.Hardware.NumCPU, MemoryMB: vm.Config.Hardware.MemoryMB,
 	}
 }
