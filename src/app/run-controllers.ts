@@ -14,6 +14,9 @@ import { CONTROLLER_NAMES, CONTROLLERS, type ControllerName } from "../names/con
 import type { HealthRegistry } from "../serving/health.ts";
 import type { ControllerClients } from "./clients.ts";
 import type { ProcessDeps } from "./process.ts";
+import { buildProviderInit } from "./provider-init.ts";
+
+export { PROVIDER_READINESS_PREFIX } from "./provider-init.ts";
 
 export interface LeaderDeps extends ProcessDeps {
   readonly health: HealthRegistry;
@@ -29,9 +32,6 @@ export interface LeaderDeps extends ProcessDeps {
   readonly informers?: SharedInformers;
 }
 
-/** Provider checks are registered under this prefix; they count for `/readyz` only. */
-export const PROVIDER_READINESS_PREFIX = "provider-";
-
 /** The context every controller of this process shares; `buildControllers` adds each one's own names. */
 type SharedContext = Omit<ControllerContext, "logger" | "api" | "recorder">;
 
@@ -44,19 +44,7 @@ export async function runControllers(deps: LeaderDeps, signal: AbortSignal): Pro
   const { config, logger } = deps;
   const informers = deps.informers ?? createSharedInformers({ api: deps.root, logger, clock: deps.clock });
   deps.health.add("informer-sync", () => (informers.synced ? undefined : "caches not synced yet"));
-  if (deps.provider.initialize) {
-    await deps.provider.initialize({
-      signal,
-      nodes: informers.nodes(),
-      services: informers.services(),
-      waitForSync: (s) => informers.waitForSync(s),
-      kube: deps.root,
-      addReadinessCheck: (name, check) => deps.health.add(`${PROVIDER_READINESS_PREFIX}${name}`, check),
-      // Every thread initialises the provider: one of them speaks for it.
-      recorder: (deps.shard ?? WHOLE).index === 0 ? deps.events.recorder("cloud-controller-manager") : undefined,
-      replica: deps.replica,
-    });
-  }
+  if (deps.provider.initialize) await deps.provider.initialize(buildProviderInit(deps, informers, signal));
   const controllers = await buildControllers(deps, sharedContext(deps, informers), await deps.clients(), signal);
   const informerStop = new AbortController();
   const informersDone = informers.run(informerStop.signal);

@@ -12,8 +12,16 @@
  */
 import type { EventRecorder } from "../kube/events.ts";
 import type { KubeApi } from "../kube/api.ts";
-import type { Lister } from "../kube/informer.ts";
-import type { LoadBalancerStatus, Manifest, Node, NodeAddress, PolicyRule, Service } from "../kube/objects.ts";
+import type { EventHandler, InformerView, Lister } from "../kube/informer.ts";
+import type {
+  KubeObject,
+  LoadBalancerStatus,
+  Manifest,
+  Node,
+  NodeAddress,
+  PolicyRule,
+  Service,
+} from "../kube/objects.ts";
 import type { Logger } from "../log/logger.ts";
 
 export interface CloudProvider {
@@ -176,6 +184,27 @@ export interface LoadBalancer {
    * Must not throw `ImplementedElsewhereError`.
    */
   ensureLoadBalancerDeleted(clusterName: string, service: Service, signal?: AbortSignal): Promise<void>;
+  /**
+   * Beyond upstream (MetalLB re-processes every Service after a delete and after a pool change): for a
+   * provider whose answers depend on more than the Service itself (addresses other Services hold, its own
+   * pools, Namespace labels). It calls `listener` when that changed, so that Services may now be served,
+   * or served differently; the service controller then queues the Services `change` names at once, ahead
+   * of any retry backoff they wait out (one queue add per Service, however many changes come together).
+   * `listener` may be called from within any method and from cache handlers: it only schedules work.
+   * Returns the function that removes it.
+   */
+  onChange?(listener: (change: LoadBalancerChange) => void): () => void;
+}
+
+/** Which Services a `LoadBalancer.onChange` may affect; an empty object: every Service served. */
+export interface LoadBalancerChange {
+  /** Only Services in this namespace (e.g. its labels changed); absent: every namespace. */
+  readonly namespace?: string;
+  /**
+   * Only Services still waiting: those whose last sync failed and those with fewer ingress addresses than
+   * IP families (an address was freed). Absent or false: served ones too (e.g. the pools changed).
+   */
+  readonly waitingOnly?: boolean;
 }
 
 export interface Route {
@@ -216,11 +245,20 @@ export interface ProviderInit {
   /** For providers that must write to the cluster themselves (their RBAC needs documenting). */
   readonly kube: KubeApi;
   /**
-   * Beyond upstream: asks the service controller to ensure the Service `namespace/name` again soon, when a
-   * change of the provider's own configuration affects it (e.g. an address pool was added). A no-op while
-   * the service controller does not run.
+   * Beyond upstream (upstream hands providers the informer factory): `handler` is told of every change of
+   * the Service cache, synchronously as it applies, for a provider whose own state follows what Services
+   * show (the address pools free an address once no Service shows it). Returns the function that removes
+   * it; remove it when `signal` aborts.
    */
-  requestServiceSync?(key: string): void;
+  addServiceHandler?(handler: EventHandler<Service>): () => void;
+  /**
+   * Beyond upstream: the cluster's Namespaces (name and labels only), from an informer this process starts
+   * on the first call and runs until `signal` aborts; every call returns the same view. A provider that
+   * never calls it costs no watch; one that does lists in `rbacRules` namespaces get, list and watch. Each
+   * controller thread that calls it runs its own informer (the shared caches mirrored to threads are
+   * Nodes and Services only), so call it only where it is needed (where load balancers are ensured).
+   */
+  namespaces?(): InformerView<KubeObject>;
   /** Beyond upstream: adds a check to `/readyz` only; a failing one marks the manager not ready, never restarts it. */
   addReadinessCheck?(name: string, check: () => string | undefined): void;
   /**

@@ -8,7 +8,8 @@
  *
  * Beyond upstream: `--load-balancer-class` serves one class as well; `--load-balancer-resync-period`
  * re-ensures every LB periodically so drift in the cloud is corrected; a Service deleted without our
- * finalizer is still cleaned up from the last copy we saw.
+ * finalizer is still cleaned up from the last copy we saw; a provider's `onChange` (an address freed, its
+ * pools edited) queues the Services it names at once, ahead of their backoff (provider-changes.ts).
  *
  * Threads: per key. Each thread's `service` queue takes its share of the Service keys, the resync and the
  * delete handler included. The `node` queue holds one key and is not sharded: every thread runs its own
@@ -30,6 +31,7 @@ import { ServiceCache } from "./cache.ts";
 import { LoadBalancerNodeSet } from "./node-set.ts";
 import { NODE_SYNC_MIN_INTERVAL_MS, pacePasses, syncNodes, type NodeSyncDeps } from "./node-sync.ts";
 import { needsCleanup, needsUpdate, shouldSyncUpdatedNode, wantsLoadBalancer } from "./predicates.ts";
+import { followProviderChanges } from "./provider-changes.ts";
 import { syncService } from "./sync.ts";
 
 const ID = "service-lb-controller";
@@ -94,6 +96,12 @@ async function run(w: ServiceWiring, nodeSet: LoadBalancerNodeSet, signal: Abort
     const stops = [
       requeueEvery(deps.services, queues.services, ctx.config.loadBalancerResyncPeriodMs, served),
       requeueEvery(deps.services, queues.services, CLEANUP_RETRY_PERIOD_MS, needsCleanup),
+      followProviderChanges({
+        balancer: deps.balancer,
+        services: deps.services,
+        queue: queues.services,
+        servedClass: deps.servedClass,
+      }),
     ];
     stopResync = () => stops.forEach((stop) => stop());
     await Promise.all([
