@@ -55,6 +55,11 @@ describe("grantedAccess", () => {
       namespace: "ccm-system",
       name: "l",
     });
+    // Tokens only of the three controller identities: one of any kube-system ServiceAccount reaches cluster-admin.
+    const tokens = granted.filter((a) => a.resource === "serviceaccounts" && a.subresource === "token");
+    expect(tokens.map((a) => a.name).sort()).toEqual(["node-controller", "route-controller", "service-controller"]);
+    const reads = granted.filter((a) => a.resource === "serviceaccounts" && a.verb === "get" && !a.subresource);
+    expect(reads.every((a) => a.name !== undefined)).toBe(true);
     expect(granted.find((a) => a.resource === "nodes" && a.verb === "delete")).toEqual({
       verb: "delete",
       group: "",

@@ -6,6 +6,7 @@
  */
 import type { ProviderRules } from "../cloud/registry.ts";
 import type { Manifest, PolicyRule } from "../kube/objects.ts";
+import { CLIENT_IDENTITIES } from "../names/controllers.ts";
 import { controllerIdentityBindings } from "./controller-identities.ts";
 
 export const CCM_USER = "system:cloud-controller-manager";
@@ -48,8 +49,16 @@ export function namespaceRules(options: RbacOptions): PolicyRule[] {
       resourceNames: [options.leaseName],
       verbs: ["get", "list", "watch", "update", "patch"],
     },
-    { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["get", "create"] },
-    { apiGroups: [""], resources: ["serviceaccounts/token"], verbs: ["create"] },
+    // `--use-service-account-credentials`: tokens of the three controller identities only (a token of any
+    // kube-system ServiceAccount would reach cluster-admin); creating one cannot be limited by name.
+    { apiGroups: [""], resources: ["serviceaccounts"], verbs: ["create"] },
+    { apiGroups: [""], resources: ["serviceaccounts"], resourceNames: [...CLIENT_IDENTITIES], verbs: ["get"] },
+    {
+      apiGroups: [""],
+      resources: ["serviceaccounts/token"],
+      resourceNames: [...CLIENT_IDENTITIES],
+      verbs: ["create"],
+    },
   ];
 }
 
