@@ -18,7 +18,7 @@ import {
   vmDetailsSpec,
   vmScanSpec,
 } from "./queries.ts";
-import type { EntityParent, VmDetails, VmSummary } from "./queries.ts";
+import type { DatacenterEntry, EntityParent, VmDetails, VmSummary } from "./queries.ts";
 import {
   envelope,
   readResponse,
@@ -58,8 +58,8 @@ export interface TagInfo {
 
 /** The inventory questions the provider asks; each is one round trip (plus pages of a long answer). */
 export interface VSphereApi {
-  /** Every datacenter of the vCenter. */
-  datacenters(signal?: AbortSignal): Promise<EntityParent[]>;
+  /** Every datacenter of the vCenter, with its inventory path. */
+  datacenters(signal?: AbortSignal): Promise<DatacenterEntry[]>;
   /** Every VM under the given datacenters, with what finds a node's VM. */
   listVirtualMachines(datacenters: readonly MoRef[], signal?: AbortSignal): Promise<VmSummary[]>;
   /** Details of the given VMs; a VM gone meanwhile is absent from the answer. */

@@ -36,6 +36,10 @@ function vmOf(node: Node, vm: VmSummary, looked: Described): Answer<VmDetails> {
   const details = looked.details.get(refKey(vm.ref));
   if (details) return { value: details };
   if (looked.gone.has(refKey(vm.ref))) return { error: notFound(node, "the VM was removed from vCenter") };
+  if (looked.incomplete)
+    return {
+      error: new Error(`vCenter's answer lacked VM ${vm.name} of node ${node.metadata.name}; ${looked.incomplete}`),
+    };
   return {
     error: new Error(
       `vCenter's answer lacked VM ${vm.name} (${vm.ref.value}) of node ${node.metadata.name}, which still exists`,

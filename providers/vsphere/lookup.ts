@@ -8,6 +8,7 @@
 import type { Answer } from "../../src/cloud/provider.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import type { VSphereApi } from "./api.ts";
+import { incompleteSearch, selectDatacenters, type DatacenterSelection } from "./datacenters.ts";
 import { nodeKeys, type NodeKeys } from "./node-identity.ts";
 import { refKey, type EntityParent, type VmDetails, type VmSummary } from "./queries.ts";
 import type { MoRef } from "./soap-xml.ts";
@@ -26,7 +27,7 @@ export type Resolution =
 
 export interface LookupDeps {
   readonly api: VSphereApi;
-  /** Datacenter names to search; empty: all. */
+  /** Datacenter names or inventory paths to search; empty: all. */
   readonly datacenters: readonly string[];
   readonly now?: () => number;
   readonly scanTtlMs?: number;
@@ -36,6 +37,8 @@ export interface LookupDeps {
 
 interface VmIndex {
   readonly at: number;
+  /** Why a VM missing from this scan may still exist (configured datacenters missing); undefined: it does not. */
+  readonly incomplete?: string;
   readonly byUuid: ReadonlyMap<string, VmSummary>;
   readonly byName: ReadonlyMap<string, readonly VmSummary[]>;
   readonly byIp: ReadonlyMap<string, readonly VmSummary[]>;
@@ -48,7 +51,7 @@ function push<T>(map: Map<string, T[]>, key: string, value: T): void {
   else map.set(key, [value]);
 }
 
-export function buildIndex(vms: readonly VmSummary[], at: number): VmIndex {
+export function buildIndex(vms: readonly VmSummary[], at: number, incomplete?: string): VmIndex {
   const byUuid = new Map<string, VmSummary>();
   const byName = new Map<string, VmSummary[]>();
   const byIp = new Map<string, VmSummary[]>();
@@ -59,7 +62,7 @@ export function buildIndex(vms: readonly VmSummary[], at: number): VmIndex {
     if (host !== vm.name.toLowerCase()) push(byName, host, vm);
     for (const ip of vm.ips) push(byIp, ip, vm);
   }
-  return { at, byUuid, byName, byIp };
+  return { at, incomplete, byUuid, byName, byIp };
 }
 
 /** The one VM `keys` name in `index`, or why there is none. */
@@ -91,10 +94,18 @@ function matchByNameOrAddress(keys: NodeKeys, index: VmIndex): Resolution {
   return { kind: "unmatched", reason: `no VM has the node's system UUID, name or addresses` };
 }
 
+/** A VM not found in a scan that could not cover every configured datacenter: an error, never absent. */
+function unsure(resolution: Resolution, index: VmIndex): Resolution {
+  if (!index.incomplete || (resolution.kind !== "absent" && resolution.kind !== "unmatched")) return resolution;
+  return { kind: "error", error: new Error(`${resolution.reason}; ${index.incomplete}`) };
+}
+
 export interface Described {
   readonly details: ReadonlyMap<string, VmDetails>;
   /** `refKey`s of VMs definitely removed from vCenter. */
   readonly gone: ReadonlySet<string>;
+  /** Why VMs missing from the answer are not `gone`, when the fresh scan could not tell. */
+  readonly incomplete?: string;
 }
 
 export interface VmLookup {
@@ -106,6 +117,8 @@ export interface VmLookup {
    * error for a VM with no chain of objects carrying a tag of each.
    */
   zones(vms: readonly VmDetails[], categories: Topology, signal?: AbortSignal): Promise<Map<string, Answer<Topology>>>;
+  /** The datacenters searched, and the configured ones vCenter lacks. */
+  datacenters(signal?: AbortSignal): Promise<DatacenterSelection>;
 }
 
 export function createVmLookup(deps: LookupDeps): VmLookup {
@@ -113,20 +126,25 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
   const scanTtl = deps.scanTtlMs ?? 30_000;
   const topologyTtl = deps.topologyTtlMs ?? 600_000;
   let latest: { at: number; promise: Promise<VmIndex> } | undefined;
-  let datacenters: Promise<MoRef[]> | undefined;
+  let selected: Promise<DatacenterSelection> | undefined;
   const parents = new Map<string, { at: number; entity: EntityParent }>();
   const tags = new Map<string, { at: number; tag: ResolvedTag }>();
   const categories = new Map<string, Promise<string>>();
 
-  async function resolveDatacenters(signal?: AbortSignal): Promise<MoRef[]> {
-    const all = await deps.api.datacenters(signal);
-    if (deps.datacenters.length === 0) return all.map((d) => d.ref);
-    const missing = deps.datacenters.filter((name) => !all.some((d) => d.name === name));
-    if (missing.length > 0)
-      throw new Error(
-        `datacenter(s) ${missing.join(", ")} not found in vCenter (it has: ${all.map((d) => d.name).join(", ")})`,
-      );
-    return all.filter((d) => deps.datacenters.includes(d.name)).map((d) => d.ref);
+  /** The selection, kept once every configured datacenter is found (a missing one is looked for again). */
+  function resolveDatacenters(signal?: AbortSignal): Promise<DatacenterSelection> {
+    selected ??= deps.api
+      .datacenters(signal)
+      .then((all) => {
+        const selection = selectDatacenters(all, deps.datacenters);
+        if (selection.missing.length > 0) selected = undefined;
+        return selection;
+      })
+      .catch((error: unknown) => {
+        selected = undefined;
+        throw error;
+      });
+    return selected;
   }
 
   /**
@@ -137,11 +155,9 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
     if (latest && latest.at >= notBefore) return latest.promise;
     const started = now();
     const run = async (): Promise<VmIndex> => {
-      datacenters ??= resolveDatacenters(signal).catch((error: unknown) => {
-        datacenters = undefined;
-        throw error;
-      });
-      return buildIndex(await deps.api.listVirtualMachines(await datacenters, signal), started);
+      const searched = await resolveDatacenters(signal);
+      const vms = await deps.api.listVirtualMachines(searched.refs, signal);
+      return buildIndex(vms, started, incompleteSearch(searched));
     };
     const next = run();
     latest = { at: started, promise: next };
@@ -164,7 +180,7 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
     const missed = (a: Resolution): boolean => a.kind === "absent" || a.kind === "unmatched";
     if (!answers.some(missed)) return answers;
     const fresh = first.at >= started ? first : await scan(signal, started);
-    return answers.map((a, i) => (missed(a) ? matchVm(keys[i] as NodeKeys, fresh) : a));
+    return answers.map((a, i) => (missed(a) ? unsure(matchVm(keys[i] as NodeKeys, fresh), fresh) : a));
   }
 
   async function describe(vms: readonly MoRef[], signal?: AbortSignal): Promise<Described> {
@@ -172,7 +188,9 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
     const details = new Map((await deps.api.describeVirtualMachines(vms, signal)).map((d) => [refKey(d.ref), d]));
     const missing = vms.map(refKey).filter((key) => !details.has(key));
     if (missing.length === 0) return { details, gone: new Set() };
-    const still = new Set([...(await scan(signal, asked)).byUuid.values()].map((vm) => refKey(vm.ref)));
+    const fresh = await scan(signal, asked);
+    if (fresh.incomplete) return { details, gone: new Set(), incomplete: fresh.incomplete };
+    const still = new Set([...fresh.byUuid.values()].map((vm) => refKey(vm.ref)));
     return { details, gone: new Set(missing.filter((key) => !still.has(key))) };
   }
 
@@ -221,5 +239,5 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
     return out;
   }
 
-  return { resolve, describe, zones };
+  return { resolve, describe, zones, datacenters: resolveDatacenters };
 }

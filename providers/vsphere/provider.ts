@@ -70,6 +70,12 @@ export function createVSphereProvider(
       try {
         const content = await api.serviceContent(signal);
         await lookup.resolve([], signal);
+        const { missing, known } = await lookup.datacenters(signal);
+        if (missing.length > 0)
+          return [
+            `vCenter ${vc.server} has no datacenter ${missing.join(", ")} (it has: ${known.join(", ") || "none"}); ` +
+              "nodes are searched in the others, and a node not found there is an error, never deleted",
+          ];
         log.debug(`preflight: ${content.about} answers, the datacenters are found`);
         return [];
       } catch (error) {

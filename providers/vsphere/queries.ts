@@ -68,15 +68,38 @@ const ENTITY_TYPES = [
   "VirtualApp",
 ];
 
-/** Every Datacenter under the root folder (in nested folders too), with its name. */
+/** Every Datacenter under the root folder (in nested folders too), with its name, and the folders above it. */
 export const datacentersSpec = (root: MoRef): XmlNode =>
   filterSpec(
-    [{ type: "Datacenter", paths: ["name"] }],
+    [
+      { type: "Datacenter", paths: ["name", "parent"] },
+      { type: "Folder", paths: ["name", "parent"] },
+    ],
     [{ obj: root, skip: true, selectSet: [traversal("folders", "Folder", "childEntity", ["folders"])] }],
   );
 
-export const readDatacenters = (objects: readonly ObjectContent[]): EntityParent[] =>
-  objects.filter((o) => o.obj.type === "Datacenter").map((o) => ({ ref: o.obj, name: textOf(o.props.get("name")) }));
+export interface DatacenterEntry {
+  readonly ref: MoRef;
+  readonly name: string;
+  /** The inventory path below the root folder, as govmomi's finder takes it without its leading `/`: `folder/dc`. */
+  readonly path: string;
+}
+
+export function readDatacenters(objects: readonly ObjectContent[]): DatacenterEntry[] {
+  const byKey = new Map(objects.map((o) => [refKey(o.obj), o]));
+  const pathOf = (o: ObjectContent): string => {
+    const names: string[] = [];
+    for (let at: ObjectContent | undefined = o; at && names.length <= byKey.size;) {
+      names.unshift(textOf(at.props.get("name")));
+      const parent = moRefOf(at.props.get("parent"));
+      at = parent ? byKey.get(refKey(parent)) : undefined;
+    }
+    return names.join("/");
+  };
+  return objects
+    .filter((o) => o.obj.type === "Datacenter")
+    .map((o) => ({ ref: o.obj, name: textOf(o.props.get("name")), path: pathOf(o) }));
+}
 
 /** Every VM of the given datacenters: the few properties that find a node's VM. */
 export const vmScanSpec = (datacenters: readonly MoRef[]): XmlNode =>

@@ -105,6 +105,25 @@ describe("vsphere provider against vcsim", () => {
     await expect(instances.instanceMetadata(nodeOf(gone))).rejects.not.toBeInstanceOf(InstanceNotFoundError);
   });
 
+  test("a configured datacenter vCenter lacks: nodes of the others initialise; a VM not found is an error, not gone", async () => {
+    const [vm, gone] = [sim.vms[7], sim.vms[8]];
+    if (!vm || !gone) throw new Error("no VM");
+    await sim.destroy(gone.uuid);
+    const partial = providerOfConfig(
+      vcsimConfigText(sim).replace("datacenters: [DC0]", "datacenters: [dc-gone, /DC0]"),
+    );
+    try {
+      const metadata = await partial.instances?.instanceMetadata(nodeOf(vm));
+      expect(metadata?.providerID).toBe(`vsphere://${vm.uuid}`);
+      const withId: Node = { ...nodeOf(gone), spec: { providerID: `vsphere://${gone.uuid}` } };
+      await expect(partial.instances?.instanceExists(withId)).rejects.toThrow("datacenter(s) dc-gone not found");
+      await expect(partial.instances?.instanceMetadata(withId)).rejects.not.toBeInstanceOf(InstanceNotFoundError);
+      expect((await partial.preflight?.(AbortSignal.timeout(5000)))?.join("\n")).toContain("no datacenter dc-gone");
+    } finally {
+      await partial.close?.();
+    }
+  });
+
   test("thumbprint pins the vCenter's certificate without a CA file, any case; another thumbprint is refused", async () => {
     const vm = sim.vms[5];
     if (!vm) throw new Error("no VM");
