@@ -149,7 +149,14 @@ function podSpecBlock(spaces: number): string {
   return Object.entries(podSpec)
     .map(([key, value]) => {
       switch (key) {
-        case "nodeSelector":
+        case "affinity":
+          return [
+            `${pad}{{- with .Values.nodeSelector }}`,
+            `${pad}nodeSelector:`,
+            `${pad}  {{- toYaml . | nindent ${spaces + 2} }}`,
+            `${pad}{{- end }}`,
+            `${pad}affinity:\n${pad}  {{- toYaml .Values.affinity | nindent ${spaces + 2} }}`,
+          ].join("\n");
         case "tolerations":
           return `${pad}${key}:\n${pad}  {{- toYaml .Values.${key} | nindent ${spaces + 2} }}`;
         case "containers":

@@ -98,16 +98,24 @@ export function chartValues(): ChartValue[] {
       description: "The container's resources.",
     },
     {
-      name: "nodeSelector",
-      default: podSpec.nodeSelector,
+      name: "affinity",
+      default: podSpec.affinity,
       schema: { type: "object" },
-      description: "Where the pods run: control-plane nodes.",
+      description:
+        "Where the pods run: control-plane nodes, by the control-plane or (before 1.24) master role label, any value (k3s and RKE2 write true).",
+    },
+    {
+      name: "nodeSelector",
+      default: {},
+      schema: { type: "object" },
+      description: "Narrows the nodes further (none by default).",
     },
     {
       name: "tolerations",
       default: podSpec.tolerations,
       schema: { type: "array" },
-      description: "Tolerates the uninitialized, control-plane and not-ready taints, so it starts before any CNI.",
+      description:
+        "Tolerates the uninitialized, control-plane (and master), CriticalAddonsOnly and not-ready taints, so it starts before any CNI and stays.",
     },
     {
       name: "serviceMonitor",

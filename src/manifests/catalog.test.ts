@@ -116,6 +116,18 @@ describe("package options", () => {
       errors: ['invalid value "/k" for flag --kubeconfig: deployment uses its ServiceAccount'],
     },
     {
+      name: "in-cluster pods run as non-root, which cannot bind a low port",
+      argv: ["daemonset", "--cloud-provider=fake", "--secure-port=443"],
+      errors: [
+        'invalid value "443" for flag --secure-port: daemonset runs as a non-root user, which cannot listen below 1024',
+      ],
+    },
+    {
+      name: "one manager per control-plane node needs leader election",
+      argv: ["static-pod", "--cloud-provider=fake", "--leader-elect=false"],
+      errors: ['invalid value "false" for flag --leader-elect: static-pod runs one manager per control-plane node'],
+    },
+    {
       name: "systemd values cannot hold spaces",
       argv: ["systemd", "--cloud-provider=fake", "--cluster-name=my cluster"],
       errors: [
@@ -244,8 +256,11 @@ interface PodSpecView {
   priorityClassName: string;
   serviceAccountName?: string;
   nodeSelector?: Record<string, string>;
+  affinity?: {
+    nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: unknown[] } };
+  };
   securityContext: { runAsNonRoot?: boolean };
-  tolerations: { key: string }[];
+  tolerations: { key: string; effect?: string }[];
   containers: Container[];
   volumes: { name: string; hostPath?: { path: string; type: string }; secret?: unknown }[];
 }
@@ -279,6 +294,7 @@ describe("pods", () => {
     expect(spec.tolerations.map((t) => t.key)).toEqual([
       "node.cloudprovider.kubernetes.io/uninitialized",
       "node-role.kubernetes.io/control-plane",
+      "node-role.kubernetes.io/master",
     ]);
     const c = spec.containers[0]!;
     expect(c.livenessProbe.httpGet).toEqual({ scheme: "HTTPS", host: "127.0.0.1", port: 10300, path: "/healthz" });
@@ -330,12 +346,24 @@ describe("pods", () => {
         }),
     },
     {
-      name: "daemonset: ServiceAccount, control plane, not-ready tolerated, cloud-config from a Secret, non-root",
+      name: "daemonset: ServiceAccount, control plane by either role label, fresh-cluster taints tolerated, cloud-config from a Secret, non-root",
       argv: ["daemonset", "--cloud-config=/etc/kubernetes/cloud.conf"],
       check: (s) => {
         expect(s.serviceAccountName).toBe("cloud-controller-manager");
-        expect(s.nodeSelector).toEqual({ "node-role.kubernetes.io/control-plane": "" });
-        expect(s.tolerations.map((t) => t.key)).toContain("node.kubernetes.io/not-ready");
+        expect(s.nodeSelector).toBeUndefined();
+        const terms = s.affinity?.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
+        expect(terms).toEqual([
+          { matchExpressions: [{ key: "node-role.kubernetes.io/control-plane", operator: "Exists" }] },
+          { matchExpressions: [{ key: "node-role.kubernetes.io/master", operator: "Exists" }] },
+        ]);
+        expect(s.tolerations.map((t) => `${t.key}:${t.effect ?? "*"}`)).toEqual([
+          "node.cloudprovider.kubernetes.io/uninitialized:NoSchedule",
+          "node-role.kubernetes.io/control-plane:NoSchedule",
+          "node-role.kubernetes.io/master:NoSchedule",
+          "CriticalAddonsOnly:*",
+          "node.kubernetes.io/not-ready:NoSchedule",
+          "node.kubernetes.io/not-ready:NoExecute",
+        ]);
         expect(s.securityContext.runAsNonRoot).toBe(true);
         expect(s.volumes[1]).toEqual({
           name: "cloud-config",
@@ -358,9 +386,9 @@ describe("pods", () => {
       },
     },
     {
-      name: "deployment in the Lease namespace",
+      name: "deployment in the Lease namespace, node-critical as upstream's DaemonSets",
       argv: ["deployment", "--leader-elect-resource-namespace=ccm-system"],
-      check: (s) => expect(s.priorityClassName).toBe("system-cluster-critical"),
+      check: (s) => expect(s.priorityClassName).toBe("system-node-critical"),
     },
   ];
   for (const c of cases) test(c.name, () => c.check(podSpec([...c.argv, "--cloud-provider=fake"])));

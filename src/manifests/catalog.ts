@@ -65,10 +65,27 @@ function podProblems(kind: Kind, o: PackageOptions): string[] {
 }
 
 function inClusterProblems(kind: Kind, o: PackageOptions): string[] {
-  const { kubeconfig, master } = o.config;
-  if (kubeconfig === "" && master === "") return [];
-  const flag = kubeconfig !== "" ? "kubeconfig" : "master";
-  return [`invalid value ${JSON.stringify(kubeconfig || master)} for flag --${flag}: ${kind} uses its ServiceAccount`];
+  const { kubeconfig, master, serving } = o.config;
+  const problems: string[] = [];
+  if (kubeconfig !== "" || master !== "") {
+    const flag = kubeconfig !== "" ? "kubeconfig" : "master";
+    problems.push(
+      `invalid value ${JSON.stringify(kubeconfig || master)} for flag --${flag}: ${kind} uses its ServiceAccount`,
+    );
+  }
+  // The pod runs as a non-root user, which Kubernetes gives no ambient capabilities: NET_BIND_SERVICE
+  // in its security context would not let it bind a low port.
+  if (serving.securePort > 0 && serving.securePort < 1024)
+    problems.push(
+      `invalid value "${serving.securePort}" for flag --secure-port: ${kind} runs as a non-root user, which cannot listen below 1024`,
+    );
+  return problems;
+}
+
+/** Kinds that run one manager per control-plane node: without leader election all of them would act. */
+function replicaProblems(kind: Kind, o: PackageOptions): string[] {
+  if (o.config.leaderElection.enabled) return [];
+  return [`invalid value "false" for flag --leader-elect: ${kind} runs one manager per control-plane node`];
 }
 
 /** Problems specific to a kind, one line each naming the flag. */
@@ -76,6 +93,7 @@ export function kindProblems(kind: Kind, o: PackageOptions): string[] {
   return [
     ...(POD_KINDS.includes(kind) ? podProblems(kind, o) : []),
     ...(IN_CLUSTER_KINDS.includes(kind) ? inClusterProblems(kind, o) : []),
+    ...(kind === "daemonset" || kind === "static-pod" ? replicaProblems(kind, o) : []),
     ...(kind === "systemd" || kind === "systemd-env" ? systemdProblems(o) : []),
   ];
 }

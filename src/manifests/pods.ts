@@ -13,6 +13,7 @@ import { hostFiles, NAME, probeHost, type HostFile, type PackageOptions } from "
 export const LABELS: Readonly<Record<string, string>> = { "app.kubernetes.io/name": NAME };
 export const CLOUD_CONFIG_SECRET = `${NAME}-cloud-config`;
 const CONTROL_PLANE = "node-role.kubernetes.io/control-plane";
+const MASTER = "node-role.kubernetes.io/master";
 /** An unprivileged UID for in-cluster pods (the conventional "nonroot" of distroless images). */
 const NON_ROOT = 65532;
 
@@ -81,11 +82,36 @@ function container(o: PackageOptions, volumes: readonly Volume[]): Obj {
   };
 }
 
+/**
+ * The taints a fresh cluster's control-plane nodes carry: uninitialized (this manager removes it), the
+ * control-plane role (and its pre-1.24 `master` name), k3s / RKE2's `CriticalAddonsOnly`, and, with no CNI
+ * yet, not-ready: to schedule on it, and to stay (a Deployment's pod gets no NoExecute toleration from
+ * the DaemonSet controller, so without one it would be evicted after five minutes).
+ */
 const tolerations = (inCluster: boolean): Obj[] => [
   { key: TAINT_UNINITIALIZED, value: "true", effect: "NoSchedule" },
   { key: CONTROL_PLANE, operator: "Exists", effect: "NoSchedule" },
-  ...(inCluster ? [{ key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoSchedule" }] : []),
+  { key: MASTER, operator: "Exists", effect: "NoSchedule" },
+  ...(inCluster
+    ? [
+        { key: "CriticalAddonsOnly", operator: "Exists" },
+        { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoSchedule" },
+        { key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute" },
+      ]
+    : []),
 ];
+
+/**
+ * Control-plane nodes by either label and any value: kubeadm's `""`, k3s / RKE2's `"true"`, and the
+ * `master` role of clusters older than 1.24.
+ */
+const controlPlaneAffinity: Obj = {
+  nodeAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: [CONTROL_PLANE, MASTER].map((key) => ({ matchExpressions: [{ key, operator: "Exists" }] })),
+    },
+  },
+};
 
 function namespace(o: PackageOptions): string {
   return o.config.leaderElection.resourceNamespace;
@@ -126,8 +152,8 @@ function inClusterPodSpec(o: PackageOptions): Obj {
     hostNetwork: true,
     // The host's resolver: cluster DNS may not run yet, and the cloud API is outside the cluster.
     dnsPolicy: "Default",
-    priorityClassName: "system-cluster-critical",
-    nodeSelector: { [CONTROL_PLANE]: "" },
+    priorityClassName: "system-node-critical",
+    affinity: controlPlaneAffinity,
     tolerations: tolerations(true),
     securityContext: {
       runAsNonRoot: true,

@@ -33,14 +33,14 @@ describe("server-side dry run of generated manifests", () => {
   const variants: { name: string; argv: string[] }[] = [
     { name: "defaults", argv: [] },
     {
-      name: "image, own binary path, certificate files, cert dir, port below 1024",
+      name: "image, own binary path, certificate files, cert dir, another port",
       argv: [
         "--image=registry.local/ccm:v0.1.0",
         "--binary=/ccm",
         "--tls-cert-file=/etc/ccm/tls.crt",
         "--tls-private-key-file=/etc/ccm/tls.key",
         "--cert-dir=/var/lib/ccm",
-        "--secure-port=443",
+        "--secure-port=10300",
       ],
     },
     {
@@ -63,6 +63,10 @@ describe("server-side dry run of generated manifests", () => {
       }, 30_000);
     }
   }
+
+  test("static-pod: a port below 1024 (root with NET_BIND_SERVICE; in-cluster kinds refuse it)", async () => {
+    await dryRun(generate(["static-pod", ...BASE, "--secure-port=443"]));
+  }, 30_000);
 
   test("another Lease namespace: its ServiceAccount, Role, workloads and the per-controller bindings", async () => {
     const cp = await controlPlane();
