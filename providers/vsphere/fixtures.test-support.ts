@@ -33,15 +33,16 @@ export function vcsimProvider(
   return providerOfConfig(vcsimConfigText(sim, extra), calls, options);
 }
 
-/** A provider for the vsphere.conf `text`; a problem in it throws. */
+/** A provider for the vsphere.conf `text`; a problem in it throws. Its log lines go to `lines`. */
 export function providerOfConfig(
   text: string,
   calls: RecordedCall[] = [],
   options: VSphereProviderOptions = {},
+  lines: string[] = [],
 ): CloudProvider {
   const parsed = parseVSphereConfig(text);
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
-  return createVSphereProvider(parsed.config, testProviderContext(calls), options);
+  return createVSphereProvider(parsed.config, testProviderContext(calls, lines), options);
 }
 
 /** The Node a kubelet on `vm` registers: named as its guest, system UUID as Linux reports it (byte-swapped). */

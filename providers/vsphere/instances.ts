@@ -80,10 +80,28 @@ function answer<T>(compute: () => T): Answer<T> {
   }
 }
 
-export function vsphereInstances(config: VSphereConfig, lookup: VmLookup): InstancesV2 {
+/** With upstream's SKIP_NODE_DELETION a VM gone is an error, so the lifecycle controller never deletes the Node. */
+function kept(node: Node, state: Answer<InstanceState>): Answer<InstanceState> {
+  if (!("value" in state) || state.value.exists) return state;
+  return {
+    error: new Error(
+      `no VM for node ${node.metadata.name}, kept: SKIP_NODE_DELETION is set, so Nodes are never deleted`,
+    ),
+  };
+}
+
+export interface InstancesOptions {
+  /** Upstream's SKIP_NODE_DELETION: a VM gone is an error instead of "does not exist". */
+  readonly skipNodeDeletion?: boolean;
+}
+
+export function vsphereInstances(config: VSphereConfig, lookup: VmLookup, options: InstancesOptions = {}): InstancesV2 {
   async function instanceStateBatch(nodes: readonly Node[], signal?: AbortSignal): Promise<Answer<InstanceState>[]> {
     const looked = await look(lookup, nodes, signal);
-    return nodes.map((node, i) => stateOf(node, looked.resolutions[i] as Resolution, looked));
+    return nodes.map((node, i) => {
+      const state = stateOf(node, looked.resolutions[i] as Resolution, looked);
+      return options.skipNodeDeletion ? kept(node, state) : state;
+    });
   }
 
   async function instanceMetadataBatch(

@@ -20,6 +20,11 @@ export interface VSphereProviderOptions {
   readonly scanTtlMs?: LookupDeps["scanTtlMs"];
   /** The API client to use before initialize (tests, `check`); initialize supplies the manager's. */
   readonly kube?: KubeApi;
+  /**
+   * The manager's environment, for upstream's SKIP_NODE_DELETION (set, whatever its value: Nodes are never
+   * deleted). The factory passes the process's; nothing here reads it otherwise.
+   */
+  readonly environment?: Readonly<Record<string, string | undefined>>;
 }
 
 export function createVSphereProvider(
@@ -47,11 +52,16 @@ export function createVSphereProvider(
         observeDrift: context.observeConfigurationDrift,
       })
     : undefined;
+  const skipNodeDeletion = options.environment?.SKIP_NODE_DELETION !== undefined;
   log.info(`vSphere provider: ${describeConfig(config)}`);
   for (const line of config.ignored) log.warn(`vsphere.conf: ${line}`);
+  if (skipNodeDeletion)
+    log.info(
+      "SKIP_NODE_DELETION is set: node deletion is off, a VM gone from vCenter is an error and its Node is kept",
+    );
   return {
     name: "vsphere",
-    instances: vsphereInstances(config, lookup),
+    instances: vsphereInstances(config, lookup, { skipNodeDeletion }),
     loadBalancer: lb?.lb.loadBalancer,
     initialize(init) {
       kube ??= init.kube;

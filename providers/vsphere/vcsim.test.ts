@@ -9,8 +9,9 @@ import { readFileSync } from "node:fs";
 import { InstanceNotFoundError } from "../../src/cloud/errors.ts";
 import type { CloudProvider, InstanceMetadata, InstancesBatch, InstancesV2 } from "../../src/cloud/provider.ts";
 import type { Node } from "../../src/kube/objects.ts";
-import type { RecordedCall } from "../../test/harness/provider-context.ts";
+import { testProviderContext, type RecordedCall } from "../../test/harness/provider-context.ts";
 import type { Vcsim, VcsimVm } from "../../test/harness/vcsim.ts";
+import { vsphereProviderFactory } from "./index.ts";
 import { nodeOf, providerOfConfig, vcsimConfigText, vcsimProvider, vcsimSession } from "./fixtures.test-support.ts";
 
 const LABELS = "labels:\n  zone: k8s-zone\n  region: k8s-region";
@@ -122,6 +123,38 @@ describe("vsphere provider against vcsim", () => {
     } finally {
       await partial.close?.();
     }
+  });
+
+  test("SKIP_NODE_DELETION set (even empty): a VM gone is an error, never 'does not exist'; said at start", async () => {
+    const gone = sim.vms[9];
+    if (!gone) throw new Error("no VM");
+    await sim.destroy(gone.uuid);
+    const lines: string[] = [];
+    const keeping = providerOfConfig(vcsimConfigText(sim), [], { environment: { SKIP_NODE_DELETION: "" } }, lines);
+    try {
+      expect(lines.join("\n")).toContain("node deletion is off");
+      const withId: Node = { ...nodeOf(gone), spec: { providerID: `vsphere://${gone.uuid}` } };
+      await expect(keeping.instances?.instanceExists(withId)).rejects.toThrow("SKIP_NODE_DELETION is set");
+      const [state] = (await keeping.instances?.batch?.instanceStateBatch([withId])) ?? [];
+      expect(state && "error" in state).toBe(true);
+      expect(await instances.instanceExists(withId)).toBe(false);
+    } finally {
+      await keeping.close?.();
+    }
+  });
+
+  test("the registered factory hands the process's environment over when it makes the provider", async () => {
+    const parsed = vsphereProviderFactory.parseConfig(vcsimConfigText(sim), "vsphere.conf");
+    if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+    const lines: string[] = [];
+    process.env.SKIP_NODE_DELETION = "1";
+    try {
+      const made = await vsphereProviderFactory.create(parsed.config, testProviderContext([], lines));
+      await made.close?.();
+    } finally {
+      delete process.env.SKIP_NODE_DELETION;
+    }
+    expect(lines.join("\n")).toContain("node deletion is off");
   });
 
   test("thumbprint pins the vCenter's certificate without a CA file, any case; another thumbprint is refused", async () => {
