@@ -95,8 +95,11 @@ export const ADDRESS_POOLS = resourceOf(ADDRESS_POOL_KIND);
 export const addressPoolCrd = (): ReturnType<typeof customResourceDefinition> =>
   customResourceDefinition(ADDRESS_POOL_KIND);
 
-/** What a provider reading AddressPool objects needs: read them, write their status. */
+/** What a pool-backed provider needs: read AddressPool objects, write their status, follow Namespace labels. */
 export const ADDRESS_POOL_RULES: readonly PolicyRule[] = [
   { apiGroups: [GROUP], resources: ["addresspools"], verbs: ["get", "list", "watch"] },
   { apiGroups: [GROUP], resources: ["addresspools/status"], verbs: ["patch"] },
+  // Pools' namespaceSelectors match Namespace labels: the manager's Namespace cache, started only once a
+  // pool selects on them (namespace-labels.ts), lists and watches; nothing reads one Namespace alone.
+  { apiGroups: [""], resources: ["namespaces"], verbs: ["list", "watch"] },
 ];
