@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { CloudProvider, LoadBalancer } from "../../src/cloud/provider.ts";
+import type { LoadBalancer, LoadBalancerChange } from "../../src/cloud/provider.ts";
 import type { Service } from "../../src/kube/objects.ts";
 import { KubeApiError } from "../../src/kube/transport.ts";
 import { testProviderContext } from "../../test/harness/provider-context.ts";
@@ -11,9 +11,13 @@ import {
   patchRecorder,
   providerInit,
   service,
+  syncedCache,
   type RecordedPatch,
 } from "../shared/address-pools/fixtures.test-support.ts";
-import { createBaremetalProvider } from "./provider.ts";
+import { followProviderChanges } from "../../src/controllers/service-lb-controller/provider-changes.ts";
+import { WorkQueue } from "../../src/kube/queue.ts";
+import { exponentialLimiter } from "../../src/kube/rate-limiters.ts";
+import { createBaremetalProvider, type BaremetalProvider } from "./provider.ts";
 
 const FROM = KEYS.allocatedFrom;
 
@@ -24,7 +28,7 @@ loadBalancers:
     - { name: v6, addresses: ["2001:db8::/120"] }
 `;
 
-function provider(yaml = POOLS, lines: string[] = []): CloudProvider & { lb: LoadBalancer } {
+function provider(yaml = POOLS, lines: string[] = []): BaremetalProvider & { lb: LoadBalancer } {
   const parsed = parseBaremetalConfig(yaml);
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   const p = createBaremetalProvider({ config: parsed.config, path: "" }, testProviderContext([], lines));
@@ -303,5 +307,58 @@ describe("bare-metal load balancer", () => {
     expect(ensured.warnings).toEqual([
       { reason: "LoadBalancerAddressMoved", message: "moved from 10.0.0.1 to 10.0.0.0: the address could not be kept" },
     ]);
+  });
+
+  test("a pool of one address: B waits; once A is gone from the Service cache, B is queued at once, ahead of its backoff, and gets the address", async () => {
+    const p = provider(`loadBalancers: { pools: [{ name: one, addresses: ["10.0.0.1/32"] }] }`);
+    const { kube, patches } = patchRecorder();
+    const cache = syncedCache<Service>("services");
+    const stopped = new AbortController();
+    await p.initialize?.(providerInit({ kube, serviceCache: cache, signal: stopped.signal }));
+    // The service controller's side, as it runs: its queue (backoff 5 s → 300 s) and the change follower.
+    const queue = new WorkQueue({ name: "service", rateLimiter: exponentialLimiter(5_000, 300_000) });
+    const stop = followProviderChanges({ balancer: p.lb, services: cache, queue, servedClass: "" });
+    const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+    try {
+      const a = service("a");
+      cache.upsert(a);
+      expect(ips((await p.lb.ensureLoadBalancer("c", a, [])).status)).toEqual(["10.0.0.1"]);
+      const shownA = { ...applied(a, patches), status: { loadBalancer: { ingress: [{ ip: "10.0.0.1" }] } } };
+      cache.upsert(shownA);
+      const b = service("b");
+      cache.upsert(b);
+      expect(await message(p.lb.ensureLoadBalancer("c", b, []))).toBe("no free IPv4 address in address pool(s) one");
+      queue.addRateLimited("default/b");
+      for (let i = 0; i < 3; i++) queue.addRateLimited("default/b"); // failed again and again: 40 s to wait
+      // Deleted, but its status still shows the address: nothing is free yet, nothing is queued.
+      await p.lb.ensureLoadBalancerDeleted("c", shownA);
+      await turn();
+      expect(queue.length).toBe(0);
+      cache.remove(shownA);
+      await turn();
+      expect(queue.length).toBe(1);
+      expect(await queue.get()).toBe("default/b");
+      expect(ips((await p.lb.ensureLoadBalancer("c", b, [])).status)).toEqual(["10.0.0.1"]);
+    } finally {
+      stop();
+      stopped.abort();
+      queue.shutDown();
+    }
+  });
+
+  test("a live edit of the cloud-config that changes the pools asks for every Service again; one that keeps them does not", async () => {
+    const p = provider(`loadBalancers: { pools: [{ name: one, addresses: ["10.0.0.1/32"] }] }`);
+    await p.initialize?.(providerInit({ kube: patchRecorder().kube }));
+    const changes: LoadBalancerChange[] = [];
+    p.lb.onChange?.((change) => changes.push(change));
+    const edit = (yaml: string): void => {
+      const parsed = parseBaremetalConfig(yaml);
+      if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+      p.apply(parsed.config);
+    };
+    edit(`loadBalancers: { pools: [{ name: one, addresses: ["10.0.0.1/32"] }] }`);
+    expect(changes).toEqual([]);
+    edit(`loadBalancers: { pools: [{ name: one, addresses: ["10.0.0.1-10.0.0.2"] }] }`);
+    expect(changes).toEqual([{}]);
   });
 });

@@ -104,6 +104,7 @@ export function createBaremetalProvider(
 
   function apply(config: BaremetalConfig): void {
     current = { inventory: inventoryOf(config), loadBalancers: loadBalancersOf(config) };
+    lb?.settingsChanged();
   }
 
   let lastText = input.text;

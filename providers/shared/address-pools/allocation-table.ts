@@ -20,6 +20,15 @@ export interface Holding extends ShareTraits {
 export class AllocationTable {
   readonly #byId = new Map<string, Holding>();
   readonly #byAddress = new Map<string, Map<string, Holding>>();
+  readonly #onFreed: (() => void) | undefined;
+
+  /**
+   * `onFreed` is called, synchronously, whenever a holding lets go of an address (it may be free now, or
+   * shareable by others): what waited for one may get it.
+   */
+  constructor(options: { onFreed?: () => void } = {}) {
+    this.#onFreed = options.onFreed;
+  }
 
   get size(): number {
     return this.#byId.size;
@@ -52,8 +61,9 @@ export class AllocationTable {
 
   /** Replaces whatever `holding.id` held before; a holding with no addresses at all is dropped. */
   set(holding: Holding): void {
-    this.release(holding.id);
+    const before = this.#remove(holding.id);
     const all = [...new Set([...holding.addresses, ...holding.retiring])];
+    if (before && addressesOf(before).some((a) => !all.includes(a))) this.#onFreed?.();
     if (all.length === 0) return;
     this.#byId.set(holding.id, holding);
     for (const address of all) {
@@ -64,10 +74,16 @@ export class AllocationTable {
   }
 
   release(id: string): Holding | undefined {
+    const holding = this.#remove(id);
+    if (holding && addressesOf(holding).length > 0) this.#onFreed?.();
+    return holding;
+  }
+
+  #remove(id: string): Holding | undefined {
     const holding = this.#byId.get(id);
     if (!holding) return undefined;
     this.#byId.delete(id);
-    for (const address of new Set([...holding.addresses, ...holding.retiring])) {
+    for (const address of addressesOf(holding)) {
       const on = this.#byAddress.get(address);
       on?.delete(id);
       if (on?.size === 0) this.#byAddress.delete(address);
@@ -75,3 +91,5 @@ export class AllocationTable {
     return holding;
   }
 }
+
+const addressesOf = (holding: Holding): string[] => [...new Set([...holding.addresses, ...holding.retiring])];

@@ -13,7 +13,7 @@ import type { Logger } from "../../../src/log/logger.ts";
 import { isMapping, Problems } from "../config-reader.ts";
 import { ADDRESS_POOLS } from "./crd.ts";
 import { readPoolFields } from "./pools-config.ts";
-import { rangesOverlap, type Pool } from "./pools.ts";
+import { poolKey, rangesOverlap, type Pool } from "./pools.ts";
 
 export interface AddressPoolObject extends KubeObject {
   spec?: Record<string, unknown>;
@@ -33,9 +33,6 @@ function shownInForce(o: AddressPoolObject): { shown: boolean; current: boolean 
   const valid = conditions.find((c) => c.type === "Valid" && c.status === "True");
   return { shown: valid !== undefined, current: valid?.observedGeneration === o.metadata.generation };
 }
-
-const poolKey = (pool: Pool): string =>
-  JSON.stringify(pool, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value));
 
 /**
  * 0: in force with this very spec; 1: in force with an earlier spec (edited since); 2: not in force.

@@ -1,8 +1,10 @@
 /** Builders for the bare-metal provider's tests: Services, Nodes and settings in a line each. */
 import type { ProviderInit } from "../../../src/cloud/provider.ts";
 import type { KubeApi } from "../../../src/kube/api.ts";
-import type { Lister } from "../../../src/kube/informer.ts";
+import type { InformerView, Lister } from "../../../src/kube/informer.ts";
+import { InformerCache } from "../../../src/kube/informer-cache.ts";
 import { objectKey, type Condition, type KubeObject, type Node, type Service } from "../../../src/kube/objects.ts";
+import { createLogger } from "../../../src/log/logger.ts";
 import { Problems } from "../config-reader.ts";
 import { serviceKeys } from "./annotations.ts";
 import { parseLoadBalancers, type LoadBalancerSettings } from "./pools-config.ts";
@@ -174,17 +176,42 @@ export function listerOf<T extends KubeObject>(items: () => readonly T[]): Liste
   };
 }
 
+/**
+ * `services`: a plain list; `serviceCache`: a real cache, whose changes reach the provider's Service
+ * handlers as the manager's would. `namespaces`: what `ProviderInit.namespaces` answers (absent: none offered).
+ */
 export function providerInit(o: {
   services?: () => readonly Service[];
+  serviceCache?: InformerCache<Service>;
+  namespaces?: () => InformerView<KubeObject>;
   kube: KubeApi;
   synced?: Promise<boolean>;
   signal?: AbortSignal;
 }): ProviderInit {
+  const cache = o.serviceCache;
   return {
     signal: o.signal ?? new AbortController().signal,
     nodes: listerOf<Node>(() => []),
-    services: listerOf(o.services ?? (() => [])),
+    services: cache ?? listerOf(o.services ?? (() => [])),
     waitForSync: () => o.synced ?? Promise.resolve(true),
     kube: o.kube,
+    ...(cache ? { addServiceHandler: (handler) => cache.addHandler(handler) } : {}),
+    ...(o.namespaces ? { namespaces: o.namespaces } : {}),
+  };
+}
+
+/** A synced cache holding `objects`, as an informer's after its first listing. */
+export function syncedCache<T extends KubeObject>(name: string, objects: readonly T[] = []): InformerCache<T> {
+  const cache = new InformerCache<T>(name, createLogger({ verbosity: 0, format: "text", write: () => undefined }));
+  for (const obj of objects) cache.upsert(obj);
+  cache.markSynced();
+  return cache;
+}
+
+export function namespace(name: string, labels: Record<string, string> = {}): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name, labels: { "kubernetes.io/metadata.name": name, ...labels } },
   };
 }

@@ -1,17 +1,22 @@
 import { describe, expect, test } from "bun:test";
-import type { LoadBalancer } from "../../../src/cloud/provider.ts";
-import type { Service } from "../../../src/kube/objects.ts";
+import type { LoadBalancer, LoadBalancerChange } from "../../../src/cloud/provider.ts";
+import type { InformerView } from "../../../src/kube/informer.ts";
+import type { KubeObject, Service } from "../../../src/kube/objects.ts";
 import { createLogger } from "../../../src/log/logger.ts";
-import { patchRecorder, providerInit, service, settingsFrom } from "./fixtures.test-support.ts";
+import { namespace, patchRecorder, providerInit, service, settingsFrom, syncedCache } from "./fixtures.test-support.ts";
 import { createSourcedLoadBalancer } from "./pool-source.ts";
 
 const logger = createLogger({ verbosity: 0, format: "text", write: () => undefined });
 
 /** The file-sourced load balancer over `pools` (YAML), with the Service cache `services`. */
-function loadBalancer(pools: string, services: () => readonly Service[] = () => []): LoadBalancer {
+function loadBalancer(
+  pools: string,
+  services: () => readonly Service[] = () => [],
+  namespaces?: () => InformerView<KubeObject>,
+): LoadBalancer {
   const settings = settingsFrom(pools);
   const sourced = createSourcedLoadBalancer({ settings: () => settings, logger, observeCall: () => undefined });
-  sourced.initialize(providerInit({ services, kube: patchRecorder().kube }));
+  sourced.initialize(providerInit({ services, namespaces, kube: patchRecorder().kube }));
   return sourced.lb.loadBalancer;
 }
 
@@ -97,5 +102,39 @@ describe("address-pool load balancer", () => {
     const lb = loadBalancer(pools);
     expect(ips((await lb.ensureLoadBalancer("c", service("a", { ns: "team-c" }), [])).status)).toEqual(["10.9.0.0"]);
     expect(ips((await lb.ensureLoadBalancer("c", service("a", { ns: "team-d" }), [])).status)).toEqual(["10.0.0.0"]);
+  });
+
+  test("namespace selectors match the Namespace's real labels, and a relabel asks for that namespace's Services again", async () => {
+    const pools = `{ pools: [
+      { name: open, addresses: ["10.0.0.0/30"] },
+      { name: gold, namespaceSelectors: [{ matchLabels: { tier: gold } }], addresses: ["10.9.0.0/30"] } ] }`;
+    const cache = syncedCache("namespaces", [namespace("team-c", { tier: "gold" }), namespace("team-d")]);
+    let asked = 0;
+    const lb = loadBalancer(pools, undefined, () => (asked++, cache));
+    const changes: LoadBalancerChange[] = [];
+    lb.onChange?.((change) => changes.push(change));
+    expect(ips((await lb.ensureLoadBalancer("c", service("a", { ns: "team-c" }), [])).status)).toEqual(["10.9.0.0"]);
+    expect(ips((await lb.ensureLoadBalancer("c", service("b", { ns: "team-d" }), [])).status)).toEqual(["10.0.0.0"]);
+    expect(ips((await lb.ensureLoadBalancer("c", service("n", { ns: "team-new" }), [])).status)).toEqual(["10.0.0.1"]);
+    expect(asked).toBe(1);
+    cache.upsert(namespace("team-d", { tier: "gold" }));
+    cache.upsert(namespace("team-new", { tier: "gold" }));
+    cache.upsert(namespace("team-c", { tier: "gold" })); // the same labels: nothing to do
+    expect(changes).toEqual([{ namespace: "team-d" }, { namespace: "team-new" }]);
+    expect(ips((await lb.ensureLoadBalancer("c", service("e", { ns: "team-d" }), [])).status)).toEqual(["10.9.0.1"]);
+  });
+
+  test("pools that select no namespace by label never ask for Namespaces", async () => {
+    let asked = 0;
+    const lb = loadBalancer(
+      `{ pools: [{ name: p, namespaces: [team-a], addresses: ["10.0.0.0/30"] }] }`,
+      undefined,
+      () => {
+        asked++;
+        return syncedCache("namespaces");
+      },
+    );
+    expect(ips((await lb.ensureLoadBalancer("c", service("a", { ns: "team-a" }), [])).status)).toEqual(["10.0.0.0"]);
+    expect(asked).toBe(0);
   });
 });

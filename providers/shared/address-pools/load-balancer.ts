@@ -6,10 +6,17 @@
  * silently; every move and every refusal to move reaches the Service as a Warning event, a refusal also
  * as the condition `<prefix>/AddressesInPools=False`.
  */
-import type { CallOutcome, EnsuredLoadBalancer, LoadBalancer, ProviderInit } from "../../../src/cloud/provider.ts";
+import type {
+  CallOutcome,
+  EnsuredLoadBalancer,
+  LoadBalancer,
+  LoadBalancerChange,
+  ProviderInit,
+} from "../../../src/cloud/provider.ts";
 import type { KubeApi } from "../../../src/kube/api.ts";
 import type { LoadBalancerStatus, Service } from "../../../src/kube/objects.ts";
 import { isNotFound } from "../../../src/kube/transport.ts";
+import { errorMessage } from "../../../src/kube/worker.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import {
   AllocationTable,
@@ -33,7 +40,9 @@ import {
   targetOf,
   type Claim,
 } from "./claim.ts";
+import { createNamespaceLabels, type NamespaceLabels } from "./namespace-labels.ts";
 import { conditionWrite, movesNotAnnounced, warningsOf } from "./notes.ts";
+import { followReleases } from "./releases.ts";
 import { inServingPool, poolNameOf, type Pool } from "./pools.ts";
 import type { LoadBalancerSettings } from "./pools-config.ts";
 import { reconcile, restore, retire, settle, type Evidence } from "./restore.ts";
@@ -45,11 +54,6 @@ export interface LoadBalancerDeps {
   readonly pools: () => readonly Pool[];
   /** Set while configuration-driven moves are refused (replicas disagree): the reason. */
   readonly moveGuard?: () => string | undefined;
-  /**
-   * Namespace labels, for pools with namespace selectors; none known: the one label every Namespace
-   * carries, `kubernetes.io/metadata.name` (its name), so selectors on it work without reading Namespaces.
-   */
-  readonly namespaceLabels?: (namespace: string) => Readonly<Record<string, string>>;
   readonly logger: Logger;
   readonly observeCall: (operation: string, seconds: number, outcome: CallOutcome) => void;
   readonly now?: () => Date;
@@ -69,10 +73,9 @@ export interface PoolLoadBalancer {
    * table is rebuilt. Returns how many holdings changed.
    */
   forgetGone(): number;
+  /** Tells the `onChange` listeners (the service controller) that Services may be served differently now. */
+  notify(change: LoadBalancerChange): void;
 }
-
-/** Set by the API server on every Namespace, equal to its name. */
-const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
 /** Upstream `DefaultLoadBalancerName`: "a" + the UID without dashes, at most 32 characters. */
 const loadBalancerName = (service: Service): string =>
@@ -83,8 +86,11 @@ const oldestFirst = (a: Service, b: Service): number =>
   serviceKey(a).localeCompare(serviceKey(b));
 
 export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer {
-  const table = new AllocationTable();
-  let session: { ready: Promise<void>; init: ProviderInit } | undefined;
+  const listeners = new Set<(change: LoadBalancerChange) => void>();
+  const notify = (change: LoadBalancerChange): void => listeners.forEach((listener) => listener(change));
+  // An address let go of: a Service that found none may find one now (MetalLB retries all after a delete).
+  const table = new AllocationTable({ onFreed: () => notify({ waitingOnly: true }) });
+  let session: { ready: Promise<void>; init: ProviderInit; namespaces: NamespaceLabels } | undefined;
   let rebuiltOnce = false;
   const view = (): AllocatorView => {
     const s = deps.settings();
@@ -95,7 +101,7 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
     namespaceLabels: (ns: string) => Readonly<Record<string, string>>;
   } => ({
     pools: deps.pools(),
-    namespaceLabels: deps.namespaceLabels ?? ((ns) => ({ [NAMESPACE_NAME_LABEL]: ns })),
+    namespaceLabels: (ns) => session?.namespaces.labels(ns) ?? {},
   });
 
   async function ready(): Promise<ProviderInit> {
@@ -209,6 +215,8 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
     },
     async ensureLoadBalancer(_clusterName, service, _nodes, signal): Promise<EnsuredLoadBalancer> {
       const init = await ready();
+      // Before the claim: it reads the labels of the Service's Namespace when a pool selects on them.
+      await session?.namespaces.ready(deps.pools(), signal);
       const settings = deps.settings();
       const claimed = claimFor(service, settings, claimContext());
       if (!claimed.ok) throw new Error(claimed.problem);
@@ -230,22 +238,38 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
       const shownInStatus = statusAddresses(service);
       retire(table, claimId(service), (address) => shownInStatus.has(address));
     },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
   };
+
+  const forgetGone = (): number => (session && rebuiltOnce ? reconcileWithCache(session.init) : 0);
+
+  /** Before the first decision: the caches, then the Namespace labels the pools select on, if in time. */
+  async function rebuildWhenSynced(init: ProviderInit, namespaces: NamespaceLabels): Promise<void> {
+    if (!(await init.waitForSync(init.signal))) throw new Error("stopped before the Service cache synced");
+    await namespaces.ready(deps.pools(), init.signal).catch((error: unknown) => {
+      if (init.signal.aborted) throw error;
+      deps.logger.warn(`restoring addresses without Namespace labels: ${errorMessage(error)}`);
+    });
+    rebuild(init.services.list());
+    rebuiltOnce = true;
+  }
 
   return {
     loadBalancer,
     table,
     ready,
     view,
-    forgetGone: () => (session && rebuiltOnce ? reconcileWithCache(session.init) : 0),
+    forgetGone,
+    notify,
     initialize(init) {
-      const rebuilt = init.waitForSync(init.signal).then((synced) => {
-        if (!synced) throw new Error("stopped before the Service cache synced");
-        rebuild(init.services.list());
-        rebuiltOnce = true;
-      });
+      const namespaces = createNamespaceLabels(init, notify);
+      const rebuilt = rebuildWhenSynced(init, namespaces);
       void rebuilt.catch(() => undefined);
-      session = { ready: rebuilt, init };
+      session = { ready: rebuilt, init, namespaces };
+      followReleases(init, { table, settings: deps.settings, forgetGone });
     },
   };
 }

@@ -10,7 +10,7 @@ import type { Logger } from "../../../src/log/logger.ts";
 import { createClusterPools, type ClusterPools } from "./cluster-pools.ts";
 import { createConfigGuard, poolsHash, type ConfigGuard } from "./config-guard.ts";
 import { createPoolLoadBalancer, type PoolLoadBalancer } from "./load-balancer.ts";
-import type { Pool } from "./pools.ts";
+import { samePools, type Pool } from "./pools.ts";
 import type { LoadBalancerSettings } from "./pools-config.ts";
 import { createStatusWriter, type StatusWriter } from "./status-writer.ts";
 
@@ -35,6 +35,11 @@ export interface SourcedLoadBalancer {
   pools(): readonly Pool[];
   /** On the leader: starts watching the pools (cluster source), then the load balancer's rebuild. */
   initialize(init: ProviderInit): void;
+  /**
+   * The provider calls this after a live edit of its cloud-config swapped the settings: when the file's
+   * pools differ, every Service is synced again (as after an AddressPool edit).
+   */
+  settingsChanged(): void;
 }
 
 interface ClusterSide {
@@ -66,6 +71,9 @@ function startCluster(init: ProviderInit, deps: PoolSourceDeps, lb: () => PoolLo
     onChange: (before, after) => {
       if (pools.informer.synced && describe(before) !== describe(after))
         logger.info(`address pools in force: ${names(after)} (were: ${names(before)})`);
+      // Every Service again, as MetalLB after a pool change: a waiting one may fit now, a served one may
+      // no longer be offered its address. A status write (our own, after each sync) changes no pool.
+      if (pools.informer.synced && !samePools(before, after)) lb().notify({});
       status.schedule();
     },
   });
@@ -142,9 +150,16 @@ export function createSourcedLoadBalancer(deps: PoolSourceDeps): SourcedLoadBala
       },
     },
   };
+  let filePools = deps.settings().pools;
   return {
     lb,
     pools,
+    settingsChanged() {
+      const now = deps.settings().pools;
+      if (fromCluster || samePools(filePools, now)) return;
+      filePools = now;
+      inner.notify({});
+    },
     initialize(init) {
       if (!fromCluster) {
         guard = startFileGuard(init, deps);

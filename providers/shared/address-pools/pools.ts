@@ -159,6 +159,18 @@ export function candidatePools(
   return [...reserved, ...open];
 }
 
+/** Equal for equal pools (every field, ranges by value). */
+export const poolKey = (pool: Pool): string =>
+  JSON.stringify(pool, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value));
+
+/** Whether two pool sets hand out the same addresses to the same Services, in the same order. */
+export const samePools = (a: readonly Pool[], b: readonly Pool[]): boolean =>
+  a.length === b.length && a.every((pool, i) => poolKey(pool) === poolKey(b[i] as Pool));
+
+/** Whether some pool matches Namespace labels, so allocation needs the Namespaces' real labels. */
+export const selectsNamespaces = (pools: readonly Pool[]): boolean =>
+  pools.some((p) => p.namespaceSelectors.length > 0);
+
 /** The canonical text of an address: the key of the allocation table. */
 export function addressKey(ip: IP): string {
   return formatIP(ip);
