@@ -20,13 +20,16 @@ function kubeconfigFiles(path: string): string[] {
   }
 }
 
-/** Every file the service reads, with the flag that brought it in. */
-export function serviceReads(o: PackageOptions): HostFile[] {
-  const direct = hostFiles(o.config);
-  const viaKubeconfig = direct
+/** The files the kubeconfigs of `o` name by path, with the flag of the kubeconfig. */
+export function kubeconfigReads(o: PackageOptions): HostFile[] {
+  return hostFiles(o.config)
     .filter((f) => f.flag.endsWith("kubeconfig"))
     .flatMap((f) => kubeconfigFiles(f.path).map((path) => ({ flag: f.flag, path })));
-  return [...direct, ...viaKubeconfig];
+}
+
+/** Every file the service reads, with the flag that brought it in. */
+export function serviceReads(o: PackageOptions): HostFile[] {
+  return [...hostFiles(o.config), ...kubeconfigReads(o)];
 }
 
 /** The files of `files` this process cannot read, with the reason. */

@@ -24,6 +24,11 @@ export interface PackageOptions {
   readonly providerRules: readonly ProviderRules[];
   /** The provider's CustomResourceDefinitions (all providers' for `crds` without --cloud-provider). */
   readonly customResources: readonly Manifest[];
+  /**
+   * Files the manager reads that no flag names, found on this host by the command: the certificates a
+   * kubeconfig names by path. A static pod mounts them too.
+   */
+  readonly indirectFiles?: readonly HostFile[];
 }
 
 export const NAME = "cloud-controller-manager";
@@ -49,15 +54,25 @@ export interface HostFile {
   readonly path: string;
 }
 
-/** Every file the configured manager reads (kubeconfigs, cloud-config, serving certificate). */
+/**
+ * Every file the configured manager's flags name: kubeconfigs, cloud-config, serving certificates (SNI
+ * pairs too) and the client CA bundles.
+ */
 export function hostFiles(config: Config): HostFile[] {
+  const { serving } = config;
   const files: [string, string][] = [
     ["kubeconfig", config.kubeconfig],
     ["cloud-config", config.cloudConfig],
-    ["authentication-kubeconfig", config.serving.authenticationKubeconfig],
-    ["authorization-kubeconfig", config.serving.authorizationKubeconfig],
-    ["tls-cert-file", config.serving.tlsCertFile],
-    ["tls-private-key-file", config.serving.tlsPrivateKeyFile],
+    ["authentication-kubeconfig", serving.authenticationKubeconfig],
+    ["authorization-kubeconfig", serving.authorizationKubeconfig],
+    ["tls-cert-file", serving.tlsCertFile],
+    ["tls-private-key-file", serving.tlsPrivateKeyFile],
+    ...serving.sniCertKeys.flatMap((p): [string, string][] => [
+      ["tls-sni-cert-key", p.certFile],
+      ["tls-sni-cert-key", p.keyFile],
+    ]),
+    ["client-ca-file", serving.clientAuth.clientCAFile],
+    ["requestheader-client-ca-file", serving.clientAuth.requestHeaderClientCAFile],
   ];
   return files.filter(([, path]) => path !== "").map(([flag, path]) => ({ flag, path }));
 }

@@ -122,7 +122,8 @@ function namespace(o: PackageOptions): string {
  * read the host's root-only kubeconfig and cloud-config, as kube-controller-manager's static pod does.
  */
 export function staticPod(o: PackageOptions): Manifest {
-  const volumes = [...binaryVolume(o), ...fileVolumes(hostFiles(o.config)), ...certDirVolume(o)];
+  const files = [...hostFiles(o.config), ...(o.indirectFiles ?? [])];
+  const volumes = [...binaryVolume(o), ...fileVolumes(files), ...certDirVolume(o)];
   return {
     apiVersion: "v1",
     kind: "Pod",

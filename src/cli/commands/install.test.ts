@@ -97,3 +97,26 @@ describe("input files not in place yet", () => {
     });
   }
 });
+
+describe("manifests static-pod mounts every file the manager reads", () => {
+  test("the certificates a kubeconfig names by path, and the client CA bundles", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ccm-static-pod-"));
+    const kubeconfig = join(dir, "ccm.conf");
+    const lines = [
+      "apiVersion: v1",
+      "kind: Config",
+      `clusters: [{ name: c, cluster: { server: 'https://10.0.0.1:6443', certificate-authority: '${dir}/pki/ca.crt' } }]`,
+      `users: [{ name: u, user: { client-certificate: '${dir}/pki/ccm.crt', client-key: '${dir}/pki/ccm.key' } }]`,
+      "contexts: [{ name: x, context: { cluster: c, user: u } }]",
+      "current-context: x",
+    ];
+    writeFileSync(kubeconfig, `${lines.join("\n")}\n`);
+    const argv = ["manifests", "static-pod", "--cloud-provider=fake", `--kubeconfig=${kubeconfig}`];
+    const { code, out } = await runCommand([...argv, `--client-ca-file=${dir}/pki/front-ca.crt`]);
+    expect(code).toBe(0);
+    const pod = Bun.YAML.parse(out) as { spec: { volumes: { hostPath?: { path: string } }[] } };
+    const mounted = pod.spec.volumes.flatMap((v) => (v.hostPath ? [v.hostPath.path] : []));
+    for (const file of ["ca.crt", "ccm.crt", "ccm.key", "front-ca.crt"])
+      expect(mounted).toContain(`${dir}/pki/${file}`);
+  });
+});

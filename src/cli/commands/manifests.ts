@@ -8,7 +8,7 @@ import { helpArgs, splitArgs } from "../command-args.ts";
 import { packageOptions, PACKAGE_FLAG_LIST } from "../package-options.ts";
 import { KINDS, render } from "../../manifests/catalog.ts";
 import type { CommandData } from "../cli.ts";
-import { serviceReads, unreadable } from "../host-inputs.ts";
+import { kubeconfigReads, serviceReads, unreadable } from "../host-inputs.ts";
 import { inputProblems } from "../../manifests/install-plan.ts";
 
 export const manifestsCommand = defineCommand({
@@ -29,6 +29,6 @@ export const manifestsCommand = defineCommand({
       const { warnings } = inputProblems(unreadable(serviceReads(result.options)), true);
       for (const line of warnings) command.io.stderr(`warning: ${line}\n`);
     }
-    command.io.stdout(render(result.kind, result.options));
+    command.io.stdout(render(result.kind, { ...result.options, indirectFiles: kubeconfigReads(result.options) }));
   },
 });
