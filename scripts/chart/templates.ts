@@ -6,7 +6,7 @@
 import { DEFAULTS, NAME } from "../../src/manifests/options.ts";
 import { CLOUD_CONFIG_SECRET, LABELS } from "../../src/manifests/pods.ts";
 import type { Manifest } from "../../src/kube/objects.ts";
-import { rbacParts, SENTINEL, workloadParts, type Obj } from "./catalog.ts";
+import { catalogOptions, rbacParts, SENTINEL, workloadParts, type Obj } from "./catalog.ts";
 
 export const LABELS_TEMPLATE = `${NAME}.labels`;
 const HAS_CLOUD_CONFIG = "or .Values.cloudConfig .Values.existingSecret";
@@ -102,6 +102,7 @@ function commandBlock(spaces: number): string {
     arg("--leader-elect-resource-namespace=%s", ".Release.Namespace"),
     `${pad}{{- end }}`,
     arg("--leader-elect-resource-name=%s", ".Values.leaderElection.resourceName"),
+    arg("--secure-port=%v", ".Values.securePort"),
     `${pad}{{- range .Values.extraArgs }}`,
     `${pad}- {{ . | quote }}`,
     `${pad}{{- end }}`,
@@ -110,6 +111,12 @@ function commandBlock(spaces: number): string {
 
 const IMAGE =
   '{{ if .Values.image.repository }}{{ printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}{{ else }}{{ .Values.baseImage }}{{ end }}';
+
+/** The catalog's default secure port in `text` (a container port, a probe's port) as the chart's value. */
+function withSecurePort(text: string): string {
+  const port = catalogOptions("daemonset").config.serving.securePort;
+  return text.replace(new RegExp(`(containerPort|port): ${port}$`, "gm"), "$1: {{ .Values.securePort }}");
+}
 
 /** The container: the catalog's keys in the catalog's order, values where the chart has one. */
 function containerBlock(spaces: number): string {
@@ -125,6 +132,10 @@ function containerBlock(spaces: number): string {
         return commandBlock(spaces + 2);
       case "resources":
         return `${pad}resources:\n${pad}  {{- toYaml .Values.resources | nindent ${spaces + 2} }}`;
+      case "ports":
+      case "startupProbe":
+      case "livenessProbe":
+        return withSecurePort(yaml({ [key]: value }, spaces));
       case "volumeMounts":
         return conditionalList(
           key,
@@ -227,13 +238,14 @@ export function serviceMonitorTemplate(securePort: number): string {
     },
   };
   const include = `{{- include "${LABELS_TEMPLATE}" . | nindent 4 }}`;
+  const serviceYaml = withSecurePort(templated(yaml(service)));
   const monitorYaml = templated(yaml(monitor)).replace(
     include,
     `${include}\n    {{- with .Values.serviceMonitor.labels }}\n    {{- toYaml . | nindent 4 }}\n    {{- end }}`,
   );
   return [
     "{{- if .Values.serviceMonitor.enabled }}",
-    templated(yaml(service)),
+    serviceYaml,
     "---",
     monitorYaml.replace("__INTERVAL__", "{{ .Values.serviceMonitor.interval }}"),
     "{{- end }}",

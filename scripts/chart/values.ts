@@ -86,6 +86,13 @@ export function chartValues(): ChartValue[] {
         "--leader-elect and the Lease's name (--leader-elect-resource-name); the Lease lives in the release namespace.",
     },
     {
+      name: "securePort",
+      default: o.config.serving.securePort,
+      schema: { type: "integer", minimum: 1024, maximum: 65535 },
+      description:
+        "The secure port (--secure-port) the probes and the ServiceMonitor use too; 1024 or above (the pod runs as a non-root user).",
+    },
+    {
       name: "extraArgs",
       default: [],
       schema: { type: "array", items: { type: "string", pattern: "^--" } },

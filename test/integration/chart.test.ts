@@ -60,6 +60,7 @@ interface Variant {
   readonly image?: { repository: string; tag: string };
   readonly controllers?: readonly string[];
   readonly leaderElect?: boolean;
+  readonly securePort?: number;
 }
 
 const EXTRA_ARGS = ["--cluster-cidr=10.244.0.0/16"];
@@ -82,6 +83,7 @@ function helmArgs(v: Variant, cloudConfigFile: string): string[] {
     ...(v.image ? ["--set", `image.repository=${v.image.repository}`, "--set", `image.tag=${v.image.tag}`] : []),
     ...(v.controllers ? ["--set-json", `controllers=${JSON.stringify(v.controllers)}`] : []),
     ...(v.leaderElect === false ? ["--set", "leaderElection.enabled=false"] : []),
+    ...(v.securePort ? ["--set", `securePort=${v.securePort}`] : []),
   ];
 }
 
@@ -94,6 +96,7 @@ function manifestFlags(v: Variant): string[] {
     `--leader-elect=${v.leaderElect ?? true}`,
     ...(v.namespace !== "kube-system" ? [`--leader-elect-resource-namespace=${v.namespace}`] : []),
     "--leader-elect-resource-name=cloud-controller-manager",
+    `--secure-port=${v.securePort ?? 10258}`,
     ...EXTRA_ARGS,
     ...(v.image ? [`--image=${v.image.repository}:${v.image.tag}`] : []),
   ];
@@ -132,6 +135,7 @@ const VARIANTS: Variant[] = [
     image: { repository: "registry.local/ccm", tag: "v0.1.0" },
     controllers: ["cloud-node-controller", "service-lb-controller"],
     leaderElect: false,
+    securePort: 10300,
   },
 ];
 
