@@ -35,7 +35,8 @@ export const NAME = "cloud-controller-manager";
 
 export const DEFAULTS = {
   binary: `/usr/local/bin/${NAME}`,
-  baseImage: "debian:bookworm-slim",
+  // Fully qualified: CRI-O with short-name-mode=enforcing refuses a short name.
+  baseImage: "docker.io/library/debian:bookworm-slim",
   envFile: `/etc/default/${NAME}`,
   unitFile: `/etc/systemd/system/${NAME}.service`,
   sysusersFile: `/etc/sysusers.d/${NAME}.conf`,
