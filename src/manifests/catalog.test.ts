@@ -123,6 +123,13 @@ describe("package options", () => {
       ],
     },
     {
+      name: "the cloud-config Secret cannot be mounted over / or the executable's folder",
+      argv: ["deployment", "--cloud-provider=fake", "--cloud-config=/usr/local/bin/cloud.conf"],
+      errors: [
+        `invalid value "/usr/local/bin/cloud.conf" for flag --cloud-config: deployment mounts its Secret over the file's folder, which cannot be / or the executable's`,
+      ],
+    },
+    {
       name: "one manager per control-plane node needs leader election",
       argv: ["static-pod", "--cloud-provider=fake", "--leader-elect=false"],
       errors: ['invalid value "false" for flag --leader-elect: static-pod runs one manager per control-plane node'],

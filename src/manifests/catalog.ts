@@ -73,6 +73,12 @@ function inClusterProblems(kind: Kind, o: PackageOptions): string[] {
       `invalid value ${JSON.stringify(kubeconfig || master)} for flag --${flag}: ${kind} uses its ServiceAccount`,
     );
   }
+  // The cloud-config Secret is mounted over the file's folder, which must not be `/` or the binary's.
+  const folder = o.config.cloudConfig.slice(0, o.config.cloudConfig.lastIndexOf("/"));
+  if (o.config.cloudConfig !== "" && (folder === "" || folder === o.binary.slice(0, o.binary.lastIndexOf("/"))))
+    problems.push(
+      `invalid value ${JSON.stringify(o.config.cloudConfig)} for flag --cloud-config: ${kind} mounts its Secret over the file's folder, which cannot be / or the executable's`,
+    );
   // The pod runs as a non-root user, which Kubernetes gives no ambient capabilities: NET_BIND_SERVICE
   // in its security context would not let it bind a low port.
   if (serving.securePort > 0 && serving.securePort < 1024)
