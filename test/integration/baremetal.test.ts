@@ -259,6 +259,48 @@ loadBalancers:
       await stopAll();
     }, 300_000);
 
+    test("waiting Services are synced again at once: a freed address and a relabelled Namespace serve them within seconds, not after their backoff", async () => {
+      const [one, gold] = [await namespace(admin, "bm-one"), await namespace(admin, "bm-gold")];
+      const tier = uniqueName("tier");
+      start(
+        configFile(`
+loadBalancers:
+  pools:
+    - { name: one, namespaces: [${one}], addresses: ["172.31.10.1/32"] }
+    - { name: gold, namespaceSelectors: [{ matchLabels: { tier: ${tier} } }], addresses: ["172.31.11.1/32"] }
+`),
+      );
+      const addressOf = async (ns: string, name: string): Promise<string | undefined> =>
+        ingressIPs(await admin.get<Service>(SERVICES, name, { namespace: ns }))[0];
+      await admin.create(SERVICES, loadBalancerService("a", one), { namespace: one });
+      await eventually("a's address", async () => (await addressOf(one, "a")) === "172.31.10.1", 60_000);
+      await admin.create(SERVICES, loadBalancerService("b", one), { namespace: one });
+      await admin.create(SERVICES, loadBalancerService("g", gold), { namespace: gold });
+      const failures = async (ns: string, name: string): Promise<number> =>
+        (await eventsFor(admin, ns, name))
+          .filter((e) => e.reason === "SyncLoadBalancerFailed")
+          .reduce((n, e) => n + ((e as Event & { count?: number }).count ?? 1), 0);
+      // Failed twice (5 s apart): each waits 10 s for its next retry of its own.
+      await eventually(
+        "both Services to fail twice",
+        async () => (await failures(one, "b")) >= 2 && (await failures(gold, "g")) >= 2,
+        60_000,
+      );
+      const changed = Date.now();
+      await admin.delete(SERVICES, "a", { namespace: one });
+      await admin.patch(NAMESPACES, gold, { metadata: { labels: { tier } } }, { type: "merge" });
+      await eventually(
+        "b to get the freed address and g the gold pool's",
+        async () => (await addressOf(one, "b")) === "172.31.10.1" && (await addressOf(gold, "g")) === "172.31.11.1",
+        30_000,
+        100,
+      );
+      const seconds = (Date.now() - changed) / 1000;
+      console.error(`[baremetal] waiting Services served ${seconds.toFixed(1)} s after the delete and the relabel`);
+      expect(seconds).toBeLessThan(5);
+      await stopAll();
+    }, 180_000);
+
     test("the inventory edited live: nodes registered after the edit get the new labels, earlier ones keep theirs", async () => {
       const prefix = uniqueName("rack");
       const yaml = (zone: string, tier: string): string => `
