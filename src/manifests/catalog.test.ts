@@ -217,7 +217,16 @@ describe("systemd unit", () => {
       argv: ["--secure-port=443"],
       expect: { CapabilityBoundingSet: "CAP_NET_BIND_SERVICE", AmbientCapabilities: "CAP_NET_BIND_SERVICE" },
     },
-    { name: "--cert-dir is writable", argv: ["--cert-dir=/var/lib/ccm"], expect: { ReadWritePaths: "/var/lib/ccm" } },
+    {
+      name: "--cert-dir under /var/lib is the unit's state directory (systemd makes it, owned by the user)",
+      argv: ["--cert-dir=/var/lib/ccm/certs"],
+      expect: { StateDirectory: "ccm/certs", StateDirectoryMode: "0700", ReadWritePaths: undefined },
+    },
+    {
+      name: "--cert-dir elsewhere is writable (install makes it)",
+      argv: ["--cert-dir=/srv/ccm"],
+      expect: { ReadWritePaths: "/srv/ccm", StateDirectory: undefined },
+    },
     {
       name: "certificates are read-only paths",
       argv: ["--tls-cert-file=/etc/ccm/tls.crt", "--tls-private-key-file=/etc/ccm/tls.key"],

@@ -28,9 +28,13 @@ export function installPlan(o: PackageOptions, readable: readonly string[]): Ins
     { path: DEFAULTS.unitFile, content: systemdUnit(o), mode: 0o644 },
   ];
   const paths = [...new Set(readable)].join(" ");
+  const certDir = o.config.serving.certDir;
+  // Under /var/lib the unit's StateDirectory= makes it; elsewhere it must exist, owned by the service.
+  const makeCertDir = certDir !== "" && !certDir.startsWith("/var/lib/");
   const nextSteps = [
     `systemd-sysusers ${DEFAULTS.sysusersFile}`,
     ...(readable.length > 0 ? [`chgrp ${NAME} ${paths}`, `chmod g+r ${paths}`] : []),
+    ...(makeCertDir ? [`install -d -o ${NAME} -g ${NAME} -m 0700 ${certDir}`] : []),
     `${o.binary} check ${o.args.join(" ")}`,
     `systemctl daemon-reload && systemctl enable --now ${NAME}`,
   ];

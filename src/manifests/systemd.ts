@@ -66,7 +66,7 @@ export function systemdUnit(o: PackageOptions): string {
     "PrivateTmp=yes",
     "PrivateDevices=yes",
     ...(readOnly.length > 0 ? [`ReadOnlyPaths=${readOnly.join(" ")}`] : []),
-    ...(config.serving.certDir !== "" ? [`ReadWritePaths=${config.serving.certDir}`] : []),
+    ...certDirDirectives(config.serving.certDir),
     "ProtectKernelTunables=yes",
     "ProtectKernelModules=yes",
     "ProtectKernelLogs=yes",
@@ -88,6 +88,17 @@ export function systemdUnit(o: PackageOptions): string {
     "WantedBy=multi-user.target",
     "",
   ].join("\n");
+}
+
+/**
+ * `--cert-dir` writable by the service. Under /var/lib, systemd's StateDirectory= creates it, owned by
+ * the unit's user; anywhere else ProtectSystem=strict needs it to exist before the unit starts (a missing
+ * ReadWritePaths= path fails the start), which `install systemd` sees to (see install-plan.ts).
+ */
+function certDirDirectives(certDir: string): string[] {
+  if (certDir === "") return [];
+  const state = /^\/var\/lib\/(.+[^/])\/?$/.exec(certDir)?.[1];
+  return state ? [`StateDirectory=${state}`, "StateDirectoryMode=0700"] : [`ReadWritePaths=${certDir}`];
 }
 
 export function environmentFile(o: PackageOptions): string {

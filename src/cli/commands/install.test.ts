@@ -43,6 +43,13 @@ describe("input files not in place yet", () => {
       out: "# would write",
     },
     {
+      name: "install --dry-run, --cert-dir outside /var/lib: the next steps make it, owned by the service",
+      argv: ["install", "systemd", ...flags(kubeconfig, cloudConfig), "--cert-dir=/srv/ccm", "--dry-run", root("f")],
+      code: 0,
+      err: [],
+      out: "  install -d -o cloud-controller-manager -g cloud-controller-manager -m 0700 /srv/ccm\n",
+    },
+    {
       name: "install --dry-run, kubeconfig and cloud-config missing: one warning each, the files printed",
       argv: ["install", "systemd", ...flags(missingKubeconfig, missingCloudConfig), "--dry-run", root("b")],
       code: 0,
