@@ -79,6 +79,7 @@ describe("neededFor", () => {
   const review: Access = { verb: "create", group: "authentication.k8s.io", resource: "tokenreviews" };
   const serviceStatus: Access = { verb: "patch", group: "", resource: "services", subresource: "status" };
   const node: Access = { verb: "patch", group: "", resource: "nodes" };
+  const namespaces: Access = { verb: "watch", group: "", resource: "namespaces" };
   const future: Access = { verb: "get", group: "example.com", resource: "widgets" };
   const cases: { name: string; access: Access; argv: string[]; expect: string | undefined }[] = [
     { name: "leases with leader election", access: lease, argv: [], expect: "leader election" },
@@ -99,6 +100,18 @@ describe("neededFor", () => {
     { name: "no reviews without serving", access: review, argv: ["--secure-port=0"], expect: undefined },
     { name: "services for the service controller", access: serviceStatus, argv: [], expect: "service-lb-controller" },
     { name: "no services without it", access: serviceStatus, argv: ["--controllers=*,-service"], expect: undefined },
+    {
+      name: "namespaces for pools' selectors",
+      access: namespaces,
+      argv: [],
+      expect: "address pools' namespaceSelectors (service-lb-controller)",
+    },
+    {
+      name: "no namespaces without the service controller",
+      access: namespaces,
+      argv: ["--controllers=*,-service"],
+      expect: undefined,
+    },
     { name: "nodes always", access: node, argv: ["--controllers=service"], expect: "the manager" },
     { name: "rules added later are needed by default", access: future, argv: [], expect: "the manager" },
   ];

@@ -78,6 +78,11 @@ const NEEDS: Readonly<Record<string, Need>> = {
     when: (c) => c.serving.securePort !== 0,
   },
   "/services": { reason: "service-lb-controller", when: (c) => enabled(c, "service-lb-controller") },
+  // Only pool-backed providers' roles grant it, and only their load balancers read it.
+  "/namespaces": {
+    reason: "address pools' namespaceSelectors (service-lb-controller)",
+    when: (c) => enabled(c, "service-lb-controller"),
+  },
 };
 
 export function describeAccess(a: Access): string {
