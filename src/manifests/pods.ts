@@ -37,10 +37,21 @@ function certDirVolume(o: PackageOptions): Volume[] {
   return o.config.serving.certDir === "" ? [] : [hostFile("cert-dir", o.config.serving.certDir, false)];
 }
 
-/** One volume per distinct path (two flags may name the same file). */
+/**
+ * One volume per distinct path (two flags may name the same file), named after its flag: the first as
+ * the flag, the next ones with a count (a kubeconfig's certificates, an SNI pair), as volume names must
+ * differ.
+ */
 function fileVolumes(files: readonly HostFile[]): Volume[] {
   const seen = new Set<string>();
-  return files.filter((f) => !seen.has(f.path) && seen.add(f.path)).map((f) => hostFile(f.flag, f.path));
+  const perFlag = new Map<string, number>();
+  return files
+    .filter((f) => !seen.has(f.path) && seen.add(f.path))
+    .map((f) => {
+      const n = (perFlag.get(f.flag) ?? 0) + 1;
+      perFlag.set(f.flag, n);
+      return hostFile(n === 1 ? f.flag : `${f.flag}-${n}`, f.path);
+    });
 }
 
 function secretVolume(path: string): Volume {

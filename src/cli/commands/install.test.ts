@@ -47,7 +47,7 @@ describe("input files not in place yet", () => {
       argv: ["install", "systemd", ...flags(kubeconfig, cloudConfig), "--cert-dir=/srv/ccm", "--dry-run", root("f")],
       code: 0,
       err: [],
-      out: "  install -d -o cloud-controller-manager -g cloud-controller-manager -m 0700 /srv/ccm\n",
+      out: "  test -d /srv/ccm || install -d -o cloud-controller-manager -g cloud-controller-manager -m 0700 /srv/ccm\n",
     },
     {
       name: "install --dry-run, kubeconfig and cloud-config missing: one warning each, the files printed",
@@ -119,11 +119,21 @@ describe("manifests static-pod mounts every file the manager reads", () => {
     ];
     writeFileSync(kubeconfig, `${lines.join("\n")}\n`);
     const argv = ["manifests", "static-pod", "--cloud-provider=fake", `--kubeconfig=${kubeconfig}`];
-    const { code, out } = await runCommand([...argv, `--client-ca-file=${dir}/pki/front-ca.crt`]);
+    const sni = `--tls-sni-cert-key=${dir}/pki/a.crt,${dir}/pki/a.key`;
+    const { code, out } = await runCommand([...argv, `--client-ca-file=${dir}/pki/front-ca.crt`, sni]);
     expect(code).toBe(0);
-    const pod = Bun.YAML.parse(out) as { spec: { volumes: { hostPath?: { path: string } }[] } };
+    const pod = Bun.YAML.parse(out) as {
+      spec: {
+        volumes: { name: string; hostPath?: { path: string } }[];
+        containers: { volumeMounts: { name: string }[] }[];
+      };
+    };
     const mounted = pod.spec.volumes.flatMap((v) => (v.hostPath ? [v.hostPath.path] : []));
-    for (const file of ["ca.crt", "ccm.crt", "ccm.key", "front-ca.crt"])
+    for (const file of ["ca.crt", "ccm.crt", "ccm.key", "front-ca.crt", "a.crt", "a.key"])
       expect(mounted).toContain(`${dir}/pki/${file}`);
+    // The API server refuses a pod whose volumes (or mounts) share a name.
+    const names = pod.spec.volumes.map((v) => v.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(pod.spec.containers[0]!.volumeMounts.map((m) => m.name)).toEqual(names);
   });
 });
