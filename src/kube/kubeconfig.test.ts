@@ -45,6 +45,10 @@ describe("kubeconfig", () => {
     const viaMaster = await resolveConnection({ kubeconfig: "", master: "http://127.0.0.1:8001/" });
     expect(viaMaster.server).toBe("http://127.0.0.1:8001");
     expect(await viaMaster.authorization()).toBeUndefined();
+    // An https --master over that kubeconfig still verifies the server's certificate.
+    const overridden = await resolveConnection({ kubeconfig: file, master: "https://10.0.0.1:6443" });
+    expect(overridden.server).toBe("https://10.0.0.1:6443");
+    expect(overridden.tls.rejectUnauthorized).toBe(true);
   });
 
   test("a plain token is sent as before", async () => {

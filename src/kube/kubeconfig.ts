@@ -17,13 +17,14 @@ export function loadKubeConfig(source: ConnectionSource): KubeConfig {
   else if (source.master !== "")
     kc.loadFromClusterAndUser({ name: "master", server: source.master, skipTLSVerify: false }, { name: "anonymous" });
   else kc.loadFromCluster();
-  allowPlainHttp(kc);
   return kc;
 }
 
 /**
  * An `http://` server is spoken to in plain HTTP, as client-go does (`kubectl proxy`, a local insecure
- * port). The loader refuses one unless TLS checks are off, though none apply to it: they are turned off.
+ * port). The loader refuses one unless TLS checks are off, though none apply to it: they are turned off
+ * in the loader's copy, after the connection's own TLS settings were read (a `--master` of https still
+ * verifies).
  */
 function allowPlainHttp(kc: KubeConfig): void {
   kc.clusters = kc.clusters.map((c) => (c.server.startsWith("http:") ? { ...c, skipTLSVerify: true } : c));
@@ -54,13 +55,15 @@ export async function resolveConnection(source: ConnectionSource): Promise<Conne
     throw new Error(
       `no API server address: the kubeconfig ${JSON.stringify(source.kubeconfig)} names no cluster server and --master is empty`,
     );
+  const rejectUnauthorized = cluster?.skipTLSVerify !== true;
+  allowPlainHttp(kc);
   const opts: RequestOptions = {};
   await kc.applyToHTTPSOptions(opts);
   const tls: TlsMaterial = {
     ca: text(opts.ca),
     cert: text(opts.cert),
     key: text(opts.key),
-    rejectUnauthorized: cluster?.skipTLSVerify !== true,
+    rejectUnauthorized,
     serverName: cluster?.tlsServerName,
   };
   const base = server.replace(/\/+$/, "");
