@@ -2,7 +2,7 @@
  * What `install systemd` writes and what it asks the operator to do next: pure, so the command only
  * checks readability, writes and prints.
  */
-import { ARGS_VARIABLE, environmentFile, systemdUnit, sysusersEntry } from "./systemd.ts";
+import { ARGS_VARIABLE, environmentFile, stateDirectoryOf, systemdUnit, sysusersEntry } from "./systemd.ts";
 import { DEFAULTS, NAME, type HostFile, type PackageOptions } from "./options.ts";
 
 export interface PlannedFile {
@@ -29,12 +29,12 @@ export function installPlan(o: PackageOptions, readable: readonly string[]): Ins
   ];
   const paths = [...new Set(readable)].join(" ");
   const certDir = o.config.serving.certDir;
-  // Under /var/lib the unit's StateDirectory= makes it; elsewhere it must exist, owned by the service.
-  const makeCertDir = certDir !== "" && !certDir.startsWith("/var/lib/");
+  // The unit's own state directory is made by systemd; any other must exist (made here only if missing).
+  const makeCertDir = certDir !== "" && stateDirectoryOf(certDir) === undefined;
   const nextSteps = [
     `systemd-sysusers ${DEFAULTS.sysusersFile}`,
     ...(readable.length > 0 ? [`chgrp ${NAME} ${paths}`, `chmod g+r ${paths}`] : []),
-    ...(makeCertDir ? [`install -d -o ${NAME} -g ${NAME} -m 0700 ${certDir}`] : []),
+    ...(makeCertDir ? [`test -d ${certDir} || install -d -o ${NAME} -g ${NAME} -m 0700 ${certDir}`] : []),
     `${o.binary} check ${o.args.join(" ")}`,
     `systemctl daemon-reload && systemctl enable --now ${NAME}`,
   ];

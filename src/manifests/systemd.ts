@@ -91,13 +91,23 @@ export function systemdUnit(o: PackageOptions): string {
 }
 
 /**
- * `--cert-dir` writable by the service. Under /var/lib, systemd's StateDirectory= creates it, owned by
- * the unit's user; anywhere else ProtectSystem=strict needs it to exist before the unit starts (a missing
- * ReadWritePaths= path fails the start), which `install systemd` sees to (see install-plan.ts).
+ * The `--cert-dir` folder systemd's StateDirectory= may make and own: the service's own, under
+ * /var/lib/cloud-controller-manager (systemd gives an existing state directory to the unit's user, all of
+ * it, so a shared folder such as /var/lib/kubernetes must not be one).
+ */
+export function stateDirectoryOf(certDir: string): string | undefined {
+  const match = new RegExp(`^/var/lib/(${NAME}(/[^/]+)*)/?$`).exec(certDir);
+  return match?.[1];
+}
+
+/**
+ * `--cert-dir` writable by the service: its own state directory (made by systemd), else any folder that
+ * exists before the unit starts (ProtectSystem=strict fails the start on a missing ReadWritePaths= path),
+ * which `install systemd` sees to (see install-plan.ts).
  */
 function certDirDirectives(certDir: string): string[] {
   if (certDir === "") return [];
-  const state = /^\/var\/lib\/(.+[^/])\/?$/.exec(certDir)?.[1];
+  const state = stateDirectoryOf(certDir);
   return state ? [`StateDirectory=${state}`, "StateDirectoryMode=0700"] : [`ReadWritePaths=${certDir}`];
 }
 
