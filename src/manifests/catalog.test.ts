@@ -124,15 +124,17 @@ describe("package options", () => {
     },
     {
       name: "the cloud-config Secret cannot be mounted over / or the executable's folder",
-      argv: ["deployment", "--cloud-provider=fake", "--cloud-config=/usr/local/bin/cloud.conf"],
+      argv: ["deployment", "--cloud-provider=fake", "--cloud-config=/usr/local/cloud.conf"],
       errors: [
-        `invalid value "/usr/local/bin/cloud.conf" for flag --cloud-config: deployment mounts its Secret over the file's folder, which cannot be / or the executable's`,
+        `invalid value "/usr/local/cloud.conf" for flag --cloud-config: deployment mounts its Secret over the file's folder, which cannot be / or hold the executable`,
       ],
     },
     {
-      name: "one manager per control-plane node needs leader election",
-      argv: ["static-pod", "--cloud-provider=fake", "--leader-elect=false"],
-      errors: ['invalid value "false" for flag --leader-elect: static-pod runs one manager per control-plane node'],
+      name: "nor over a relative folder",
+      argv: ["daemonset", "--cloud-provider=fake", "--cloud-config=cloud.conf"],
+      errors: [
+        `invalid value "cloud.conf" for flag --cloud-config: daemonset mounts its Secret over the file's folder, which needs an absolute path`,
+      ],
     },
     {
       name: "systemd values cannot hold spaces",
@@ -218,9 +220,18 @@ describe("systemd unit", () => {
       expect: { CapabilityBoundingSet: "CAP_NET_BIND_SERVICE", AmbientCapabilities: "CAP_NET_BIND_SERVICE" },
     },
     {
-      name: "--cert-dir under /var/lib is the unit's state directory (systemd makes it, owned by the user)",
-      argv: ["--cert-dir=/var/lib/ccm/certs"],
-      expect: { StateDirectory: "ccm/certs", StateDirectoryMode: "0700", ReadWritePaths: undefined },
+      name: "--cert-dir in the service's own /var/lib folder is its state directory (systemd makes it)",
+      argv: ["--cert-dir=/var/lib/cloud-controller-manager/certs"],
+      expect: {
+        StateDirectory: "cloud-controller-manager/certs",
+        StateDirectoryMode: "0700",
+        ReadWritePaths: undefined,
+      },
+    },
+    {
+      name: "a shared /var/lib folder is not (systemd would give all of it to the service's user)",
+      argv: ["--cert-dir=/var/lib/kubernetes"],
+      expect: { StateDirectory: undefined, ReadWritePaths: "/var/lib/kubernetes" },
     },
     {
       name: "--cert-dir elsewhere is writable (install makes it)",
@@ -408,6 +419,17 @@ describe("pods", () => {
     },
   ];
   for (const c of cases) test(c.name, () => c.check(podSpec([...c.argv, "--cloud-provider=fake"])));
+
+  test("without leader election, a DaemonSet or static pod says in the file that it belongs on one control-plane node", () => {
+    for (const kind of ["static-pod", "daemonset"]) {
+      const text = renderArgs([kind, "--cloud-provider=fake", "--leader-elect=false"]);
+      expect(text).toStartWith(
+        `# --leader-elect=false: every control-plane node running this ${kind} runs an active manager`,
+      );
+      expect(renderArgs([kind, "--cloud-provider=fake"])).not.toContain("--leader-elect=false");
+    }
+    expect(renderArgs(["deployment", "--cloud-provider=fake", "--leader-elect=false"])).not.toStartWith("#");
+  });
 
   test("in-cluster kinds ship their ServiceAccount, in the Lease namespace", () => {
     for (const kind of ["daemonset", "deployment"]) {

@@ -73,11 +73,10 @@ function inClusterProblems(kind: Kind, o: PackageOptions): string[] {
       `invalid value ${JSON.stringify(kubeconfig || master)} for flag --${flag}: ${kind} uses its ServiceAccount`,
     );
   }
-  // The cloud-config Secret is mounted over the file's folder, which must not be `/` or the binary's.
-  const folder = o.config.cloudConfig.slice(0, o.config.cloudConfig.lastIndexOf("/"));
-  if (o.config.cloudConfig !== "" && (folder === "" || folder === o.binary.slice(0, o.binary.lastIndexOf("/"))))
+  const mountProblem = secretMountProblem(o.config.cloudConfig, o.binary);
+  if (mountProblem)
     problems.push(
-      `invalid value ${JSON.stringify(o.config.cloudConfig)} for flag --cloud-config: ${kind} mounts its Secret over the file's folder, which cannot be / or the executable's`,
+      `invalid value ${JSON.stringify(o.config.cloudConfig)} for flag --cloud-config: ${kind} mounts its Secret over the file's folder, ${mountProblem}`,
     );
   // The pod runs as a non-root user, which Kubernetes gives no ambient capabilities: NET_BIND_SERVICE
   // in its security context would not let it bind a low port.
@@ -88,10 +87,26 @@ function inClusterProblems(kind: Kind, o: PackageOptions): string[] {
   return problems;
 }
 
-/** Kinds that run one manager per control-plane node: without leader election all of them would act. */
-function replicaProblems(kind: Kind, o: PackageOptions): string[] {
-  if (o.config.leaderElection.enabled) return [];
-  return [`invalid value "false" for flag --leader-elect: ${kind} runs one manager per control-plane node`];
+/**
+ * The cloud-config Secret is mounted over the file's folder (pods.ts), which must be an absolute path
+ * other than `/` and must not hold the executable's folder (the mount would hide it).
+ */
+function secretMountProblem(cloudConfig: string, binary: string): string | undefined {
+  if (cloudConfig === "") return undefined;
+  if (!cloudConfig.startsWith("/")) return "which needs an absolute path";
+  const folder = cloudConfig.slice(0, cloudConfig.lastIndexOf("/"));
+  if (folder === "" || `${binary.slice(0, binary.lastIndexOf("/"))}/`.startsWith(`${folder}/`))
+    return "which cannot be / or hold the executable";
+  return undefined;
+}
+
+/**
+ * Kinds that run one manager per control-plane node: without leader election every one of them acts,
+ * which is right on one control-plane node only (upstream allows it too), so the file says so.
+ */
+function replicaWarning(kind: Kind, o: PackageOptions): string {
+  if (o.config.leaderElection.enabled || (kind !== "daemonset" && kind !== "static-pod")) return "";
+  return `# --leader-elect=false: every control-plane node running this ${kind} runs an active manager; use it on one only.\n`;
 }
 
 /** Problems specific to a kind, one line each naming the flag. */
@@ -99,7 +114,6 @@ export function kindProblems(kind: Kind, o: PackageOptions): string[] {
   return [
     ...(POD_KINDS.includes(kind) ? podProblems(kind, o) : []),
     ...(IN_CLUSTER_KINDS.includes(kind) ? inClusterProblems(kind, o) : []),
-    ...(kind === "daemonset" || kind === "static-pod" ? replicaProblems(kind, o) : []),
     ...(kind === "systemd" || kind === "systemd-env" ? systemdProblems(o) : []),
   ];
 }
@@ -126,9 +140,9 @@ export function render(kind: Kind, o: PackageOptions): string {
     case "sysusers":
       return sysusersEntry();
     case "static-pod":
-      return toYaml([staticPod(o)]);
+      return replicaWarning(kind, o) + toYaml([staticPod(o)]);
     case "daemonset":
-      return toYaml(daemonSet(o));
+      return replicaWarning(kind, o) + toYaml(daemonSet(o));
     case "deployment":
       return toYaml(deployment(o));
     case "rbac":
