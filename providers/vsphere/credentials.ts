@@ -6,7 +6,7 @@
  * naming the server with `username_<n>` and `password_<n>`; one trailing newline is dropped from each
  * value, as upstream's credential manager does.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { KubeApi, Resource } from "../../src/kube/api.ts";
 import type { KubeObject } from "../../src/kube/objects.ts";
@@ -35,9 +35,19 @@ export function loginFrom(data: Readonly<Record<string, string>>, server: string
   return { username: pick(user), password: pick(password) };
 }
 
-function readDirectory(path: string): Record<string, string> {
-  const files = readdirSync(path, { withFileTypes: true }).filter((f) => f.isFile() || f.isSymbolicLink());
-  return Object.fromEntries(files.map((f) => [f.name, readFileSync(join(path, f.name), "utf8")]));
+/** Whether a file named `name` can hold a login key for `server` (in either layout). */
+const loginKey = (name: string, server: string): boolean =>
+  name === `${server}.username` || name === `${server}.password` || /^(server|username|password)_/.test(name);
+
+/**
+ * The login keys of a mounted Secret. A kubelet-mounted volume also holds `..data` (a link to a folder)
+ * and `..<timestamp>/`, and each key is a link into `..data`: names starting with `..` are skipped, and
+ * a key is read only when it is (or links to) a file.
+ */
+function readDirectory(path: string, server: string): Record<string, string> {
+  const names = readdirSync(path).filter((name) => !name.startsWith("..") && loginKey(name, server));
+  const files = names.filter((name) => statSync(join(path, name), { throwIfNoEntry: false })?.isFile() === true);
+  return Object.fromEntries(files.map((name) => [name, readFileSync(join(path, name), "utf8")]));
 }
 
 /**
@@ -53,7 +63,8 @@ export function credentialSource(
     case "inline":
       return () => Promise.resolve({ username: credentials.username, password: credentials.password });
     case "directory":
-      return () => Promise.resolve(loginFrom(readDirectory(credentials.path), server, `directory ${credentials.path}`));
+      return () =>
+        Promise.resolve(loginFrom(readDirectory(credentials.path, server), server, `directory ${credentials.path}`));
     case "secret":
       return async () => {
         const api = kube();
