@@ -309,6 +309,17 @@ describe("bare-metal load balancer", () => {
     ]);
   });
 
+  test("restart: a newer Service's status address stays its own against an older Service's annotation-only claim", async () => {
+    const p = provider(`loadBalancers: { pools: [{ name: p, addresses: ["10.0.0.0/29"] }] }`);
+    const x = service("x", { announced: "10.0.0.5", created: "2025-01-01T00:00:00Z" });
+    const y = service("y", { status: ["10.0.0.5"], created: "2026-02-01T00:00:00Z" });
+    await p.initialize?.(providerInit({ kube: patchRecorder().kube, services: () => [x, y] }));
+    const ensured = await p.lb.ensureLoadBalancer("c", y, []);
+    expect(ips(ensured.status)).toEqual(["10.0.0.5"]);
+    expect(ensured.warnings).toEqual([]);
+    expect(ips((await p.lb.ensureLoadBalancer("c", x, [])).status)).toEqual(["10.0.0.0"]);
+  });
+
   test("a pool of one address: B waits; once A is gone from the Service cache, B is queued at once, ahead of its backoff, and gets the address", async () => {
     const p = provider(`loadBalancers: { pools: [{ name: one, addresses: ["10.0.0.1/32"] }] }`);
     const { kube, patches } = patchRecorder();

@@ -693,6 +693,24 @@ describe("restoring the table from Services", () => {
       remark: /default\/young: not restoring 10.0.0.1: it is used by default\/old/,
     },
     {
+      name: "a newer Service's status outranks an older Service's address only its annotation shows",
+      services: [
+        service("x", { announced: "10.0.0.3", created: "2025-01-01T00:00:00Z" }),
+        service("y", { status: ["10.0.0.3"], created: "2026-02-01T00:00:00Z" }),
+      ],
+      holds: { y: { addresses: ["10.0.0.3"] } },
+      remark: /default\/x: not restoring 10.0.0.3: it is used by default\/y/,
+    },
+    {
+      name: "an annotation-only address someone's status shows: the Service keeps its own status address",
+      services: [
+        service("x", { status: ["10.0.0.1"], announced: "10.0.0.3", created: "2025-01-01T00:00:00Z" }),
+        service("y", { status: ["10.0.0.3"], created: "2026-02-01T00:00:00Z" }),
+      ],
+      holds: { x: { addresses: ["10.0.0.1"] }, y: { addresses: ["10.0.0.3"] } },
+      remark: /default\/x: not restoring 10.0.0.3: it is used by default\/y/,
+    },
+    {
       name: "sharing Services are restored together",
       services: [
         service("a", { status: ["10.0.0.1"], share: "k", ports: [80] }),

@@ -175,32 +175,56 @@ export function wantsAddresses(service: Service): boolean {
   return service.spec?.type === "LoadBalancer" && !service.metadata.deletionTimestamp;
 }
 
+/** What a Service shows it holds, read after a restart (see `evidenceOf`). */
+export interface ShownEvidence {
+  /** What it holds: the addresses its status backs, and the `unconfirmed` ones. */
+  readonly active: readonly IP[];
+  /**
+   * The active addresses only the announce annotation shows. A restore keeps them only where no
+   * status-backed holder has them, whatever the Services' ages: a running provider never hands out an
+   * address a Service's status shows, so such an annotation is not the newer word there.
+   */
+  readonly unconfirmed: readonly IP[];
+  /** Status addresses (also in `retiring`) held instead when the unconfirmed address of their family is not. */
+  readonly fallback: readonly IP[];
+  /** What it may still show but no longer holds. */
+  readonly retiring: readonly IP[];
+}
+
 /**
  * What a Service holds, read after a restart. The announce annotation is written before the status, so
  * when both exist the annotation is the newer word and a status address it lacks is one being given up.
  * An address only the annotation shows may also be one a person wrote there, which a running provider
  * would have overwritten: it counts as held only if `fits` (it is in a pool that serves the Service), else
- * the status address of its family stays held and the annotation's is given up. So a restart keeps what a
- * running provider would keep. A Service being deleted or no longer of type LoadBalancer holds nothing,
- * but what it shows stays taken.
+ * the status address of its family stays held and the annotation's is given up; and even then it is
+ * `unconfirmed`, second to any status that shows it. So a restart keeps what a running provider would
+ * keep. A Service being deleted or no longer of type LoadBalancer holds nothing, but what it shows stays
+ * taken.
  */
 export function evidenceOf(
   service: Service,
   settings: LoadBalancerSettings,
   fits: (ip: IP) => boolean = () => true,
-): { active: IP[]; retiring: IP[] } {
+): ShownEvidence {
   const announced = announcedIPs(service, settings);
   const status = statusIPs(service);
-  if (!wantsAddresses(service)) return { active: [], retiring: [...announced, ...status] };
-  if (announced.length === 0) return { active: status, retiring: [] };
+  const none: IP[] = [];
+  if (!wantsAddresses(service))
+    return { active: none, unconfirmed: none, fallback: none, retiring: [...announced, ...status] };
+  if (announced.length === 0) return { active: status, unconfirmed: none, fallback: none, retiring: none };
   const inStatus = new Set(status.map(addressKey));
-  const trusted = announced.filter((ip) => inStatus.has(addressKey(ip)) || fits(ip));
+  const unconfirmed = announced.filter((ip) => !inStatus.has(addressKey(ip)) && fits(ip));
+  const trusted = announced.filter((ip) => inStatus.has(addressKey(ip)) || unconfirmed.includes(ip));
+  const ofTrustedFamily = (ip: IP): boolean => trusted.some((t) => t.family === ip.family);
   const refused = announced.filter((ip) => !trusted.includes(ip)).map((ip) => ip.family);
-  const fallback = status.filter((ip) => refused.includes(ip.family) && !trusted.some((t) => t.family === ip.family));
-  const active = [...trusted, ...fallback];
+  const standIn = status.filter((ip) => refused.includes(ip.family) && !ofTrustedFamily(ip));
+  const active = [...trusted, ...standIn];
   const keys = new Set(active.map(addressKey));
-  const retiring = new Map([...announced, ...status].map((ip) => [addressKey(ip), ip]));
-  return { active, retiring: [...retiring.values()].filter((ip) => !keys.has(addressKey(ip))) };
+  const shown = new Map([...announced, ...status].map((ip) => [addressKey(ip), ip]));
+  const retiring = [...shown.values()].filter((ip) => !keys.has(addressKey(ip)));
+  const ofUnconfirmedFamily = (ip: IP): boolean => unconfirmed.some((u) => u.family === ip.family);
+  const fallback = retiring.filter((ip) => inStatus.has(addressKey(ip)) && ofUnconfirmedFamily(ip));
+  return { active, unconfirmed, fallback, retiring };
 }
 
 export function ingressOf(addresses: readonly string[]): LoadBalancerStatus {

@@ -3,7 +3,8 @@
  * (`restore`), giving addresses up (`retire`, `settle`) and freeing what nobody shows any more
  * (`reconcile`). See allocator.ts for the invariants these keep.
  */
-import { formatIP, type IP } from "../../../src/net/ip.ts";
+import { formatIP, parseIP, type IP } from "../../../src/net/ip.ts";
+import type { ShownEvidence } from "./claim.ts";
 import type { AllocationTable, Holding } from "./allocation-table.ts";
 import { holdingOf, sharingRules, type AllocatorView } from "./allocator.ts";
 import { addressKey, poolOf } from "./pools.ts";
@@ -43,45 +44,62 @@ export function reconcile(table: AllocationTable, shownBy: ShownBy): number {
   return changed;
 }
 
-export interface Evidence {
+export interface Evidence extends ShownEvidence {
   readonly traits: ShareTraits & { readonly id: string };
-  /** What the Service holds. */
-  readonly active: readonly IP[];
-  /** What it may still show but no longer holds. */
-  readonly retiring: readonly IP[];
 }
 
-/** Active addresses, pools or not (an address outside every pool is kept, never silently replaced). */
-function restoreActive(view: AllocatorView, item: Evidence, remarks: string[]): IP[] {
+/** Why `ip` cannot be restored to `item` given what the table holds now, or undefined. */
+const conflictOn = (view: AllocatorView, item: Evidence, ip: IP): string | undefined =>
+  sharingConflict(view.table.holders(addressKey(ip), item.traits.id), item.traits, sharingRules(view, ip));
+
+/** Keeps those of `ips` that no holder so far is in the way of, one per family; a line for each refused. */
+function keep(view: AllocatorView, item: Evidence, ips: readonly IP[], remarks: string[]): IP[] {
   const kept: IP[] = [];
-  for (const ip of item.active) {
+  for (const ip of ips) {
     if (kept.some((k) => k.family === ip.family)) continue;
-    const why = sharingConflict(
-      view.table.holders(addressKey(ip), item.traits.id),
-      item.traits,
-      sharingRules(view, ip),
-    );
+    const why = conflictOn(view, item, ip);
     if (why === undefined) kept.push(ip);
     else remarks.push(`${item.traits.service}: not restoring ${formatIP(ip)}: ${why}`);
   }
   return kept;
 }
 
+/** Pass 1: the active addresses a status backs, pools or not (one outside every pool is kept, never replaced). */
+function restoreBacked(view: AllocatorView, item: Evidence, remarks: string[]): void {
+  const backed = item.active.filter((ip) => !item.unconfirmed.includes(ip));
+  view.table.set(holdingOf(item.traits, keep(view, item, backed, remarks)));
+}
+
+/**
+ * Pass 2: the addresses only an announce annotation shows, where nobody holds them now; for a family
+ * refused so, the Service's own status address of it (what it held before the annotation).
+ */
+function restoreUnconfirmed(view: AllocatorView, item: Evidence, remarks: string[]): void {
+  if (item.unconfirmed.length === 0) return;
+  const held = (view.table.holding(item.traits.id)?.addresses ?? []).flatMap((a) => parseIP(a) ?? []);
+  const fresh = keep(view, item, item.unconfirmed, remarks);
+  const kept = [...held, ...fresh];
+  const missing = item.fallback.filter((ip) => !kept.some((k) => k.family === ip.family));
+  view.table.set(holdingOf(item.traits, [...kept, ...keep(view, item, missing, remarks)]));
+}
+
 /**
  * Rebuilds the table from what Services show (invariant 2), in the order given (oldest Service first, so a
- * conflict left by hand keeps the older owner). Active addresses first, then retiring ones, so a stale
- * status never takes an address from its current holder. Retiring addresses outside every pool are
- * nobody's to hand out, so they are not tracked. Returns a line per address that could not be restored.
+ * conflict left by hand keeps the older owner). Status-backed addresses first, then those only an announce
+ * annotation shows (a status outranks an annotation of any age), then retiring ones, so a stale status
+ * never takes an address from its current holder. Retiring addresses outside every pool are nobody's to
+ * hand out, so they are not tracked. Returns a line per address that could not be restored.
  */
 export function restore(view: AllocatorView, evidence: readonly Evidence[]): string[] {
   const remarks: string[] = [];
-  for (const item of evidence) view.table.set(holdingOf(item.traits, restoreActive(view, item, remarks)));
+  for (const item of evidence) restoreBacked(view, item, remarks);
+  for (const item of evidence) restoreUnconfirmed(view, item, remarks);
   for (const item of evidence) {
+    const old = view.table.holding(item.traits.id);
     const retiring = item.retiring
       .filter((ip) => poolOf(view.pools, ip))
       .map(addressKey)
-      .filter((address) => !view.table.isUsed(address, item.traits.id));
-    const old = view.table.holding(item.traits.id);
+      .filter((address) => !view.table.isUsed(address, item.traits.id) && !old?.addresses.includes(address));
     if (retiring.length > 0) view.table.set({ ...(old ?? holdingOf(item.traits, [])), retiring });
   }
   return remarks;
