@@ -238,6 +238,7 @@ describe("loadConfig: bad input names the flag and the value", () => {
         "--leader-elect=false",
         "--leader-elect-resource-lock=endpoints",
         "--leader-elect-lease-duration=1s",
+        "--leader-elect-renew-deadline=0s",
         "--authorization-always-allow-paths=healthz,metrics/*",
       ],
       providers,

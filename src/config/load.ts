@@ -125,11 +125,12 @@ function readControllers(r: FlagReader): readonly ControllerName[] {
  */
 function readLeaderElection(r: FlagReader): LeaderElectionConfig {
   const before = r.errors.length;
+  const enabled = r.bool("leader-elect");
   const le: LeaderElectionConfig = {
-    enabled: r.bool("leader-elect"),
-    leaseDurationMs: r.duration("leader-elect-lease-duration", true),
-    renewDeadlineMs: r.duration("leader-elect-renew-deadline", true),
-    retryPeriodMs: r.duration("leader-elect-retry-period", true),
+    enabled,
+    leaseDurationMs: r.duration("leader-elect-lease-duration", enabled),
+    renewDeadlineMs: r.duration("leader-elect-renew-deadline", enabled),
+    retryPeriodMs: r.duration("leader-elect-retry-period", enabled),
     resourceName: r.text("leader-elect-resource-name"),
     resourceNamespace: r.text("leader-elect-resource-namespace"),
     releaseOnShutdown: r.bool("leader-elect-release-on-shutdown"),

@@ -23,6 +23,7 @@ describe("--controllers selection (upstream IsControllerEnabled)", () => {
     // Other managers' controllers: off is accepted, on is refused with the reason.
     { entries: ["*", "-tagging", "-nodeipam"], want: all },
     { entries: ["*", "tagging"], want: all, elsewhere: ['"tagging" is cloud-provider-aws'] },
+    { entries: ["*", "-constructor", "toString"], want: all, unknown: ["-constructor", "toString"] },
   ];
   for (const c of cases) {
     test(JSON.stringify(c.entries), () => {

@@ -82,10 +82,10 @@ export interface ControllerSelection {
  * Controllers of other managers that upstream manifests name in `--controllers`: turning one off
  * (`-tagging`) is accepted, as it changes nothing here; asking for one is refused with the reason.
  */
-const ELSEWHERE: Readonly<Record<string, string>> = {
-  tagging: "is cloud-provider-aws's tagging controller (EC2 tags from --tags), which this manager does not run",
-  nodeipam: "is kube-controller-manager's node-ipam controller (pod CIDRs are allocated there, not here)",
-};
+const ELSEWHERE: ReadonlyMap<string, string> = new Map([
+  ["tagging", "is cloud-provider-aws's tagging controller (EC2 tags from --tags), which this manager does not run"],
+  ["nodeipam", "is kube-controller-manager's node-ipam controller (pod CIDRs are allocated there, not here)"],
+]);
 
 /**
  * Upstream `IsControllerEnabled`: the first entry naming a controller (`foo` or `-foo`) decides; otherwise
@@ -99,7 +99,7 @@ export function selectControllers(entries: readonly string[]): ControllerSelecti
     const negated = entry.startsWith("-");
     const bare = negated ? entry.slice(1) : entry;
     const name = canonical(bare);
-    const reason = ELSEWHERE[bare];
+    const reason = ELSEWHERE.get(bare);
     if (reason !== undefined) {
       if (!negated) elsewhere.push(`${JSON.stringify(bare)} ${reason}`);
     } else if (!name) unknown.push(entry);
