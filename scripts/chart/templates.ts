@@ -102,10 +102,11 @@ function commandBlock(spaces: number): string {
     arg("--leader-elect-resource-namespace=%s", ".Release.Namespace"),
     `${pad}{{- end }}`,
     arg("--leader-elect-resource-name=%s", ".Values.leaderElection.resourceName"),
-    arg("--secure-port=%v", ".Values.securePort"),
     `${pad}{{- range .Values.extraArgs }}`,
     `${pad}- {{ . | quote }}`,
     `${pad}{{- end }}`,
+    // Last, so it wins over a --secure-port in extraArgs (the last occurrence counts) and the probes match.
+    arg("--secure-port=%v", ".Values.securePort"),
   ].join("\n");
 }
 

@@ -96,8 +96,8 @@ function manifestFlags(v: Variant): string[] {
     `--leader-elect=${v.leaderElect ?? true}`,
     ...(v.namespace !== "kube-system" ? [`--leader-elect-resource-namespace=${v.namespace}`] : []),
     "--leader-elect-resource-name=cloud-controller-manager",
-    `--secure-port=${v.securePort ?? 10258}`,
     ...EXTRA_ARGS,
+    `--secure-port=${v.securePort ?? 10258}`,
     ...(v.image ? [`--image=${v.image.repository}:${v.image.tag}`] : []),
   ];
 }
