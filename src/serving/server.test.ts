@@ -141,7 +141,10 @@ describe("secure port TLS settings (node:tls client handshakes)", () => {
 
   test("--tls-cipher-suites of RSA suites only: the self-signed certificate is RSA, so TLS 1.2 still connects", async () => {
     const suites = "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384";
-    const port = await serve([`--tls-cipher-suites=${suites}`]);
+    // An ECDSA pair kept in --cert-dir by an earlier start is replaced, not served.
+    const certDir = join(dir, "rsa-cert-dir");
+    await serve([`--cert-dir=${certDir}`]);
+    const port = await serve([`--tls-cipher-suites=${suites}`, `--cert-dir=${certDir}`]);
     const answer = await handshake(port, { maxVersion: "TLSv1.2" });
     if (answer instanceof Error) throw answer;
     expect(answer.protocol).toBe("TLSv1.2");

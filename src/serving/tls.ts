@@ -3,6 +3,7 @@
  * one for localhost / 127.0.0.1 (upstream's in-memory certificate), kept in `--cert-dir` as
  * `cloud-controller-manager.crt` / `.key` when that flag is set so restarts present the same one.
  */
+import { createPrivateKey } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { issueCertificate } from "../pki/x509.ts";
@@ -15,13 +16,15 @@ export interface ServingCert {
 
 const PAIR = "cloud-controller-manager";
 
-export function loadServingCert(o: {
-  tlsCertFile: string;
-  tlsPrivateKeyFile: string;
-  certDir: string;
-  hostname: string;
-  tlsCipherSuites: readonly string[];
-}): ServingCert {
+interface CertOptions {
+  readonly tlsCertFile: string;
+  readonly tlsPrivateKeyFile: string;
+  readonly certDir: string;
+  readonly hostname: string;
+  readonly tlsCipherSuites: readonly string[];
+}
+
+export function loadServingCert(o: CertOptions): ServingCert {
   if (o.tlsCertFile !== "") {
     return {
       cert: readFileSync(o.tlsCertFile, "utf8"),
@@ -29,30 +32,40 @@ export function loadServingCert(o: {
       source: o.tlsCertFile,
     };
   }
-  const certFile = o.certDir === "" ? "" : join(o.certDir, `${PAIR}.crt`);
-  const keyFile = o.certDir === "" ? "" : join(o.certDir, `${PAIR}.key`);
-  if (certFile !== "" && existsSync(certFile) && existsSync(keyFile)) {
-    return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8"), source: certFile };
+  const keyType = selfSignedKeyType(o.tlsCipherSuites);
+  if (o.certDir === "") return { ...selfSigned(o, keyType), source: "self-signed (in memory)" };
+  const certFile = join(o.certDir, `${PAIR}.crt`);
+  const keyFile = join(o.certDir, `${PAIR}.key`);
+  if (existsSync(certFile) && existsSync(keyFile)) {
+    const key = readFileSync(keyFile, "utf8");
+    // Kept across restarts, unless the cipher suites now need the other kind of key.
+    if (createPrivateKey(key).asymmetricKeyType === keyType)
+      return { cert: readFileSync(certFile, "utf8"), key, source: certFile };
   }
-  const pair = issueCertificate({
-    subject: { commonName: `localhost@${Math.floor(Date.now() / 1000)}` },
-    serverAuth: true,
-    dnsNames: ["localhost", o.hostname],
-    ipAddresses: ["127.0.0.1", "::1"],
-    keyType: selfSignedKeyType(o.tlsCipherSuites),
-  });
-  if (certFile === "") return { cert: pair.certPem, key: pair.keyPem, source: "self-signed (in memory)" };
+  const pair = selfSigned(o, keyType);
   try {
     mkdirSync(o.certDir, { recursive: true });
-    writeFileSync(certFile, pair.certPem);
-    writeFileSync(keyFile, pair.keyPem, { mode: 0o600 });
+    writeFileSync(certFile, pair.cert);
+    writeFileSync(keyFile, pair.key, { mode: 0o600 });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw new Error(`error creating self-signed certificates in --cert-dir ${JSON.stringify(o.certDir)}: ${why}`, {
       cause: error,
     });
   }
-  return { cert: pair.certPem, key: pair.keyPem, source: certFile };
+  return { ...pair, source: certFile };
+}
+
+/** Upstream's in-memory certificate: for localhost, the host's name, 127.0.0.1 and ::1. */
+function selfSigned(o: CertOptions, keyType: "ec" | "rsa"): { cert: string; key: string } {
+  const pair = issueCertificate({
+    subject: { commonName: `localhost@${Math.floor(Date.now() / 1000)}` },
+    serverAuth: true,
+    dnsNames: ["localhost", o.hostname],
+    ipAddresses: ["127.0.0.1", "::1"],
+    keyType,
+  });
+  return { cert: pair.certPem, key: pair.keyPem };
 }
 
 /**
