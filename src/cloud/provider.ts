@@ -254,7 +254,7 @@ export interface ProviderInit {
   /**
    * Beyond upstream: the cluster's Namespaces (name and labels only), from an informer this process starts
    * on the first call and runs until `signal` aborts; every call returns the same view. A provider that
-   * never calls it costs no watch; one that does lists in `rbacRules` namespaces get, list and watch. Each
+   * never calls it costs no watch; one that does lists in `rbacRules` namespaces list and watch. Each
    * controller thread that calls it runs its own informer (the shared caches mirrored to threads are
    * Nodes and Services only), so call it only where it is needed (where load balancers are ensured).
    */

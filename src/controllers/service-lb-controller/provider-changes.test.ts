@@ -4,7 +4,14 @@ import type { Service } from "../../kube/objects.ts";
 import { WorkQueue } from "../../kube/queue.ts";
 import { exponentialLimiter } from "../../kube/rate-limiters.ts";
 import { loadBalancerService } from "../../../test/harness/fixtures.ts";
-import { followProviderChanges, mergeChange, needsResync, reachIn, type ChangeScope } from "./provider-changes.ts";
+import {
+  followProviderChanges,
+  pacedSchedule,
+  mergeChange,
+  needsResync,
+  reachIn,
+  type ChangeScope,
+} from "./provider-changes.ts";
 
 function svc(
   name: string,
@@ -87,7 +94,13 @@ describe("followProviderChanges", () => {
   }
 
   test("a failed Service waiting out its backoff is queued at once; served ones stay; a burst is one pass", async () => {
-    const h = harness([svc("failed"), svc("served", { ingress: 1 }), svc("plain", { type: "ClusterIP" })]);
+    // Both served (an ingress address each): only the one whose last sync failed is waiting.
+    const services = [
+      svc("failed", { ingress: 1 }),
+      svc("served", { ingress: 1 }),
+      svc("plain", { type: "ClusterIP" }),
+    ];
+    const h = harness(services);
     h.queue.addRateLimited("ns/failed");
     expect(h.queue.length).toBe(0);
     for (let i = 0; i < 50; i++) h.emit({ waitingOnly: true });
@@ -110,13 +123,39 @@ describe("followProviderChanges", () => {
     h.queue.shutDown();
   });
 
-  test("a load balancer without onChange: nothing to follow", () => {
+  test("a load balancer without onChange: nothing to follow, nothing ever queued", () => {
+    let listed = 0;
+    const added: string[] = [];
     const stop = followProviderChanges({
       balancer: {},
-      services: { get: () => undefined, list: () => [], size: 0 },
-      queue: { add: () => undefined, numRequeues: () => 0 },
+      services: { get: () => undefined, list: () => (listed++, []), size: 0 },
+      queue: { add: (key) => void added.push(key), numRequeues: () => 0 },
       servedClass: "",
+      schedule: () => {
+        throw new Error("no pass without onChange");
+      },
     });
-    expect(stop()).toBeUndefined();
+    stop();
+    expect({ listed, added }).toEqual({ listed: 0, added: [] });
+  });
+
+  test("passes are paced: the first at once, the next no sooner than a second after it, changes merged meanwhile", () => {
+    const waits: number[] = [];
+    let now = 0;
+    const schedule = pacedSchedule(
+      (run, ms) => {
+        waits.push(ms);
+        now += ms;
+        run();
+      },
+      () => now,
+    );
+    let passes = 0;
+    schedule(() => passes++);
+    now += 200;
+    schedule(() => passes++);
+    now += 5000;
+    schedule(() => passes++);
+    expect({ passes, waits }).toEqual({ passes: 3, waits: [0, 800, 0] });
   });
 });

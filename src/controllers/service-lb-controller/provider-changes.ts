@@ -2,9 +2,9 @@
  * "Sync again" from the provider (`LoadBalancer.onChange`): an address freed, the pools edited, a
  * Namespace's labels changed. The Services a change names are queued at once, ahead of the retry backoff
  * they may be waiting out (up to 300 s), as MetalLB re-processes Services after a delete or a pool
- * change. Changes that come together (one turn of the event loop) are merged and answered with one pass
- * over the cache, so each Service is added to the queue once however many changes there were; the queue
- * dedups against what is already queued or in flight.
+ * change. Changes that come together (one turn of the event loop, or the second after a pass) are merged
+ * and answered with one pass over the cache, so each Service is added to the queue once however many
+ * changes there were; the queue dedups against what is already queued or in flight.
  */
 import type { LoadBalancer, LoadBalancerChange } from "../../cloud/provider.ts";
 import type { Lister } from "../../kube/informer.ts";
@@ -60,10 +60,31 @@ export interface ChangeFollowerDeps {
   readonly schedule?: (pass: () => void) => void;
 }
 
+/** A pass at most every second: a namespace's Services deleted one by one wake the waiting ones once a second. */
+const MIN_PASS_INTERVAL_MS = 1000;
+
+/**
+ * Runs each pass once the current turn is over, and no sooner than `MIN_PASS_INTERVAL_MS` after the one
+ * before (the changes in between merge into it). `timer` and `now` are injected for tests.
+ */
+export function pacedSchedule(
+  timer: (run: () => void, ms: number) => void = (run, ms) => void setTimeout(run, ms).unref(),
+  now: () => number = () => performance.now(),
+): (pass: () => void) => void {
+  let last = Number.NEGATIVE_INFINITY;
+  return (pass) => {
+    const wait = Math.max(0, last + MIN_PASS_INTERVAL_MS - now());
+    timer(() => {
+      last = now();
+      pass();
+    }, wait);
+  };
+}
+
 /** Follows the provider's changes until the returned function is called; a no-op without `onChange`. */
 export function followProviderChanges(deps: ChangeFollowerDeps): () => void {
   if (!deps.balancer.onChange) return () => undefined;
-  const schedule = deps.schedule ?? ((pass: () => void) => void setImmediate(pass));
+  const schedule = deps.schedule ?? pacedSchedule();
   let scope: ChangeScope | undefined;
   let stopped = false;
   const pass = (): void => {
