@@ -31,7 +31,7 @@ import {
   type RetrieveResult,
   type XmlNode,
 } from "./soap-xml.ts";
-import { pinnedTls, type PinnedTls } from "./thumbprint.ts";
+import { pinnedTls, pinnedWithCa, type PinnedTls } from "./thumbprint.ts";
 import type { VCenterSettings } from "./vcenter-config.ts";
 
 export interface Login {
@@ -89,7 +89,7 @@ const DEFAULT_PAGE_SIZE = 1000;
 
 const refOf = (node: unknown): MoRef => moRefOf(node) ?? { type: "", value: "" };
 
-/** With a thumbprint, the chain vCenter presents is probed (thumbprint.ts says why). */
+/** With a thumbprint and no caFile, the chain vCenter presents is probed (thumbprint.ts says why). */
 function probePin(vc: VCenterSettings, timeoutMs: number): Promise<PinnedTls> {
   return new Promise((resolve, reject) => {
     const servername = isIP(vc.server) === 0 ? vc.server : undefined;
@@ -105,16 +105,24 @@ function probePin(vc: VCenterSettings, timeoutMs: number): Promise<PinnedTls> {
   });
 }
 
+/** The TLS settings no probe is needed for: insecure, or the CA file (pinned as well with a thumbprint). */
+function fixedTls(vc: VCenterSettings): object | undefined {
+  if (vc.insecure) return { rejectUnauthorized: false };
+  const ca = vc.caFile ? readFileSync(vc.caFile, "utf8") : undefined;
+  if (vc.thumbprint === "") return ca === undefined ? {} : { ca };
+  return ca === undefined ? undefined : pinnedWithCa(ca, vc.thumbprint);
+}
+
 /** The TLS settings of every request: fixed, or pinned by a probe made once (again after a failure). */
 function tlsSettings(
   vc: VCenterSettings,
   timeoutMs: number,
   timed: (run: () => Promise<PinnedTls>) => Promise<PinnedTls>,
 ): () => Promise<object> {
-  const fixed = vc.insecure ? { rejectUnauthorized: false } : vc.caFile ? { ca: readFileSync(vc.caFile, "utf8") } : {};
+  const fixed = fixedTls(vc);
   let pinned: Promise<PinnedTls> | undefined;
   return () => {
-    if (vc.insecure || vc.thumbprint === "") return Promise.resolve(fixed);
+    if (fixed) return Promise.resolve(fixed);
     pinned ??= timed(() => probePin(vc, timeoutMs)).catch((error: unknown) => {
       pinned = undefined;
       throw error;

@@ -164,7 +164,7 @@ describe("vsphere.conf", () => {
     ["vcenter:\n  a: { server: a, user: u, password: p, port: 99999 }\n", "vcenter.a.port"],
     [
       "vcenter:\n  a: { server: a, user: u, password: p, thumbprint: 'AA:BB' }\n",
-      "vcenter.a.thumbprint: must be a SHA-1 fingerprint",
+      "vcenter.a.thumbprint: must be a SHA-1 or SHA-256 fingerprint",
     ],
     ["vcenter:\n  a: { server: a, user: u, password: p, ipFamily: [ipv5] }\n", "vcenter.a.ipFamily"],
     [
@@ -187,7 +187,7 @@ describe("vsphere.conf", () => {
     ["[VirtualCenter]\nuser = u\n", "needs the server as its subsection"],
     [
       '[VirtualCenter "vc"]\nuser = u\npassword = p\nthumbprint = AA\n',
-      '[VirtualCenter "vc"] thumbprint: must be a SHA-1 fingerprint',
+      '[VirtualCenter "vc"] thumbprint: must be a SHA-1 or SHA-256 fingerprint',
     ],
     ['[VirtualCenter "vc"]\nuser = u\npassword = p\n[Labels]\ncolour = blue\n', "[Labels] colour: unknown field"],
     [

@@ -22,7 +22,7 @@ export interface VCenterSettings {
   readonly insecure: boolean;
   /** PEM file of the CA that signed the vCenter certificate; empty: the system's trust store. */
   readonly caFile: string;
-  /** SHA-1 fingerprint the vCenter leaf certificate must have (upper case); empty: not pinned. */
+  /** SHA-1 or SHA-256 fingerprint the vCenter leaf certificate must have (upper case); empty: not pinned. */
   readonly thumbprint: string;
   readonly credentials: Credentials;
   /** Address families in order of preference (upstream `ipFamily`). */
@@ -106,7 +106,8 @@ function families(p: Problems, values: string[] | undefined, path: string): ("ip
 function thumbprint(p: Problems, value: string | undefined, path: string): string {
   if (value === undefined || value === "") return "";
   const pin = normalizeThumbprint(value);
-  if (pin === undefined) p.add(`${path}.thumbprint`, "must be a SHA-1 fingerprint: 20 hex bytes separated by colons");
+  if (pin === undefined)
+    p.add(`${path}.thumbprint`, "must be a SHA-1 or SHA-256 fingerprint: 20 or 32 hex bytes separated by colons");
   return pin ?? "";
 }
 

@@ -5,10 +5,13 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { X509Certificate } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { InstanceNotFoundError } from "../../src/cloud/errors.ts";
 import type { CloudProvider, InstanceMetadata, InstancesBatch, InstancesV2 } from "../../src/cloud/provider.ts";
 import type { Node } from "../../src/kube/objects.ts";
+import { issueCertificate } from "../../src/pki/x509.ts";
 import { testProviderContext, type RecordedCall } from "../../test/harness/provider-context.ts";
 import type { Vcsim, VcsimVm } from "../../test/harness/vcsim.ts";
 import { vsphereProviderFactory } from "./index.ts";
@@ -172,6 +175,38 @@ describe("vsphere provider against vcsim", () => {
       await expect(wrong.instances?.instanceMetadata(nodeOf(vm))).rejects.toThrow(`thumbprint ${sha1}, not`);
     } finally {
       await Promise.all([right.close?.(), wrong.close?.()]);
+    }
+  });
+
+  test("thumbprint with a caFile: that CA must have signed the certificate too; SHA-256 pins as SHA-1 does", async () => {
+    const vm = sim.vms[5];
+    if (!vm) throw new Error("no VM");
+    const { fingerprint, fingerprint256 } = new X509Certificate(readFileSync(sim.caFile));
+    const dir = mkdtempSync(join(tmpdir(), "vsphere-ca-"));
+    const otherCa = join(dir, "other-ca.pem");
+    writeFileSync(otherCa, issueCertificate({ subject: { commonName: "other" }, isCA: true }).certPem);
+    const other = fingerprint.replace(/^../, fingerprint.startsWith("00") ? "11" : "00");
+    const tls = (caFile: string | undefined, pin: string): string =>
+      vcsimConfigText(sim).replace(
+        `caFile: ${sim.caFile}`,
+        `${caFile ? `caFile: ${caFile}\n  ` : ""}thumbprint: "${pin}"`,
+      );
+    const made = [
+      tls(sim.caFile, fingerprint256),
+      tls(undefined, fingerprint256.toLowerCase()),
+      tls(sim.caFile, other),
+      tls(otherCa, fingerprint),
+    ].map((text) => providerOfConfig(text));
+    const metadata = (p: CloudProvider | undefined): Promise<InstanceMetadata | undefined> =>
+      p?.instances?.instanceMetadata(nodeOf(vm)) ?? Promise.reject(new Error("no instances"));
+    try {
+      const [withCa, pinOnly, wrongPin, otherSigner] = made;
+      for (const right of [withCa, pinOnly]) expect((await metadata(right))?.providerID).toBe(`vsphere://${vm.uuid}`);
+      await expect(metadata(wrongPin)).rejects.toThrow(`SHA-1 thumbprint ${fingerprint}, not`);
+      await expect(metadata(otherSigner)).rejects.toThrow();
+    } finally {
+      await Promise.all(made.map((p) => p.close?.()));
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
