@@ -150,12 +150,14 @@ describe("vsphere provider against vcsim", () => {
     const parsed = vsphereProviderFactory.parseConfig(vcsimConfigText(sim), "vsphere.conf");
     if (!parsed.ok) throw new Error(parsed.errors.join("; "));
     const lines: string[] = [];
+    const before = process.env.SKIP_NODE_DELETION;
     process.env.SKIP_NODE_DELETION = "1";
     try {
       const made = await vsphereProviderFactory.create(parsed.config, testProviderContext([], lines));
       await made.close?.();
     } finally {
-      delete process.env.SKIP_NODE_DELETION;
+      if (before === undefined) delete process.env.SKIP_NODE_DELETION;
+      else process.env.SKIP_NODE_DELETION = before;
     }
     expect(lines.join("\n")).toContain("node deletion is off");
   });
