@@ -12,6 +12,7 @@ import {
 } from "../../../test/harness/aws-cloud.ts";
 import { faultProxy } from "../../../test/harness/aws-faults.ts";
 import { rejection } from "../../../test/harness/rejection.ts";
+import { targetGroupPrefix } from "./plan.ts";
 
 // The first test of a run may install moto into the cache and start it; hooks default to 5 s.
 setDefaultTimeout(180_000);
@@ -266,26 +267,42 @@ describe("aws network load balancer (moto)", () => {
   });
 
   test("DeleteTargetGroup failing after the NLB went: the retried deletion still deletes the group", async () => {
-    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
-    const ports = [{ port: 53, nodePort: 31153 }];
-    const other = {
+    // Both names start `resolver`, so both Services' target groups are named `k8s-infra-resolver-…`: only
+    // the tags tell them apart.
+    const named = (name: string, uid: string, ports = service().spec!.ports!): Service => ({
       ...service({}, { ports }),
-      metadata: { ...service().metadata, name: "dnsx", uid: `0${UID.slice(1)}` },
-    };
+      metadata: { ...service().metadata, name, uid },
+    });
+    const mine = named("resolver-a", UID);
+    const other = named("resolver-b", `0${UID.slice(1)}`, [{ port: 53, nodePort: 31153 }]);
+    await lb.ensureLoadBalancer("kubernetes", mine, nodes);
     await lb.ensureLoadBalancer("kubernetes", other, nodes);
+    const foreign = await cloud.elbv2.send(
+      new elbv2.CreateTargetGroupCommand({
+        Name: "k8s-infra-resolver-0123456789",
+        Protocol: "TCP",
+        Port: 31999,
+        VpcId: cloud.vpcId,
+        Tags: [
+          { Key: "kubernetes.io/cluster/another-cluster", Value: "owned" },
+          { Key: "kubernetes.io/service-name", Value: "infra/resolver-a" },
+        ],
+      }),
+    );
+    expect(foreign.TargetGroups?.[0]?.TargetGroupName).toStartWith(targetGroupPrefix(mine));
     const failing = await viaFaults((body, n) => body.includes("Action=DeleteTargetGroup&") && n === 0);
     try {
-      await rejection(failing.provider.ensureLoadBalancerDeleted("kubernetes", service()));
+      await rejection(failing.provider.ensureLoadBalancerDeleted("kubernetes", mine));
       expect(await rejection(nlb())).toBeDefined();
-      expect(await targetGroups()).toHaveLength(3);
-      await failing.provider.ensureLoadBalancerDeleted("kubernetes", service());
+      expect(await targetGroups()).toHaveLength(4);
+      await failing.provider.ensureLoadBalancerDeleted("kubernetes", mine);
     } finally {
       await failing.stop();
     }
-    // The other Service's groups share the name prefix (`k8s-infra-dns`) and stay.
-    expect((await targetGroups()).map((g) => g.Port)).toEqual([31153]);
+    // The other Service's group, and the one tagged for another cluster, share the prefix and stay.
+    expect((await targetGroups()).map((g) => g.Port).sort()).toEqual([31153, 31999]);
     await lb.ensureLoadBalancerDeleted("kubernetes", other);
-    expect(await targetGroups()).toEqual([]);
+    expect((await targetGroups()).map((g) => g.Port)).toEqual([31999]);
   });
 
   test("two NLBs share the MTU rule of their source range: both sync, and it goes with the last one", async () => {
