@@ -3,8 +3,9 @@
  * never disagree about pools. Each object is read with the same rules as a cloud-config pool; an object
  * with a problem (an unreadable address, an overlap with a pool in force) offers nothing and says why in
  * its `Valid` condition, while the others stay in force; an edit with such a problem leaves the spec in
- * force before it. Edits apply at once: `onChange` tells the
- * caller which pools changed.
+ * force before it. That spec is read from the object's status (`appliedSpec`, written with the condition),
+ * never from memory, so a restarted or new leader keeps exactly the pools the running one keeps. Edits
+ * apply at once: `onChange` tells the caller which pools changed.
  */
 import type { KubeApi } from "../../../src/kube/api.ts";
 import { Informer } from "../../../src/kube/informer.ts";
@@ -24,6 +25,8 @@ export interface AddressPoolObject extends KubeObject {
 export interface ReadPool {
   readonly object: AddressPoolObject;
   readonly pool?: Pool;
+  /** The spec `pool` was read from, as JSON: what the status records as `appliedSpec`. */
+  readonly applied?: string;
   readonly problems: readonly string[];
 }
 
@@ -34,13 +37,29 @@ function shownInForce(o: AddressPoolObject): { shown: boolean; current: boolean 
   return { shown: valid !== undefined, current: valid?.observedGeneration === o.metadata.generation };
 }
 
+/** The spec the object's status records in force (`appliedSpec`), read as a pool; undefined if none or unreadable. */
+export function appliedOf(object: AddressPoolObject): ReadPool | undefined {
+  const text = object.status?.appliedSpec;
+  if (typeof text !== "string") return undefined;
+  let spec: unknown;
+  try {
+    spec = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const read = readSpec(object, spec);
+  return read.pool ? { ...read, applied: text } : undefined;
+}
+
 /**
  * 0: in force with this very spec; 1: in force with an earlier spec (edited since); 2: not in force.
- * In force: here (`inForce`), or, after a restart, as its status shows.
+ * In force: here (`inForce`), else as its status shows (`appliedSpec`; for a status written before that
+ * field, the `Valid` condition).
  */
 function rankOf(object: AddressPoolObject, read: ReadPool, inForce: ReadonlyMap<string, Pool>): number {
-  const held = inForce.get(object.metadata.name);
-  if (held) return read.pool && poolKey(read.pool) === poolKey(held) ? 0 : 1;
+  const same = (pool: Pool): number => (read.pool && poolKey(read.pool) === poolKey(pool) ? 0 : 1);
+  const held = inForce.get(object.metadata.name) ?? appliedOf(object)?.pool;
+  if (held) return same(held);
   const shown = shownInForce(object);
   if (!shown.shown) return 2;
   return shown.current ? 0 : 1;
@@ -64,12 +83,16 @@ function inOrder(objects: readonly AddressPoolObject[], inForce: ReadonlyMap<str
   );
 }
 
-function readOne(object: AddressPoolObject): ReadPool {
+function readSpec(object: AddressPoolObject, raw: unknown): ReadPool {
   const p = new Problems();
-  const spec = isMapping(object.spec) ? object.spec : {};
+  const spec = isMapping(raw) ? raw : {};
   const pool = readPoolFields(p, object.metadata.name, spec, "spec");
-  return p.list.length > 0 ? { object, problems: p.list } : { object, pool, problems: [] };
+  return p.list.length > 0
+    ? { object, problems: p.list }
+    : { object, pool, applied: JSON.stringify(spec), problems: [] };
 }
+
+const readOne = (object: AddressPoolObject): ReadPool => readSpec(object, object.spec);
 
 /** Lines for each range of `pool` that overlaps a range of a pool accepted before it. */
 const clashes = (accepted: readonly Pool[], pool: Pool): string[] =>
@@ -86,8 +109,9 @@ const clashes = (accepted: readonly Pool[], pool: Pool): string[] =>
 
 /**
  * Every object read, in the order above; a pool overlapping one accepted before it is refused. An edit
- * that cannot be applied (a bad address, a new overlap) leaves the spec in force before it (`inForce`:
- * the pools in force now, by name), with the edit's problems shown; without one the pool offers nothing.
+ * that cannot be applied (a bad address, a new overlap) leaves the spec its status records in force
+ * (`appliedSpec`), with the edit's problems shown; without one the pool offers nothing. `inForce` (the
+ * pools in force now, by name) only orders the objects, as their statuses do after a restart.
  */
 export function readPools(
   objects: readonly AddressPoolObject[],
@@ -100,10 +124,10 @@ export function readPools(
       accepted.push(read.pool);
       return read;
     }
-    const previous = inForce.get(read.object.metadata.name);
-    if (!previous || clashes(accepted, previous).length > 0) return { object: read.object, problems };
-    accepted.push(previous);
-    return { object: read.object, pool: previous, problems: problems.map((why) => `edit not applied: ${why}`) };
+    const previous = appliedOf(read.object);
+    if (!previous?.pool || clashes(accepted, previous.pool).length > 0) return { object: read.object, problems };
+    accepted.push(previous.pool);
+    return { ...previous, problems: problems.map((why) => `edit not applied: ${why}`) };
   });
 }
 

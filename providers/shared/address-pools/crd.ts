@@ -2,7 +2,8 @@
  * The AddressPool custom resource: one address pool per object, cluster-scoped, the same fields as a
  * pool in a cloud-config file (pools-config.ts reads both). Its status shows how many addresses are
  * used and free, and a `Valid` condition (False for a pool that overlaps one in force or holds an
- * unreadable address: such a pool offers nothing, or, for an edit, keeps its last valid spec).
+ * unreadable address: such a pool offers nothing, or, for an edit, keeps its last valid spec, which the
+ * status records as `appliedSpec` so that every leader keeps the same one).
  */
 import type { PolicyRule } from "../../../src/kube/objects.ts";
 import {
@@ -78,6 +79,9 @@ export const ADDRESS_POOL_KIND: KindDefinition = {
     freeIPv4: int("IPv4 addresses left.", { minimum: 0 }),
     usedIPv6: int("IPv6 addresses held by Services.", { minimum: 0 }),
     freeIPv6: str("IPv6 addresses left, as a decimal number."),
+    appliedSpec: str(
+      "The spec in force, as JSON: the last valid one while an edit cannot apply (Valid=False, EditNotApplied); every leader keeps it.",
+    ),
     conditions: conditionsSchema,
   }),
   columns: [

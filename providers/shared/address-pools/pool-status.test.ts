@@ -1,11 +1,16 @@
 import { describe, expect, test } from "bun:test";
 import { readPools, type AddressPoolObject } from "./cluster-pools.ts";
 import { poolStatus, showsStatus } from "./pool-status.ts";
+import { poolKey } from "./pools.ts";
 
 const object = (name: string, created: string, spec: Record<string, unknown>): AddressPoolObject => ({
   metadata: { name, creationTimestamp: created, generation: 1 },
   spec,
 });
+
+/** The objects as they are once the leader wrote their statuses (as it read them together). */
+const shownInForce = (objects: readonly AddressPoolObject[]): AddressPoolObject[] =>
+  readPools(objects).map((r) => ({ ...r.object, status: { ...poolStatus(r, [], "2026-01-01T00:00:00Z") } }));
 
 describe("reading AddressPool objects", () => {
   test("a pool overlapping an older one offers nothing and says why; the older keeps its addresses", () => {
@@ -42,17 +47,37 @@ describe("reading AddressPool objects", () => {
   });
 
   test("an edit of an older pool that overlaps a newer one in force is not applied; the older keeps its spec", () => {
-    const early = object("early", "2026-01-01T00:00:00Z", { addresses: ["10.0.0.0/30"] });
-    const late = object("late", "2026-01-02T00:00:00Z", { addresses: ["10.0.1.0/30"] });
-    const inForce = new Map(readPools([early, late]).map((r) => [r.object.metadata.name, r.pool!]));
-    const edited = { ...early, metadata: { ...early.metadata, generation: 2 }, spec: { addresses: ["10.0.0.0/23"] } };
-    const read = readPools([edited, late], inForce);
+    const [early, late] = shownInForce([
+      object("early", "2026-01-01T00:00:00Z", { addresses: ["10.0.0.0/30"] }),
+      object("late", "2026-01-02T00:00:00Z", { addresses: ["10.0.1.0/30"] }),
+    ]);
+    const inForce = new Map(readPools([early!, late!]).map((r) => [r.object.metadata.name, r.pool!]));
+    const edited = { ...early!, metadata: { ...early!.metadata, generation: 2 }, spec: { addresses: ["10.0.0.0/23"] } };
+    const read = readPools([edited, late!], inForce);
     const byName = Object.fromEntries(read.map((r) => [r.object.metadata.name, r]));
     expect(byName.late!).toMatchObject({ pool: inForce.get("late"), problems: [] });
-    expect(byName.early!.pool).toBe(inForce.get("early"));
+    expect(byName.early!.pool).toEqual(inForce.get("early"));
     expect(byName.early!.problems).toEqual([
       "edit not applied: 10.0.0.0/23 (pool early) overlaps 10.0.1.0/30 (pool late), which is in force",
     ]);
+  });
+
+  test("a restart or failover (no memory) keeps the pools the running leader keeps: the status records the spec in force", () => {
+    const [early, late] = shownInForce([
+      object("early", "2026-01-01T00:00:00Z", { addresses: ["10.0.0.0/30"] }),
+      object("late", "2026-01-02T00:00:00Z", { addresses: ["10.0.1.0/30"] }),
+    ]);
+    const running = readPools([early!, late!]);
+    const inForce = new Map(running.map((r) => [r.object.metadata.name, r.pool!]));
+    const edited = { ...early!, metadata: { ...early!.metadata, generation: 2 }, spec: { addresses: ["10.0.0.0/23"] } };
+    const overlapping = object("newer", "2026-01-03T00:00:00Z", { addresses: ["10.0.0.0/31"] });
+    const live = shownInForce(readPools([edited, late!, overlapping], inForce).map((r) => r.object));
+    const restarted = readPools(live);
+    const inForceNow = (read: ReturnType<typeof readPools>): [string, unknown][] =>
+      read.map((r) => [r.object.metadata.name, r.pool && poolKey(r.pool)]);
+    expect(inForceNow(restarted)).toEqual(inForceNow(readPools([edited, late!, overlapping], inForce)));
+    expect(inForceNow(restarted).find(([name]) => name === "early")?.[1]).toBe(poolKey(inForce.get("early")!));
+    expect(restarted.find((r) => r.object.metadata.name === "newer")?.pool).toBeUndefined();
   });
 
   test("after a restart, a pool whose status shows its current generation in force ranks before an edited one", () => {
@@ -68,13 +93,14 @@ describe("reading AddressPool objects", () => {
   });
 
   test("an edit with a bad address keeps the last valid spec in force and reports the edit", () => {
-    const good = object("p", "2026-01-01T00:00:00Z", { addresses: ["10.0.0.0/30"] });
-    const inForce = new Map([["p", readPools([good])[0]!.pool!]]);
-    const [read] = readPools([{ ...good, spec: { addresses: ["10.0.0.0/33"] } }], inForce);
-    expect(read!.pool).toBe(inForce.get("p"));
+    const [good] = shownInForce([object("p", "2026-01-01T00:00:00Z", { addresses: ["10.0.0.0/30"] })]);
+    const inForce = readPools([good!])[0]!.pool!;
+    const [read] = readPools([{ ...good!, spec: { addresses: ["10.0.0.0/33"] } }]);
+    expect(read!.pool).toEqual(inForce);
     expect(read!.problems.join()).toMatch(/^edit not applied: spec.addresses: "10.0.0.0\/33" is not a CIDR/);
     const status = poolStatus(read!, [], "2026-01-03T00:00:00Z");
     expect(status).toMatchObject({ free: "4", conditions: [{ status: "False", reason: "EditNotApplied" }] });
+    expect(status.appliedSpec).toBe(good!.status?.appliedSpec as string);
   });
 
   test("an unreadable address makes only its own pool invalid", () => {

@@ -16,6 +16,11 @@ export interface PoolStatus {
   freeIPv4: number;
   usedIPv6: number;
   freeIPv6: string;
+  /**
+   * The spec in force, as JSON (null: none; a merge patch then removes it). A new leader reads it back as
+   * the spec to keep when an edit cannot apply, so it keeps what the running leader kept.
+   */
+  appliedSpec: string | null;
   conditions: Condition[];
 }
 
@@ -73,6 +78,7 @@ export function poolStatus(read: ReadPool, used: Iterable<string>, now: string):
     freeIPv4: Number(free4),
     usedIPv6: counts.v6,
     freeIPv6: free6.toString(),
+    appliedSpec: read.applied ?? null,
     conditions: [validCondition(read, previous, now)],
   };
 }
@@ -81,7 +87,7 @@ export function poolStatus(read: ReadPool, used: Iterable<string>, now: string):
 export function showsStatus(read: ReadPool, status: PoolStatus): boolean {
   const shown = read.object.status ?? {};
   const { conditions, ...counts } = status;
-  const sameCounts = Object.entries(counts).every(([k, v]) => shown[k] === v);
+  const sameCounts = Object.entries(counts).every(([k, v]) => (shown[k] ?? null) === (v ?? null));
   const shownConditions = (shown.conditions as Condition[] | undefined) ?? [];
   const sameConditions = conditions.every((c) =>
     shownConditions.some(
