@@ -10,7 +10,7 @@ import {
   type AwsTestCloud,
   type TestInstance,
 } from "../../../test/harness/aws-cloud.ts";
-import { faultProxy } from "../../../test/harness/aws-faults.ts";
+import { faultProxy, type Fault } from "../../../test/harness/aws-faults.ts";
 import { rejection } from "../../../test/harness/rejection.ts";
 import { targetGroupPrefix } from "./plan.ts";
 
@@ -42,6 +42,27 @@ function service(annotations: Record<string, string> = {}, spec: Partial<NonNull
       ...spec,
     },
   };
+}
+
+/** `service()` named `name`; both `resolver-*` names give target groups named `k8s-infra-resolver-…`. */
+function named(name: string, uid: string, ports = service().spec!.ports!): Service {
+  return { ...service({}, { ports }), metadata: { ...service().metadata, name, uid } };
+}
+
+/** A target group named as resolver-a's (port 31999), tagged as its, for `clusterID`. */
+async function resolverGroup(clusterID: string): Promise<elbv2.CreateTargetGroupCommandOutput> {
+  return cloud.elbv2.send(
+    new elbv2.CreateTargetGroupCommand({
+      Name: "k8s-infra-resolver-0123456789",
+      Protocol: "TCP",
+      Port: 31999,
+      VpcId: cloud.vpcId,
+      Tags: [
+        { Key: `kubernetes.io/cluster/${clusterID}`, Value: "owned" },
+        { Key: "kubernetes.io/service-name", Value: "infra/resolver-a" },
+      ],
+    }),
+  );
 }
 
 async function nlb(): Promise<elbv2.LoadBalancer> {
@@ -84,10 +105,17 @@ async function viaFaults(
   fails: (body: string, matchedBefore: number) => boolean,
 ): Promise<{ provider: LoadBalancer; stop: () => Promise<void> }> {
   let matched = 0;
-  const proxy = faultProxy(cloud.endpoint, (_n, body) => {
+  return viaPlan((_n, body) => {
     if (!body.includes("Action=DeleteTargetGroup&")) return "pass";
     return fails(body, matched++) ? { code: "ResourceInUse", status: 400 } : "pass";
   });
+}
+
+/** A provider whose requests go through a fault proxy with `plan`. */
+async function viaPlan(
+  plan: (n: number, body: string) => Fault,
+): Promise<{ provider: LoadBalancer; stop: () => Promise<void> }> {
+  const proxy = faultProxy(cloud.endpoint, plan);
   const provider = awsTestProvider(cloud, {
     endpoint: proxy.endpoint,
     options: { cacheMaxAgeMs: 0, api: { maxAttempts: 1, backoffMs: 1 } },
@@ -269,26 +297,11 @@ describe("aws network load balancer (moto)", () => {
   test("DeleteTargetGroup failing after the NLB went: the retried deletion still deletes the group", async () => {
     // Both names start `resolver`, so both Services' target groups are named `k8s-infra-resolver-…`: only
     // the tags tell them apart.
-    const named = (name: string, uid: string, ports = service().spec!.ports!): Service => ({
-      ...service({}, { ports }),
-      metadata: { ...service().metadata, name, uid },
-    });
     const mine = named("resolver-a", UID);
     const other = named("resolver-b", `0${UID.slice(1)}`, [{ port: 53, nodePort: 31153 }]);
     await lb.ensureLoadBalancer("kubernetes", mine, nodes);
     await lb.ensureLoadBalancer("kubernetes", other, nodes);
-    const foreign = await cloud.elbv2.send(
-      new elbv2.CreateTargetGroupCommand({
-        Name: "k8s-infra-resolver-0123456789",
-        Protocol: "TCP",
-        Port: 31999,
-        VpcId: cloud.vpcId,
-        Tags: [
-          { Key: "kubernetes.io/cluster/another-cluster", Value: "owned" },
-          { Key: "kubernetes.io/service-name", Value: "infra/resolver-a" },
-        ],
-      }),
-    );
+    const foreign = await resolverGroup("another-cluster");
     expect(foreign.TargetGroups?.[0]?.TargetGroupName).toStartWith(targetGroupPrefix(mine));
     const failing = await viaFaults((body, n) => body.includes("Action=DeleteTargetGroup&") && n === 0);
     try {
@@ -302,6 +315,32 @@ describe("aws network load balancer (moto)", () => {
     // The other Service's group, and the one tagged for another cluster, share the prefix and stay.
     expect((await targetGroups()).map((g) => g.Port).sort()).toEqual([31153, 31999]);
     await lb.ensureLoadBalancerDeleted("kubernetes", other);
+    expect((await targetGroups()).map((g) => g.Port)).toEqual([31999]);
+  });
+
+  test("a stray group gone before DescribeTags (TargetGroupNotFound) is dropped; the rest are still deleted", async () => {
+    const mine = named("resolver-a", UID);
+    await lb.ensureLoadBalancer("kubernetes", mine, nodes);
+    const going = await resolverGroup(cloud.clusterID);
+    const arn = encodeURIComponent(going.TargetGroups![0]!.TargetGroupArn!);
+    const failing = await viaFaults((_body, n) => n === 0);
+    try {
+      await rejection(failing.provider.ensureLoadBalancerDeleted("kubernetes", mine));
+    } finally {
+      await failing.stop();
+    }
+    expect(await targetGroups()).toHaveLength(3);
+    // AWS answers so for the whole call when one of its ARNs was deleted since the listing.
+    const gone = await viaPlan((_n, body) =>
+      body.includes("Action=DescribeTags&") && body.includes(arn)
+        ? { code: "TargetGroupNotFound", status: 400 }
+        : "pass",
+    );
+    try {
+      await gone.provider.ensureLoadBalancerDeleted("kubernetes", mine);
+    } finally {
+      await gone.stop();
+    }
     expect((await targetGroups()).map((g) => g.Port)).toEqual([31999]);
   });
 

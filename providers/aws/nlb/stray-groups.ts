@@ -5,7 +5,9 @@
  * may start the same) and tagged for this cluster and for this Service (`kubernetes.io/service-name`).
  * One still in use is refused by AWS (ResourceInUse), and the deletion is retried.
  */
+import type { TagDescription } from "@aws-sdk/client-elastic-load-balancing-v2";
 import type { AwsApi } from "../api.ts";
+import { errorCode } from "../call.ts";
 import { serviceName } from "../lb-names.ts";
 import { SERVICE_NAME_TAG, tagMap, taggedForCluster, type ClusterTags } from "../tags.ts";
 import type { Service } from "../../../src/kube/objects.ts";
@@ -26,6 +28,23 @@ async function named(api: AwsApi, prefix: string, signal?: AbortSignal): Promise
   return found;
 }
 
+/**
+ * The tags of `arns`. DescribeTags fails the whole call when one of them is gone (deleted since the
+ * listing, as when two Services of one name prefix go together): the ARNs are then described one by one
+ * and the missing ones dropped.
+ */
+async function tagsOf(api: AwsApi, arns: string[], signal?: AbortSignal): Promise<TagDescription[]> {
+  try {
+    return (await api.elbv2.describeTags({ ResourceArns: arns }, signal)).TagDescriptions ?? [];
+  } catch (error) {
+    if (errorCode(error) !== "TargetGroupNotFoundException") throw error;
+  }
+  if (arns.length === 1) return [];
+  const found: TagDescription[] = [];
+  for (const arn of arns) found.push(...(await tagsOf(api, [arn], signal)));
+  return found;
+}
+
 /** Deletes the target groups left of `service`; resolves with their ARNs. */
 export async function deleteStrayGroups(
   api: AwsApi,
@@ -37,8 +56,7 @@ export async function deleteStrayGroups(
   const owner = serviceName(service);
   const strays: string[] = [];
   for (let i = 0; i < candidates.length; i += TAGS_PER_CALL) {
-    const ResourceArns = candidates.slice(i, i + TAGS_PER_CALL);
-    for (const described of (await api.elbv2.describeTags({ ResourceArns }, signal)).TagDescriptions ?? []) {
+    for (const described of await tagsOf(api, candidates.slice(i, i + TAGS_PER_CALL), signal)) {
       const tags = tagMap(described.Tags);
       if (taggedForCluster(tags, cluster) && tags[SERVICE_NAME_TAG] === owner) strays.push(described.ResourceArn!);
     }
