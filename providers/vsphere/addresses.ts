@@ -1,7 +1,8 @@
 /**
  * A node's addresses from its guest's NICs, with upstream's rules (DiscoverNode / discoverIPs): Hostname
  * is the guest host name; the IPs of every vNIC are taken together, in NIC order, loopback, link-local
- * and unspecified ones left out. Per family (in `ipFamily` order) at most one InternalIP and one
+ * and unspecified ones left out (upstream puts the statically configured ones of guestinfo.metadata first;
+ * not done here, see the README). Per family (in `ipFamily` order) at most one InternalIP and one
  * ExternalIP: the first IP inside one of `internalNetworkSubnetCidr` / `externalNetworkSubnetCidr` (the
  * subnets tried in the order given), else the first IP on the network named `internalVmNetworkName` /
  * `externalVmNetworkName`; only when neither role is found so, the family's first IP is both. An IP
