@@ -1,10 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import type { LoadBalancer, LoadBalancerChange } from "../../../src/cloud/provider.ts";
+import { InformerCache } from "../../../src/kube/informer-cache.ts";
 import type { InformerView } from "../../../src/kube/informer.ts";
 import type { KubeObject, Service } from "../../../src/kube/objects.ts";
 import { createLogger } from "../../../src/log/logger.ts";
+import { parseIP } from "../../../src/net/ip.ts";
 import { namespace, patchRecorder, providerInit, service, settingsFrom, syncedCache } from "./fixtures.test-support.ts";
 import { createSourcedLoadBalancer } from "./pool-source.ts";
+import { judgingPools } from "./pools.ts";
 
 const logger = createLogger({ verbosity: 0, format: "text", write: () => undefined });
 
@@ -137,4 +140,43 @@ describe("address-pool load balancer", () => {
     expect(ips((await lb.ensureLoadBalancer("c", service("a", { ns: "team-a" }), [])).status)).toEqual(["10.0.0.0"]);
     expect(asked).toBe(0);
   });
+
+  test("Namespaces unreadable (forbidden, slow): a Service no label-selecting pool could judge is served at once", async () => {
+    const pools = `{ pools: [
+      { name: team, namespaces: [team-a], addresses: ["10.0.0.0/30"] },
+      { name: gold, autoAssign: false, namespaceSelectors: [{ matchLabels: { tier: gold } }], addresses: ["10.9.0.0/30"] } ] }`;
+    let asked = 0;
+    const never = new InformerCache<KubeObject>("namespaces", logger);
+    const lb = loadBalancer(pools, undefined, () => (asked++, never));
+    const served = lb.ensureLoadBalancer("c", service("a", { ns: "team-a" }), []).then((r) => ips(r.status));
+    // Its 10 s wait for the Namespaces would lose this race by far.
+    expect(await Promise.race([served, Bun.sleep(2_000).then(() => "waited")])).toEqual(["10.0.0.0"]);
+    expect(asked).toBe(0);
+  });
+});
+
+describe("pools that may judge a Service by its Namespace's labels", () => {
+  const pools = settingsFrom(`{ pools: [
+    { name: open, addresses: ["10.0.0.0/30"] },
+    { name: auto, namespaceSelectors: [{ matchLabels: { tier: gold } }], addresses: ["10.1.0.0/30"] },
+    { name: manual, autoAssign: false, namespaceSelectors: [{ matchLabels: { tier: gold } }], addresses: ["10.2.0.0/30"] },
+    { name: listed, namespaces: [team-a], namespaceSelectors: [{ matchLabels: { tier: gold } }], addresses: ["10.3.0.0/30"] },
+    { name: picky, serviceSelectors: [{ matchLabels: { app: web } }], namespaceSelectors: [{ matchLabels: { tier: gold } }], addresses: ["10.4.0.0/30"] } ] }`).pools;
+  const cases: { name: string; pool?: string; address?: string; labels?: Record<string, string>; want: string[] }[] = [
+    { name: "any autoAssign pool selecting by label, unless it lists the namespace", want: ["auto"] },
+    { name: "a Service naming a pool: that pool only", pool: "manual", want: ["manual"] },
+    { name: "a Service naming a pool that selects by no label: none", pool: "open", want: [] },
+    { name: "a pool holding an address the Service has", pool: "open", address: "10.2.0.1", want: ["manual"] },
+    { name: "a pool whose Service selectors accept it", labels: { app: "web" }, want: ["auto", "picky"] },
+  ];
+  for (const c of cases)
+    test(c.name, () => {
+      const judged = {
+        namespace: "team-a",
+        serviceLabels: c.labels ?? {},
+        pool: c.pool,
+        addresses: c.address ? [parseIP(c.address)!] : [],
+      };
+      expect(judgingPools(pools, judged).map((p) => p.name)).toEqual(c.want);
+    });
 });

@@ -16,6 +16,7 @@ import type {
 import type { KubeApi } from "../../../src/kube/api.ts";
 import type { LoadBalancerStatus, Service } from "../../../src/kube/objects.ts";
 import { isNotFound } from "../../../src/kube/transport.ts";
+import { parseIP } from "../../../src/net/ip.ts";
 import { errorMessage } from "../../../src/kube/worker.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import {
@@ -39,11 +40,12 @@ import {
   statusAddresses,
   targetOf,
   type Claim,
+  type ClaimContext,
 } from "./claim.ts";
 import { createNamespaceLabels, type NamespaceLabels } from "./namespace-labels.ts";
 import { conditionWrite, movesNotAnnounced, warningsOf } from "./notes.ts";
 import { followReleases } from "./releases.ts";
-import { inServingPool, poolNameOf, type Pool } from "./pools.ts";
+import { inServingPool, judgingPools, poolContains, poolNameOf, type Pool } from "./pools.ts";
 import type { LoadBalancerSettings } from "./pools-config.ts";
 import { reconcile, restore, retire, settle, type Evidence } from "./restore.ts";
 
@@ -85,6 +87,46 @@ const oldestFirst = (a: Service, b: Service): number =>
   (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "") ||
   serviceKey(a).localeCompare(serviceKey(b));
 
+/** What a claim is read with; `labels` is the Namespace cache, once initialised. */
+interface ClaimSources {
+  readonly deps: LoadBalancerDeps;
+  readonly table: AllocationTable;
+  readonly context: () => ClaimContext;
+  readonly labels?: NamespaceLabels;
+}
+
+/**
+ * The claim, with its Namespace's labels read once the Namespace cache has listed when a pool that may
+ * judge this Service selects namespaces by label; a Service no such pool judges never waits for that.
+ */
+async function labelledClaim(
+  service: Service,
+  from: ClaimSources,
+  signal?: AbortSignal,
+): Promise<{ claim: Claim; remarks: readonly string[] }> {
+  const settings = from.deps.settings();
+  const claimed = claimFor(service, settings, from.context());
+  if (!claimed.ok) throw new Error(claimed.problem);
+  const { claim, remarks } = claimed;
+  const held = from.table.holding(claim.id)?.addresses ?? [];
+  const addresses = [...held, ...shownAddresses(service, settings)].flatMap((a) => parseIP(a) ?? []);
+  const judging = judgingPools(from.deps.pools(), {
+    namespace: claim.target.namespace,
+    serviceLabels: claim.target.serviceLabels,
+    pool: claim.pool,
+    addresses: [...claim.requested, ...addresses],
+  });
+  if (judging.length === 0) return { claim, remarks };
+  await from.labels?.ready(judging, signal);
+  return { claim: { ...claim, target: targetOf(service, from.context()) }, remarks };
+}
+
+/** The pools selecting namespaces by label that hold an address some Service shows. */
+function poolsShowing(pools: readonly Pool[], services: readonly Service[], settings: LoadBalancerSettings): Pool[] {
+  const shown = services.flatMap((s) => [...shownAddresses(s, settings)].flatMap((a) => parseIP(a) ?? []));
+  return pools.filter((p) => p.namespaceSelectors.length > 0 && shown.some((ip) => poolContains(p, ip)));
+}
+
 export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer {
   const listeners = new Set<(change: LoadBalancerChange) => void>();
   const notify = (change: LoadBalancerChange): void => listeners.forEach((listener) => listener(change));
@@ -96,10 +138,7 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
     const s = deps.settings();
     return { table, pools: deps.pools(), sharingAnnotation: s.sharingAnnotation, moveGuard: deps.moveGuard?.() };
   };
-  const claimContext = (): {
-    pools: readonly Pool[];
-    namespaceLabels: (ns: string) => Readonly<Record<string, string>>;
-  } => ({
+  const claimContext = (): ClaimContext => ({
     pools: deps.pools(),
     namespaceLabels: (ns) => session?.namespaces.labels(ns) ?? {},
   });
@@ -215,13 +254,14 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
     },
     async ensureLoadBalancer(_clusterName, service, _nodes, signal): Promise<EnsuredLoadBalancer> {
       const init = await ready();
-      // Before the claim: it reads the labels of the Service's Namespace when a pool selects on them.
-      await session?.namespaces.ready(deps.pools(), signal);
-      const settings = deps.settings();
-      const claimed = claimFor(service, settings, claimContext());
-      if (!claimed.ok) throw new Error(claimed.problem);
+      const claimed = await labelledClaim(
+        service,
+        { deps, table, context: claimContext, labels: session?.namespaces },
+        signal,
+      );
       const decision = allocate(init, claimed.claim);
       const addresses = table.holding(claimed.claim.id)?.addresses ?? [];
+      const settings = deps.settings();
       const notes = [...decision.notes, ...movesNotAnnounced(evidenceOf(service, settings).active, decision)];
       await announce(init.kube, service, addresses, signal);
       await flag(init.kube, service, notes, signal);
@@ -246,10 +286,14 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
 
   const forgetGone = (): number => (session && rebuiltOnce ? reconcileWithCache(session.init) : 0);
 
-  /** Before the first decision: the caches, then the Namespace labels the pools select on, if in time. */
+  /**
+   * Before the first decision: the caches, then, if in time, the Namespace labels of pools that select on
+   * them and hold an address some Service shows (the only ones a restore judges by labels).
+   */
   async function rebuildWhenSynced(init: ProviderInit, namespaces: NamespaceLabels): Promise<void> {
     if (!(await init.waitForSync(init.signal))) throw new Error("stopped before the Service cache synced");
-    await namespaces.ready(deps.pools(), init.signal).catch((error: unknown) => {
+    const judging = poolsShowing(deps.pools(), init.services.list(), deps.settings());
+    await namespaces.ready(judging, init.signal).catch((error: unknown) => {
       if (init.signal.aborted) throw error;
       deps.logger.warn(`restoring addresses without Namespace labels: ${errorMessage(error)}`);
     });

@@ -1,10 +1,11 @@
 /**
  * Namespace labels for pools' `namespaceSelectors`, matched as MetalLB matches them: against the
  * Namespace's real labels, from the manager's Namespace cache (`ProviderInit.namespaces`). The cache is
- * asked for only once a pool in force selects namespaces by label, and only where an address is decided
- * (the first `ensureLoadBalancer` or the table's rebuild), so a cluster without such pools watches no
- * Namespaces. When a Namespace is created or its labels change, `onChange` names it, so its Services are
- * synced again (a Service that was refused may now be served, one that was served may no longer be).
+ * asked for only where an address is decided with a pool that selects namespaces by label and may judge
+ * the Service (`judgingPools`; at the table's rebuild, such a pool holding an address a Service shows), so
+ * a cluster without such pools watches no Namespaces, and a Service no such pool judges never waits.
+ * When a Namespace is created or its labels change, `onChange` names it, so its Services are synced
+ * again (a Service that was refused may now be served, one that was served may no longer be).
  */
 import type { LoadBalancerChange, ProviderInit } from "../../../src/cloud/provider.ts";
 import type { InformerView } from "../../../src/kube/informer.ts";

@@ -171,6 +171,30 @@ export const samePools = (a: readonly Pool[], b: readonly Pool[]): boolean =>
 export const selectsNamespaces = (pools: readonly Pool[]): boolean =>
   pools.some((p) => p.namespaceSelectors.length > 0);
 
+/** What of a Service decides which pools can judge it (see `judgingPools`). */
+export interface Judged {
+  readonly namespace: string;
+  readonly serviceLabels: Readonly<Record<string, string>>;
+  /** The pool it names, if any. */
+  readonly pool?: string;
+  /** Addresses it holds, shows or requests. */
+  readonly addresses: readonly IP[];
+}
+
+/**
+ * The pools whose verdict on a Service may turn on its Namespace's labels: those selecting namespaces by
+ * label that do not list its namespace, accept its labels, and could give it an address (the pool it
+ * names, else any `autoAssign` pool) or judge one it has or asks for. Only these need the Namespace cache.
+ */
+export function judgingPools(pools: readonly Pool[], service: Judged): Pool[] {
+  const offers = (p: Pool): boolean => (service.pool === undefined ? p.autoAssign : p.name === service.pool);
+  const judges = (p: Pool): boolean => offers(p) || service.addresses.some((ip) => poolContains(p, ip));
+  const accepts = (p: Pool): boolean =>
+    p.serviceSelectors.length === 0 || p.serviceSelectors.some((s) => selectorMatches(s, service.serviceLabels));
+  const byLabel = (p: Pool): boolean => p.namespaceSelectors.length > 0 && !p.namespaces.includes(service.namespace);
+  return pools.filter((p) => byLabel(p) && accepts(p) && judges(p));
+}
+
 /** The canonical text of an address: the key of the allocation table. */
 export function addressKey(ip: IP): string {
   return formatIP(ip);
