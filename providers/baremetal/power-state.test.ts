@@ -75,6 +75,18 @@ describe("the Systems collection", () => {
     expect(listsSystem({}, url)).toBeUndefined();
     expect(listsSystem(undefined, url)).toBeUndefined();
   });
+  test("a page of the collection (a next link, or a count above its members) never says a system is not listed", () => {
+    const url = "https://b/redfish/v1/Systems/1";
+    const page = (extra: Record<string, unknown>, id: string): unknown => ({
+      Members: [{ "@odata.id": id }],
+      ...extra,
+    });
+    const next = { "Members@odata.nextLink": "/redfish/v1/Systems?$skip=1" };
+    expect(listsSystem(page(next, "/redfish/v1/Systems/2"), url)).toBeUndefined();
+    expect(listsSystem(page(next, "/redfish/v1/Systems/1"), url)).toBe(true);
+    expect(listsSystem(page({ "Members@odata.count": 2 }, "/redfish/v1/Systems/2"), url)).toBeUndefined();
+    expect(listsSystem(page({ "Members@odata.count": 1 }, "/redfish/v1/Systems/2"), url)).toBe(false);
+  });
 });
 
 describe("stateFromPower: the instance state the lifecycle controller acts on", () => {

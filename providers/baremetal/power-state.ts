@@ -16,7 +16,7 @@ export type RedfishReply =
 
 /**
  * One GET of the Systems collection the system belongs to: its HTTP status and, for a 200 with a readable
- * `Members` list, whether the system is among them.
+ * `Members` list, whether the system is among them (false only when that list is the whole collection).
  */
 export type SystemsReply = { readonly status: number; readonly listed?: boolean } | { readonly failure: string };
 
@@ -37,15 +37,33 @@ export function systemsUrlOf(systemUrl: string): string {
 
 const pathOf = (ref: string, base: string): string => new URL(ref, base).pathname.replace(/\/+$/, "");
 
-/** Whether a Systems collection body lists the system at `systemUrl`; undefined when it has no member list. */
+interface CollectionBody {
+  readonly Members?: unknown;
+  readonly "Members@odata.nextLink"?: unknown;
+  readonly "Members@odata.count"?: unknown;
+}
+
+/** Whether this page lists every member: no next page, and no count above the members it lists. */
+function complete(body: CollectionBody, listed: number): boolean {
+  const count = body["Members@odata.count"];
+  return body["Members@odata.nextLink"] === undefined && !(typeof count === "number" && count > listed);
+}
+
+/**
+ * Whether a Systems collection body lists the system at `systemUrl`; undefined when it has no member
+ * list, or lists it not but is only a page of the collection (`Members@odata.nextLink`, or
+ * `Members@odata.count` above the members listed): the system may be on another page.
+ */
 export function listsSystem(body: unknown, systemUrl: string): boolean | undefined {
-  const members = (body as { Members?: unknown } | undefined)?.Members;
+  const collection = (body ?? {}) as CollectionBody;
+  const members = collection.Members;
   if (!Array.isArray(members)) return undefined;
   const wanted = pathOf(systemUrl, systemUrl);
-  return members.some((m) => {
+  const found = members.some((m) => {
     const id = (m as { "@odata.id"?: unknown } | null)?.["@odata.id"];
     return typeof id === "string" && pathOf(id, systemUrl) === wanted;
   });
+  return found || (complete(collection, members.length) ? false : undefined);
 }
 
 /** A 404 on the system means "gone" only when the collection answered and does not list it. */
@@ -57,7 +75,7 @@ function judgeMissing(systems: SystemsReply | undefined): PowerVerdict {
   if (systems.status !== 200)
     return { kind: "unknown", reason: `${why} the Systems collection answered HTTP ${systems.status}` };
   if (systems.listed === false) return { kind: "gone" };
-  const listed = systems.listed ? "still lists it" : "has no readable Members";
+  const listed = systems.listed ? "still lists it" : "has no complete, readable Members list";
   return { kind: "unknown", reason: `${why} the Systems collection ${listed}` };
 }
 
