@@ -6,10 +6,8 @@ import { ADDRESS_POOL_RULES, addressPoolCrd } from "../shared/address-pools/crd.
 export const vsphereProviderFactory: ProviderFactory<VSphereConfig> = {
   name: "vsphere",
   parseConfig: (text) => parseVSphereConfig(text),
-  // The provider context carries no environment: the manager's is this process's, read when the provider
-  // is made (never at import), as the AWS SDK reads its credentials and region variables.
   create: async (config, context) =>
-    (await import("./provider.ts")).createVSphereProvider(config, context, { environment: process.env }),
+    (await import("./provider.ts")).createVSphereProvider(config, context, { environment: context.env }),
   rbacRules: [
     // The allocated addresses go to an annotation announcers read (kube-vip.io/loadbalancerIPs).
     { apiGroups: [""], resources: ["services"], verbs: ["patch"] },

@@ -146,19 +146,13 @@ describe("vsphere provider against vcsim", () => {
     }
   });
 
-  test("the registered factory hands the process's environment over when it makes the provider", async () => {
+  test("the registered factory hands the manager's environment (the provider context's) to the provider", async () => {
     const parsed = vsphereProviderFactory.parseConfig(vcsimConfigText(sim), "vsphere.conf");
     if (!parsed.ok) throw new Error(parsed.errors.join("; "));
     const lines: string[] = [];
-    const before = process.env.SKIP_NODE_DELETION;
-    process.env.SKIP_NODE_DELETION = "1";
-    try {
-      const made = await vsphereProviderFactory.create(parsed.config, testProviderContext([], lines));
-      await made.close?.();
-    } finally {
-      if (before === undefined) delete process.env.SKIP_NODE_DELETION;
-      else process.env.SKIP_NODE_DELETION = before;
-    }
+    const context = testProviderContext([], lines, { SKIP_NODE_DELETION: "1" });
+    const made = await vsphereProviderFactory.create(parsed.config, context);
+    await made.close?.();
     expect(lines.join("\n")).toContain("node deletion is off");
   });
 

@@ -52,6 +52,8 @@ export interface ProcessOptions {
   readonly wire?: SharedSlots;
   /** Adds the process-wide default metrics to the registry: the main thread's only. */
   readonly defaultMetrics?: (registry: Registry) => void;
+  /** The process's environment, for the provider. */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 export interface ProcessDeps {
@@ -81,7 +83,8 @@ export type ProcessResult = { ok: true; deps: ProcessDeps } | { ok: false; error
 export async function buildProcess(o: ProcessOptions): Promise<ProcessResult> {
   const { config, logger, clock } = o;
   const metrics = createMetrics({ defaultMetrics: o.defaultMetrics });
-  const provider = await o.builtins.providers.create(o.providerConfig, providerContext(config, logger, metrics));
+  const context = providerContext(config, logger, metrics, o.env);
+  const provider = await o.builtins.providers.create(o.providerConfig, context);
   const problems = startupProblems(config, provider);
   const connection = await o.connect();
   if (typeof connection === "string") problems.push(connection);
@@ -117,9 +120,15 @@ export async function buildProcess(o: ProcessOptions): Promise<ProcessResult> {
 }
 
 /** The provider's view of the manager: its logger, its namespace and the provider metrics. */
-function providerContext(config: Config, logger: Logger, metrics: Metrics): ProviderContext {
+function providerContext(
+  config: Config,
+  logger: Logger,
+  metrics: Metrics,
+  env: ProviderContext["env"],
+): ProviderContext {
   const provider = config.cloudProvider;
   return {
+    env,
     logger: logger.withTag(`cloud-provider:${provider}`),
     clusterName: config.clusterName,
     namespace: config.leaderElection.resourceNamespace,

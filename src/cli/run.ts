@@ -99,6 +99,7 @@ export async function runManagerCommand(
     connect: () => connect(config, io),
     host: io.hostname,
     defaultMetrics: collectProcessMetrics,
+    env: io.env,
   });
   const { reviews, errors } = await reviewConnections(config.serving);
   if (!built.ok || errors.length > 0) {

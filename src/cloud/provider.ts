@@ -288,6 +288,8 @@ export interface ProviderContext {
    * last leader ran with and the provider refuses the moves that difference would cause.
    */
   readonly observeConfigurationDrift: (drifting: boolean) => void;
+  /** The manager's environment (e.g. upstream vSphere's SKIP_NODE_DELETION), read once at its start. */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 export type CallOutcome = "success" | "error" | "throttled";

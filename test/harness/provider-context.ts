@@ -7,8 +7,13 @@ export interface RecordedCall {
   readonly outcome: CallOutcome;
 }
 
-export function testProviderContext(calls: RecordedCall[] = [], lines: string[] = []): ProviderContext {
+export function testProviderContext(
+  calls: RecordedCall[] = [],
+  lines: string[] = [],
+  env: ProviderContext["env"] = {},
+): ProviderContext {
   return {
+    env,
     logger: createLogger({ verbosity: 0, format: "text", write: (line) => lines.push(line) }),
     clusterName: "test",
     namespace: "kube-system",

@@ -56,6 +56,8 @@ async function threadDeps(
     wire: start.wire,
     host,
     share: 1 / start.shard.count,
+    // A thread's environment is the process's (the manager's, read by the thread's entry point).
+    env: process.env,
   });
   if (!built.ok) throw new ControllerConfigError(built.errors.join("; "));
   const { metrics } = built.deps;

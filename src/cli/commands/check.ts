@@ -59,6 +59,7 @@ function quietContext(config: Config, io: CommandData["io"]): ProviderContext {
     namespace: config.leaderElection.resourceNamespace,
     observeCall: (): undefined => undefined,
     observeConfigurationDrift: (): undefined => undefined,
+    env: io.env,
   };
 }
 
