@@ -74,6 +74,21 @@ describe("import from kube-vip", () => {
     });
   });
 
+  test("skip-end-ips-in-cidr: true: each IPv4 CIDR of a cidr- key (but a /31 or /32) loses its first and last address", () => {
+    const data = {
+      "skip-end-ips-in-cidr": "true",
+      "cidr-global": "10.0.0.0/29,10.0.1.0/31,10.0.2.7/32,fd00::/126",
+      "range-team": "10.0.3.0-10.0.3.9",
+    };
+    expect(importPools([{ kind: "ConfigMap", metadata: { name: "kubevip" }, data }])).toMatchObject({
+      pools: [
+        { spec: { addresses: ["10.0.0.1-10.0.0.6", "10.0.1.0/31", "10.0.2.7/32", "fd00::/126"] } },
+        { spec: { addresses: ["10.0.3.0-10.0.3.9"] } },
+      ],
+      notes: [],
+    });
+  });
+
   test("allow-share-<ns> without a pool of that namespace is a note", () => {
     const configMap = { kind: "ConfigMap", metadata: { name: "kubevip" }, data: { "allow-share-prod": "true" } };
     expect(importPools([configMap])).toEqual({

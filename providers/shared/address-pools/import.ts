@@ -6,6 +6,7 @@
  * is listed in the notes, never dropped silently; nothing is written to a cluster.
  */
 import type { KubeObject } from "../../../src/kube/objects.ts";
+import { formatIP, lastAddress, parseCIDR } from "../../../src/net/ip.ts";
 import { isJsonObject } from "../../../src/util/json.ts";
 import { GROUP, VERSION } from "../crd.ts";
 
@@ -60,6 +61,20 @@ const KUBE_VIP_KEY = /^(cidr|range)-(.+)$/;
 const ALLOW_SHARE = "allow-share-";
 /** kube-vip's global settings: `search-order: desc` hands out the highest address first. */
 const SEARCH_ORDER = "search-order";
+/** `"true"`: kube-vip hands out neither the first nor the last address of an IPv4 CIDR (but a /31, /32). */
+const SKIP_END_IPS = "skip-end-ips-in-cidr";
+
+/**
+ * An IPv4 CIDR of a `cidr-*` key under `skip-end-ips-in-cidr`, as the range kube-vip offers. kube-vip first
+ * merges a key's CIDRs into the fewest prefixes, so two that merge (10.0.0.0/25 and 10.0.0.128/25) lose only
+ * the merged ends there, and each its own ends here: the pool offers at most what kube-vip did, never more.
+ */
+function withoutEnds(text: string): string {
+  const cidr = parseCIDR(text);
+  if (!cidr || cidr.family !== 4 || cidr.prefix >= 31) return text;
+  const [first, last] = [cidr.base + 1n, lastAddress(cidr) - 1n].map((value) => formatIP({ family: 4, value }));
+  return `${first}-${last}`;
+}
 
 /**
  * kube-vip's ConfigMap: one pool per namespace (and `global`), CIDRs and ranges together. kube-vip never
@@ -83,14 +98,16 @@ function fromKubeVip(o: Raw, notes: string[]): KubeObject[] {
 function readKubeVipData(data: Raw, notes: string[]): { byNamespace: Map<string, string[]>; sharing: Set<string> } {
   const byNamespace = new Map<string, string[]>();
   const sharing = new Set<string>();
+  const skipEnds = data[SKIP_END_IPS] === "true";
   for (const [key, value] of Object.entries(data)) {
     const match = KUBE_VIP_KEY.exec(key);
     if (match && typeof value === "string") {
       const ns = match[2]!;
-      byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), ...addressList(value)]);
+      const addresses = addressList(value).map((a) => (skipEnds && match[1] === "cidr" ? withoutEnds(a) : a));
+      byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), ...addresses]);
     } else if (key.startsWith(ALLOW_SHARE)) {
       if (value === "true") sharing.add(key.slice(ALLOW_SHARE.length));
-    } else if (key !== SEARCH_ORDER) notes.push(`kubevip ${key}: not a pool key, ignored`);
+    } else if (key !== SEARCH_ORDER && key !== SKIP_END_IPS) notes.push(`kubevip ${key}: not a pool key, ignored`);
   }
   return { byNamespace, sharing };
 }
