@@ -23,6 +23,8 @@ export interface ProviderInitDeps {
   readonly events: Pick<EventSink, "recorder">;
   readonly shard?: Shard;
   readonly replica?: ProviderInit["replica"];
+  /** A controller thread's controllers; absent: every one. */
+  readonly only?: ReadonlySet<string>;
 }
 
 /** Provider checks are registered under this prefix; they count for `/readyz` only. */
@@ -40,6 +42,23 @@ export function buildProviderInit(
   signal: AbortSignal,
 ): ProviderInit {
   let namespaces: Informer<KubeObject> | undefined;
+  const namespacesView = (): Informer<KubeObject> => {
+    if (!namespaces) {
+      const logger = deps.logger.withTag("informers");
+      namespaces = new Informer({
+        api: deps.root,
+        resource: NAMESPACES,
+        logger,
+        clock: deps.clock,
+        transform: trimNamespace,
+      });
+      void namespaces.run(signal);
+    }
+    return namespaces;
+  };
+  // Offered only where load balancers are ensured: a controller thread without the service controller
+  // would watch Namespaces for nothing.
+  const ensuresLoadBalancers = deps.only === undefined || deps.only.has("service-lb-controller");
   return {
     signal,
     nodes: informers.nodes(),
@@ -51,19 +70,6 @@ export function buildProviderInit(
     recorder: (deps.shard ?? WHOLE).index === 0 ? deps.events.recorder("cloud-controller-manager") : undefined,
     replica: deps.replica,
     addServiceHandler: (handler) => informers.services().addHandler(handler),
-    namespaces() {
-      if (!namespaces) {
-        const logger = deps.logger.withTag("informers");
-        namespaces = new Informer({
-          api: deps.root,
-          resource: NAMESPACES,
-          logger,
-          clock: deps.clock,
-          transform: trimNamespace,
-        });
-        void namespaces.run(signal);
-      }
-      return namespaces;
-    },
+    ...(ensuresLoadBalancers ? { namespaces: namespacesView } : {}),
   };
 }

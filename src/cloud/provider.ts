@@ -254,9 +254,10 @@ export interface ProviderInit {
   /**
    * Beyond upstream: the cluster's Namespaces (name and labels only), from an informer this process starts
    * on the first call and runs until `signal` aborts; every call returns the same view. A provider that
-   * never calls it costs no watch; one that does lists in `rbacRules` namespaces list and watch. Each
-   * controller thread that calls it runs its own informer (the shared caches mirrored to threads are
-   * Nodes and Services only), so call it only where it is needed (where load balancers are ensured).
+   * never calls it costs no watch; one that does lists in `rbacRules` namespaces list and watch. It is
+   * offered only where load balancers are ensured (absent on a controller thread without the service
+   * controller); a thread that calls it runs its own informer (the caches mirrored to threads are Nodes
+   * and Services only).
    */
   namespaces?(): InformerView<KubeObject>;
   /** Beyond upstream: adds a check to `/readyz` only; a failing one marks the manager not ready, never restarts it. */
