@@ -45,6 +45,9 @@ const parser = new XMLParser({
   transformAttributeName: (name) => (/^@[^:]+:type$/.test(name) ? "@xsiType" : name.replace(/^@[^:]*:/, "@")),
   parseTagValue: false,
   parseAttributeValue: false,
+  // XML's numeric character references too (govmomi, vcsim's encoder, writes `"` as `&#34;`, in a keyed
+  // property path's name and in string values alike); the parser's default decodes only the named ones.
+  htmlEntities: true,
   trimValues: true,
   isArray: (name) => REPEATED.has(name),
 });

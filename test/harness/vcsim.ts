@@ -54,6 +54,8 @@ export interface Vcsim {
   powerOff(uuid: string): Promise<void>;
   powerOn(uuid: string): Promise<void>;
   destroy(uuid: string): Promise<void>;
+  /** Sets one extraConfig key of the VM (ReconfigVM_Task), as CAPV sets `guestinfo.metadata`. */
+  setExtraConfig(uuid: string, key: string, value: string): Promise<void>;
   /** Terminates every SOAP session, as a vCenter restart or idle timeout does. */
   expireSessions(): Promise<void>;
   /** While down, every connection to the API is closed at once. */
@@ -118,6 +120,8 @@ export async function startVcsim(options: VcsimOptions = {}): Promise<Vcsim> {
     powerOff: async (uuid) => void (await control(`/power?state=off&uuid=${uuid}`)),
     powerOn: async (uuid) => void (await control(`/power?state=on&uuid=${uuid}`)),
     destroy: async (uuid) => void (await control(`/destroy?uuid=${uuid}`)),
+    setExtraConfig: async (uuid, key, value) =>
+      void (await control(`/extra-config?${new URLSearchParams({ uuid, key, value }).toString()}`)),
     expireSessions: async () => void (await control("/expire-sessions")),
     setDown: async (down) => void (await control(`/down?on=${down}`)),
     calls: async () => JSON.parse(await control("/calls", "GET")) as Record<string, number>,

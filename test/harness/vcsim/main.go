@@ -293,6 +293,15 @@ func (c *control) mux() *http.ServeMux {
 		}
 		return task.Wait(ctx)
 	}))
+	// extra-config sets one extraConfig key (as CAPV's guestinfo.metadata), by ReconfigVM_Task as vCenter would.
+	mux.HandleFunc("POST /extra-config", c.vmAction(func(ctx context.Context, vm *object.VirtualMachine, r *http.Request) error {
+		option := &types.OptionValue{Key: r.URL.Query().Get("key"), Value: r.URL.Query().Get("value")}
+		task, err := vm.Reconfigure(ctx, types.VirtualMachineConfigSpec{ExtraConfig: []types.BaseOptionValue{option}})
+		if err != nil {
+			return err
+		}
+		return task.Wait(ctx)
+	}))
 	mux.HandleFunc("POST /expire-sessions", c.withClient(c.expireSessions))
 	mux.HandleFunc("POST /down", func(w http.ResponseWriter, r *http.Request) {
 		c.front.down.Store(r.URL.Query().Get("on") != "false")
