@@ -1,8 +1,8 @@
 /**
  * A node's addresses from its guest's NICs, with upstream's rules (DiscoverNode / discoverIPs): Hostname
- * is the guest host name; the IPs of every vNIC are taken together, in NIC order, loopback, link-local
- * and unspecified ones left out (upstream puts the statically configured ones of guestinfo.metadata first;
- * not done here, see the README). Per family (in `ipFamily` order) at most one InternalIP and one
+ * is the guest host name; the IPs of every vNIC are taken together, loopback, link-local and unspecified
+ * ones left out, those statically configured in guestinfo.metadata first (in the metadata's order), the
+ * rest in NIC order. Per family (in `ipFamily` order) at most one InternalIP and one
  * ExternalIP: the first IP inside one of `internalNetworkSubnetCidr` / `externalNetworkSubnetCidr` (the
  * subnets tried in the order given), else the first IP on the network named `internalVmNetworkName` /
  * `externalVmNetworkName`; only when neither role is found so, the family's first IP is both. An IP
@@ -10,7 +10,7 @@
  * (upstream fails the node); no usable IP in any family is an error.
  */
 import type { NodeAddress } from "../../src/kube/objects.ts";
-import { cidrContains, parseCIDR, parseIP, type CIDR, type IP } from "../../src/net/ip.ts";
+import { cidrContains, formatIP, parseCIDR, parseIP, type CIDR, type IP } from "../../src/net/ip.ts";
 import type { IpFamily, NodeNetworks } from "./config.ts";
 import type { GuestNic } from "./queries.ts";
 
@@ -34,8 +34,21 @@ const usable = (ip: IP): boolean => !LOCAL_ONLY.some((c) => c.family === ip.fami
 const inAny = (cidrs: readonly CIDR[], ip: IP): boolean => cidrs.some((c) => cidrContains(c, ip));
 const sameName = (a: string | undefined, b: string): boolean => a !== undefined && a.toLowerCase() === b.toLowerCase();
 
-/** Every usable IP of the VM's vNICs (interfaces with deviceConfigId -1 are not vNICs), in NIC order. */
-function candidatesOf(nics: readonly GuestNic[]): Candidate[] {
+/** What the guest tells of its addresses: VMware Tools' host name and NICs, and the metadata's static IPs. */
+export interface GuestAddresses {
+  readonly hostName: string;
+  readonly nics: readonly GuestNic[];
+  /** Canonical texts (formatIP) of the IPs statically configured in guestinfo.metadata, in its order. */
+  readonly staticIps?: readonly string[];
+}
+
+/**
+ * Every usable IP of the VM's vNICs (interfaces with deviceConfigId -1 are not vNICs): the statically
+ * configured ones first, in the metadata's order, then the others in NIC order (a stable sort, as upstream's).
+ */
+function candidatesOf(nics: readonly GuestNic[], staticIps: readonly string[]): Candidate[] {
+  const rank = new Map(staticIps.map((text, i) => [text, i]));
+  const rankOf = (c: Candidate): number => rank.get(formatIP(c.ip)) ?? rank.size;
   return nics
     .filter((nic) => nic.deviceConfigId !== -1)
     .flatMap((nic) =>
@@ -43,7 +56,8 @@ function candidatesOf(nics: readonly GuestNic[]): Candidate[] {
         const ip = parseIP(text);
         return ip && usable(ip) ? [{ text, ip, network: nic.network }] : [];
       }),
-    );
+    )
+    .sort((a, b) => rankOf(a) - rankOf(b));
 }
 
 function roleSettings(nets: NodeNetworks, role: Role): [readonly CIDR[], string | undefined, readonly CIDR[]] {
@@ -86,11 +100,11 @@ function onNamedNetwork(nics: readonly GuestNic[], nets: NodeNetworks): boolean 
 }
 
 export function nodeAddressesOf(
-  hostName: string,
-  nics: readonly GuestNic[],
+  guest: GuestAddresses,
   nets: NodeNetworks,
   families: readonly IpFamily[],
 ): AddressAnswer {
+  const { hostName, nics } = guest;
   if (hostName === "") return { error: "the VM's guest host name is empty (VMware Tools not running yet?)" };
   if (nics.length === 0)
     return { error: "the VM's guest reports no network interfaces (VMware Tools not running yet?)" };
@@ -100,7 +114,7 @@ export function nodeAddressesOf(
   const add = (type: NodeAddress["type"], c: Candidate | undefined): void => {
     if (c && !addresses.some((a) => a.type === type && a.address === c.text)) addresses.push({ type, address: c.text });
   };
-  const candidates = candidatesOf(nics);
+  const candidates = candidatesOf(nics, guest.staticIps ?? []);
   for (const family of families) {
     const { internal, external } = discoverFamily(candidates, family, nets);
     add("InternalIP", internal);

@@ -8,6 +8,7 @@ import { InstanceNotFoundError } from "../../src/cloud/errors.ts";
 import type { Answer, InstanceMetadata, InstancesV2, InstanceState } from "../../src/cloud/provider.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import { nodeAddressesOf } from "./addresses.ts";
+import { staticAddressesOf } from "./guest-metadata.ts";
 import type { VSphereConfig } from "./config.ts";
 import { instanceTypeOf } from "./instance-type.ts";
 import type { Described, Resolution, VmLookup } from "./lookup.ts";
@@ -61,7 +62,10 @@ function stateOf(node: Node, resolution: Resolution, looked: Described): Answer<
 
 function metadataOf(config: VSphereConfig, node: Node, vm: VmDetails, zone?: Answer<Topology>): InstanceMetadata {
   if (zone && "error" in zone) throw new Error(`node ${node.metadata.name}: ${zone.error.message}`);
-  const addresses = nodeAddressesOf(vm.hostName, vm.nics, config.nodes, config.vcenter.ipFamilies);
+  // Metadata that cannot be read only loses the preference for static addresses (upstream fails the node).
+  const staticIps = staticAddressesOf(vm.guestMetadata).addresses;
+  const guest = { hostName: vm.hostName, nics: vm.nics, staticIps };
+  const addresses = nodeAddressesOf(guest, config.nodes, config.vcenter.ipFamilies);
   if ("error" in addresses) throw new Error(`node ${node.metadata.name} (VM ${vm.name}): ${addresses.error}`);
   return {
     providerID: providerIdOf(vm.uuid),

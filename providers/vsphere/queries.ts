@@ -12,6 +12,7 @@ import {
   type ObjectContent,
   type XmlNode,
 } from "./soap-xml.ts";
+import type { GuestMetadata } from "./guest-metadata.ts";
 
 export interface VmSummary {
   readonly ref: MoRef;
@@ -44,6 +45,8 @@ export interface VmDetails {
   readonly resourcePool?: MoRef;
   /** The VM's folder, or its vApp. */
   readonly parent?: MoRef;
+  /** extraConfig's `guestinfo.metadata` and `guestinfo.metadata.encoding` (CAPV's cloud-init metadata). */
+  readonly guestMetadata: GuestMetadata;
 }
 
 export interface EntityParent {
@@ -126,6 +129,11 @@ export const readVmSummaries = (objects: readonly ObjectContent[]): VmSummary[] 
       ],
     }));
 
+const METADATA = 'config.extraConfig["guestinfo.metadata"]';
+const METADATA_ENCODING = 'config.extraConfig["guestinfo.metadata.encoding"]';
+
+// Only the two extraConfig keys, by key (vCenter's and vcsim's keyed property paths), not the whole
+// extraConfig, which holds every guestinfo value and can be large.
 const DETAIL_PATHS = [
   "name",
   "config.uuid",
@@ -137,6 +145,8 @@ const DETAIL_PATHS = [
   "resourcePool",
   "parent",
   "parentVApp",
+  METADATA,
+  METADATA_ENCODING,
 ];
 
 /** What a node's metadata needs, for the given VMs; VMs gone meanwhile are left out of the answer. */
@@ -145,6 +155,10 @@ export const vmDetailsSpec = (vms: readonly MoRef[]): XmlNode =>
     [{ type: "VirtualMachine", paths: DETAIL_PATHS }],
     vms.map((obj) => ({ obj, skip: false })),
   );
+
+/** An OptionValue's value; absent when the key is not set (vCenter answers nothing, or an empty value). */
+const optionValue = (value: unknown): string | undefined =>
+  value && typeof value === "object" && "value" in value ? textOf((value as XmlNode).value) : undefined;
 
 function readNics(value: unknown): GuestNic[] {
   const nics = asArray(((value ?? {}) as XmlNode).GuestNicInfo as XmlNode[] | undefined);
@@ -176,6 +190,10 @@ export function readVmDetails(objects: readonly ObjectContent[]): VmDetails[] {
         host: moRefOf(o.props.get("runtime.host")),
         resourcePool: moRefOf(o.props.get("resourcePool")),
         parent: moRefOf(o.props.get("parent")) ?? moRefOf(o.props.get("parentVApp")),
+        guestMetadata: {
+          metadata: optionValue(o.props.get(METADATA)),
+          encoding: optionValue(o.props.get(METADATA_ENCODING)),
+        },
       };
     });
 }

@@ -69,6 +69,29 @@ describe("vsphere provider against vcsim", () => {
     expect(sum(warm)).toBeLessThanOrEqual(3);
   });
 
+  test("CAPV's guestinfo.metadata: its static address comes before the one Tools lists first; unreadable, ignored", async () => {
+    const [capv, broken] = [sim.vms[58] as VcsimVm, sim.vms[59] as VcsimVm];
+    const metadata = `instance-id: "${capv.name}"\nnetwork:\n  version: 2\n  ethernets:\n    id0:\n      addresses: [${capv.externalIp}/24]\n`;
+    await sim.setExtraConfig(capv.uuid, "guestinfo.metadata", Buffer.from(metadata).toString("base64"));
+    await sim.setExtraConfig(capv.uuid, "guestinfo.metadata.encoding", "base64");
+    await sim.setExtraConfig(broken.uuid, "guestinfo.metadata", "not*base64");
+    await sim.setExtraConfig(broken.uuid, "guestinfo.metadata.encoding", "gzip+base64");
+    const answers = await batch.instanceMetadataBatch([nodeOf(capv), nodeOf(broken)]);
+    const addresses = answers.map((a) => ("value" in a ? a.value?.nodeAddresses : a.error.message));
+    expect(addresses).toEqual([
+      [
+        { type: "Hostname", address: capv.hostName },
+        { type: "InternalIP", address: capv.externalIp },
+        { type: "ExternalIP", address: capv.externalIp },
+      ],
+      [
+        { type: "Hostname", address: broken.hostName },
+        { type: "InternalIP", address: broken.ip },
+        { type: "ExternalIP", address: broken.ip },
+      ],
+    ]);
+  });
+
   test("zone and region from tags: the nearest tag wins (host over cluster), region from the datacenter", async () => {
     const [a, b] = [sim.vms[0], sim.vms.find((vm) => vm.host !== sim.vms[0]?.host)];
     if (!a || !b) throw new Error("vcsim placed every VM on one host");
