@@ -3,6 +3,8 @@
  * (`inventory.machines[3].zone: must be a string`) and returns a usable fallback, so one pass reports every
  * problem at once.
  */
+import { isDnsLabel, isDnsSubdomain } from "../../src/names/dns.ts";
+
 export type Raw = Record<string, unknown>;
 
 export class Problems {
@@ -69,19 +71,11 @@ export function stringList(p: Problems, raw: Raw, key: string, path: string): st
   });
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 /** Prefixes the node controller refuses to set from provider labels (upstream filters them too). */
 const RESERVED_PREFIX = /(^|\.)(kubernetes|k8s)\.io$/;
 
-/** RFC 1123 subdomain, the shape of Node and Namespace names. */
-export function isDnsSubdomain(text: string): boolean {
-  return text.length > 0 && text.length <= 253 && text.split(".").every((label) => DNS_LABEL.test(label));
-}
-
-export function isDnsLabel(text: string): boolean {
-  return text.length <= 63 && DNS_LABEL.test(text);
-}
+export { isDnsLabel, isDnsSubdomain };
 
 /** Why `key` is not a qualified name (`prefix/name`, the syntax of label and annotation keys). */
 export function qualifiedNameProblem(key: string, what: string): string | undefined {

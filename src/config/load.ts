@@ -3,6 +3,7 @@
  * the value) so an operator fixes everything in one go. Nothing here touches the process.
  */
 import { selectControllers, type ControllerName } from "../names/controllers.ts";
+import { isDnsSubdomain } from "../names/dns.ts";
 import { normalizeMaster } from "../kube/connection.ts";
 import { parseCIDR, type CIDR } from "../net/ip.ts";
 import { deepFreeze } from "../util/freeze.ts";
@@ -147,10 +148,6 @@ function readLeaderElection(r: FlagReader): LeaderElectionConfig {
     r.fail("leader-elect-renew-deadline", "must be greater than 1.2 × --leader-elect-retry-period");
   }
   return le;
-}
-
-function isDnsSubdomain(name: string): boolean {
-  return name.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name);
 }
 
 type TuningSettings = Pick<
