@@ -6,6 +6,7 @@
  * `caFile`, that CA must have signed it as well (govmomi accepts either). Every connection is accepted
  * only when its leaf has the pinned fingerprint, before a request is sent. The host name is not checked.
  */
+import { pem } from "../../src/pki/x509.ts";
 
 const THUMBPRINT = /^([0-9A-F]{2}:){19}([0-9A-F]{2}|([0-9A-F]{2}:){12}[0-9A-F]{2})$/;
 const SHA1_LENGTH = 20 * 3 - 1;
@@ -30,13 +31,6 @@ export interface PinnedTls {
   readonly ca: string;
   readonly checkServerIdentity: (host: string, cert: Fingerprints) => Error | undefined;
 }
-
-const pem = (der: Uint8Array): string =>
-  `-----BEGIN CERTIFICATE-----\n${(
-    Buffer.from(der)
-      .toString("base64")
-      .match(/.{1,64}/g) ?? []
-  ).join("\n")}\n` + "-----END CERTIFICATE-----\n";
 
 /** The error when `cert` does not have the fingerprint `pin`, in the pin's algorithm. */
 function mismatch(cert: Fingerprints, pin: string): Error | undefined {
@@ -67,5 +61,5 @@ export function pinnedTls(leaf: PeerCertificate, pin: string): PinnedTls | Error
       "vCenter does not present the root (self-signed) certificate of its chain, which thumbprint pinning " +
         "needs without a caFile; give the CA that signed it in caFile (the thumbprint is then checked as well)",
     );
-  return pinnedWithCa(pem(root.raw), pin);
+  return pinnedWithCa(pem("CERTIFICATE", Buffer.from(root.raw)), pin);
 }

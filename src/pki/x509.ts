@@ -142,7 +142,8 @@ function keyIdOf(key: KeyObject): Buffer {
     .digest();
 }
 
-function pem(label: string, der: Buffer): string {
+/** DER as PEM: base64 in lines of 64 between the label's BEGIN and END lines. */
+export function pem(label: string, der: Buffer): string {
   const lines = der.toString("base64").match(/.{1,64}/g) ?? [];
   return `-----BEGIN ${label}-----\n${lines.join("\n")}\n-----END ${label}-----\n`;
 }
