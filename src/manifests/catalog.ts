@@ -3,7 +3,8 @@
  * and the release script only print or write what comes out.
  */
 import type { Config } from "../config/config.ts";
-import { daemonSet, deployment, staticPod } from "./pods.ts";
+import { posix } from "node:path";
+import { daemonSet, deployment, secretMountPath, staticPod } from "./pods.ts";
 import type { ProviderRules } from "../cloud/registry.ts";
 import type { Manifest } from "../kube/objects.ts";
 import { rbacManifests } from "./rbac.ts";
@@ -94,8 +95,8 @@ function inClusterProblems(kind: Kind, o: PackageOptions): string[] {
 function secretMountProblem(cloudConfig: string, binary: string): string | undefined {
   if (cloudConfig === "") return undefined;
   if (!cloudConfig.startsWith("/")) return "which needs an absolute path";
-  const folder = cloudConfig.slice(0, cloudConfig.lastIndexOf("/"));
-  if (folder === "" || `${binary.slice(0, binary.lastIndexOf("/"))}/`.startsWith(`${folder}/`))
+  const folder = secretMountPath(cloudConfig);
+  if (folder === "/" || `${posix.dirname(binary)}/`.startsWith(`${folder}/`))
     return "which cannot be / or hold the executable";
   return undefined;
 }

@@ -5,6 +5,7 @@
  * control-plane taints, so they start before any CNI and before the nodes are initialised — the
  * chicken-and-egg problem every CCM install meets.
  */
+import { posix } from "node:path";
 import type { Manifest } from "../kube/objects.ts";
 import { CCM_SERVICE_ACCOUNT } from "./rbac.ts";
 import { TAINT_UNINITIALIZED } from "../kube/well-known.ts";
@@ -54,10 +55,12 @@ function fileVolumes(files: readonly HostFile[]): Volume[] {
     });
 }
 
+/** The folder the cloud-config Secret is mounted over: the `--cloud-config` file's. */
+export const secretMountPath = (cloudConfig: string): string => posix.dirname(cloudConfig);
+
 function secretVolume(path: string): Volume {
-  const slash = path.lastIndexOf("/");
-  const dir = path.slice(0, slash) || "/";
-  const file = path.slice(slash + 1);
+  const dir = secretMountPath(path);
+  const file = posix.basename(path);
   return {
     volume: {
       name: "cloud-config",
