@@ -4,6 +4,8 @@
  */
 import { defineCommand, renderUsage, runCommand, type CommandDef, type SubCommandsDef } from "citty";
 import { stripVTControlCharacters } from "node:util";
+import { parseArgv } from "../config/argv.ts";
+import { commandLineErrors } from "../config/load.ts";
 import { FLAGS } from "../config/flags.ts";
 import { renderManagerHelp } from "./usage.ts";
 import { runManagerCommand, type Builtins, type Io } from "./run.ts";
@@ -60,11 +62,23 @@ async function runDefault(argv: readonly string[], wantsHelp: boolean, io: Io, b
   }
   const info = buildInfo();
   const version = versionRequest(argv, info);
-  if (version.kind === "print") io.stdout(`cloud-controller-manager ${info.version} (commit ${info.commit})\n`);
-  if (version.kind === "raw") io.stdout(`${rawVersion(info)}\n`);
-  if (version.kind === "error") io.stderr(`error: ${version.message}\n`);
-  if (version.kind === "print" || version.kind === "raw") return 0;
-  if (version.kind === "error") return 2;
   const rest = argv.filter((a) => a !== "--version" && !a.startsWith("--version="));
+  const quits = version.kind === "print" || version.kind === "raw";
+  const errors = [
+    ...(quits ? commandLineErrors(parseArgv(rest, FLAGS)) : []),
+    ...(version.kind === "error" ? [version.message] : []),
+  ];
+  if (errors.length > 0) {
+    for (const line of errors) io.stderr(`error: ${line}\n`);
+    return 2;
+  }
+  if (quits) {
+    io.stdout(
+      version.kind === "raw"
+        ? `${rawVersion(info)}\n`
+        : `cloud-controller-manager ${info.version} (commit ${info.commit})\n`,
+    );
+    return 0;
+  }
   return runManagerCommand(rest, io, builtins, version.kind === "report" ? version.version : undefined);
 }

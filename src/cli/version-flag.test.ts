@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { rawVersion, versionRequest } from "./version-flag.ts";
+import { runCommand } from "./run-cli.test-support.ts";
 
 const build = { version: "v1.36.3-ccm.1", commit: "abc", treeState: "clean", date: "2026-11-25T03:00:00Z" };
 
@@ -30,5 +31,23 @@ describe("--version", () => {
     expect(rawVersion(build)).toMatch(
       /^version\.Info\{Major:"1", Minor:"36", GitVersion:"v1\.36\.3-ccm\.1", GitCommit:"abc", GitTreeState:"clean", BuildDate:"2026-11-25T03:00:00Z", .*Platform:"linux\/\w+"\}$/,
     );
+  });
+});
+
+describe("--version on the command line", () => {
+  test.each([
+    [["--version", "--bogus"], ["error: unknown flag: --bogus"]],
+    [["--bogus", "--version=raw"], ["error: unknown flag: --bogus"]],
+    [["--version", "--kubeconfig"], ["error: flag needs an argument: --kubeconfig"]],
+    [["--version", "extra"], ['error: "cloud-controller-manager" does not take any arguments, got ["extra"]']],
+  ])("%p: refused before the version is printed, as pflag and cobra do", async (argv, want) => {
+    const r = await runCommand(argv);
+    expect({ code: r.code, out: r.out, err: r.err.trimEnd().split("\n") }).toEqual({ code: 2, out: "", err: want });
+  });
+
+  test("what only a run checks is not: the version is printed and the command quits", async () => {
+    const r = await runCommand(["--version", "--cloud-provider=nowhere", "--cloud-config=/does/not/exist"]);
+    expect(r.code).toBe(0);
+    expect(r.out).toStartWith("cloud-controller-manager v");
   });
 });

@@ -7,7 +7,7 @@ import { isDnsSubdomain } from "../names/dns.ts";
 import { normalizeMaster } from "../kube/connection.ts";
 import { parseCIDR, type CIDR } from "../net/ip.ts";
 import { deepFreeze } from "../util/freeze.ts";
-import { parseArgv } from "./argv.ts";
+import { parseArgv, type ParsedArgv } from "./argv.ts";
 import { MAX_CONTROLLER_THREADS, type Config, type LeaderElectionConfig } from "./config.ts";
 import { resolveFeatureGates } from "./feature-gates.ts";
 import { FlagReader } from "./flag-reader.ts";
@@ -20,14 +20,20 @@ export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: s
 export function loadConfig(argv: readonly string[], knownProviders: readonly string[]): ConfigResult {
   const parsed = parseArgv(argv, FLAGS);
   const r = new FlagReader(parsed.values);
-  r.errors.push(...parsed.errors);
-  // As upstream's command: an empty argument (a template's `""`, an unset "$EXTRA_ARGS") is no argument.
-  const positionals = parsed.positionals.filter((arg) => arg !== "");
-  if (positionals.length > 0) {
-    r.errors.push(`"cloud-controller-manager" does not take any arguments, got ${JSON.stringify(positionals)}`);
-  }
+  r.errors.push(...commandLineErrors(parsed));
   const config = readConfig(r, knownProviders);
   return r.errors.length > 0 ? { ok: false, errors: r.errors } : { ok: true, config: deepFreeze(config) };
+}
+
+/**
+ * What upstream's command refuses before looking at any flag's value (and before `--version`): an unknown
+ * flag, a flag without its value, an argument. An empty argument (a template's `""`, an unset
+ * "$EXTRA_ARGS") is no argument, as upstream's command has it.
+ */
+export function commandLineErrors(parsed: ParsedArgv): string[] {
+  const positionals = parsed.positionals.filter((arg) => arg !== "");
+  const extra = `"cloud-controller-manager" does not take any arguments, got ${JSON.stringify(positionals)}`;
+  return positionals.length > 0 ? [...parsed.errors, extra] : [...parsed.errors];
 }
 
 /**
