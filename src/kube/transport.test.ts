@@ -1,6 +1,16 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { TokenBucket } from "./token-bucket.ts";
 import { KubeUnreachableError, createTransport } from "./transport.ts";
+import type { Connection } from "./connection.ts";
+
+/** A connection to a test server on loopback, in plain HTTP, without credentials. */
+function plainHttp(port: number | undefined): Connection {
+  return {
+    server: `http://127.0.0.1:${port}`,
+    tls: { rejectUnauthorized: false },
+    authorization: () => Promise.resolve(undefined),
+  };
+}
 
 describe("transport", () => {
   let inFlight = 0;
@@ -17,11 +27,7 @@ describe("transport", () => {
     },
   });
   afterAll(() => server.stop(true));
-  const connection = {
-    server: `http://127.0.0.1:${server.port}`,
-    tls: { rejectUnauthorized: false },
-    authorization: () => Promise.resolve(undefined),
-  };
+  const connection = plainHttp(server.port);
 
   test("at most maxInFlight requests on the wire; the others wait and all complete", async () => {
     const transport = createTransport({
@@ -87,11 +93,7 @@ describe("transport retries and observations", () => {
     fetch: () => answers.shift() ?? Response.json({ ok: true }),
   });
   afterAll(() => server.stop(true));
-  const connection = {
-    server: `http://127.0.0.1:${server.port}`,
-    tls: { rejectUnauthorized: false },
-    authorization: () => Promise.resolve(undefined),
-  };
+  const connection = plainHttp(server.port);
   const tooMany = (retryAfter?: string): Response =>
     Response.json(
       { kind: "Status", reason: "TooManyRequests", message: "slow down" },
@@ -148,11 +150,7 @@ describe("transport timeouts and URLs", () => {
     },
   });
   afterAll(() => server.stop(true));
-  const connection = {
-    server: `http://127.0.0.1:${server.port}`,
-    tls: { rejectUnauthorized: false },
-    authorization: () => Promise.resolve(undefined),
-  };
+  const connection = plainHttp(server.port);
   const transport = createTransport({
     connection,
     limiter: TokenBucket.create(0, 0),
@@ -185,5 +183,45 @@ describe("transport timeouts and URLs", () => {
     });
     expect(answer.url).toBe("/api/v1/nodes?labelSelector=a%20in%20(x%2Cy)&limit=500&watch=true");
     expect((await transport.json<{ url: string }>({ method: "GET", path: "/x", query: {} })).url).toBe("/x");
+  });
+});
+
+describe("transport: a connection lost before the answer is whole", () => {
+  // Each connection's first request is answered with half a body, then the connection ends; the next
+  // connection answers whole.
+  let connections = 0;
+  const listener = Bun.listen<undefined>({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      data(socket) {
+        connections += 1;
+        const body = '{"ok":true}';
+        const head = `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+        if (connections % 2 === 1) {
+          socket.write(`${head}{"ok"`);
+          socket.end();
+        } else socket.write(head + body);
+      },
+    },
+  });
+  afterAll(() => listener.stop(true));
+  const connection = plainHttp(listener.port);
+
+  test("a GET is sent again after a second, as client-go does; a write is not, and fails unreachable", async () => {
+    const retries: string[] = [];
+    const metrics = {
+      rateLimited: () => undefined,
+      sizes: () => undefined,
+      retried: (v: string, c: string) => void retries.push(`${v} ${c}`),
+    };
+    const transport = createTransport({ connection, limiter: TokenBucket.create(0, 0), userAgent: "test", metrics });
+    const started = performance.now();
+    expect(await transport.json({ method: "GET", path: "/x" })).toEqual({ ok: true });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+    expect(retries).toEqual(["GET <error>"]);
+    const write = transport.json({ method: "PATCH", path: "/x", body: {} });
+    await expect(write).rejects.toBeInstanceOf(KubeUnreachableError);
+    expect(retries).toEqual(["GET <error>"]);
   });
 });

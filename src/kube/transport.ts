@@ -11,6 +11,7 @@
  */
 import type { Connection } from "./connection.ts";
 import { ExchangeTimeoutError, fetchClient, socketClient, type Answer, type HttpClient } from "./http1/client.ts";
+import { ConnectionLostError } from "./http1/link.ts";
 import type { TokenBucket } from "./token-bucket.ts";
 import { sleep } from "../util/clock.ts";
 import { Semaphore, type Slots } from "../util/concurrency.ts";
@@ -51,7 +52,7 @@ export interface RequestMetrics {
   /** Seconds a request waited for a token of the client-side rate limiter. */
   rateLimited(method: string, seconds: number): void;
   sizes(method: string, requestBytes: number, responseBytes: number): void;
-  /** A request sent again after a 429 or 5xx answer that carried Retry-After. */
+  /** A request sent again (`retryAfter`): the answer's status, or `<error>` for a lost connection. */
   retried(method: string, code: string): void;
 }
 
@@ -137,10 +138,17 @@ function precedenceOf(request: Request): Precedence {
   return request.urgent ? "urgent" : request.background ? "background" : "normal";
 }
 
-/** Whether client-go would send the request again: a 429 or 5xx answer asking for it with Retry-After. */
-function retryable(error: unknown): error is KubeApiError {
-  if (!(error instanceof KubeApiError) || error.retryAfterSeconds === undefined) return false;
-  return (error.status === 429 || error.status >= 500) && error.retryAfterSeconds <= MAX_RETRY_AFTER_S;
+/**
+ * The seconds after which client-go would send the request again, if it would: a 429 or 5xx answer asking
+ * for it with Retry-After; a GET whose connection was reset or ended before the answer was whole, after 1
+ * second (its artificial Retry-After; a write may have been applied, so it is not sent twice).
+ */
+function retryAfter(request: Request, error: unknown): number | undefined {
+  if (error instanceof KubeUnreachableError)
+    return request.method === "GET" && error.cause instanceof ConnectionLostError ? 1 : undefined;
+  if (!(error instanceof KubeApiError) || error.retryAfterSeconds === undefined) return undefined;
+  const asks = (error.status === 429 || error.status >= 500) && error.retryAfterSeconds <= MAX_RETRY_AFTER_S;
+  return asks ? error.retryAfterSeconds : undefined;
 }
 
 /** Sockets of the calling thread's own, or `fetch` when the connection goes through a proxy. */
@@ -212,15 +220,16 @@ export function createTransport(options: TransportOptions): Transport {
     return text;
   }
 
-  /** `once`, sent again as client-go would when the answer asks for it (Retry-After). */
+  /** `once`, sent again as client-go would (`retryAfter`). */
   async function text(request: Request): Promise<string> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await once(request);
       } catch (error) {
-        if (attempt >= maxRetries || !retryable(error)) throw error;
-        metrics.retried(request.method, String(error.status));
-        await sleep(error.retryAfterSeconds! * 1000, request.signal);
+        const seconds = attempt < maxRetries ? retryAfter(request, error) : undefined;
+        if (seconds === undefined) throw error;
+        metrics.retried(request.method, error instanceof KubeApiError ? String(error.status) : "<error>");
+        await sleep(seconds * 1000, request.signal);
       }
     }
   }
@@ -294,7 +303,8 @@ function unreachable(server: string, request: Request, error: unknown): Error {
 
 function errorText(error: unknown): string {
   if (error instanceof Error) {
-    const code = (error as { code?: string }).code;
+    // A lost connection's code (ECONNRESET) is its cause's.
+    const code = (error as { code?: string }).code ?? (error.cause as { code?: string } | undefined)?.code;
     return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
   }
   return String(error);

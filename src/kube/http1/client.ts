@@ -15,7 +15,7 @@
 import type { TlsMaterial } from "../connection.ts";
 import { onAbort } from "../../util/abort.ts";
 import { abortReason } from "../../util/clock.ts";
-import { Link, StaleConnectionError, type Origin } from "./link.ts";
+import { ConnectionLostError, Link, StaleConnectionError, type Origin } from "./link.ts";
 import type { ResponseHead } from "./response-parser.ts";
 
 /** The part of a fetch `Response` the transport reads: a fetch answer is one too. */
@@ -119,11 +119,17 @@ export function fetchClient(server: string, tls: TlsMaterial, proxy: string): Ht
         const text = await response.text();
         return answerOf(response, text);
       } catch (error) {
-        if (timer?.aborted && !request.signal?.aborted) throw new ExchangeTimeoutError("the request timed out");
-        throw error;
+        throw request.signal?.aborted ? error : fetchFailure(error, timer);
       }
     },
   };
+}
+
+/** A request `fetch` failed, not for the caller's abort: timed out, its connection lost, or else. */
+function fetchFailure(error: unknown, timer: AbortSignal | undefined): unknown {
+  if (timer?.aborted) return new ExchangeTimeoutError("the request timed out");
+  const reset = (error as { code?: string }).code === "ECONNRESET";
+  return reset ? new ConnectionLostError((error as Error).message, { cause: error }) : error;
 }
 
 /** A fetch answer already read whole. */

@@ -37,6 +37,14 @@ export class StaleConnectionError extends Error {
   override readonly name = "StaleConnectionError";
 }
 
+/**
+ * The connection ended or was reset, not by us, after the request went out and before its answer was
+ * whole: what client-go calls a connection reset or a probable EOF. Only a GET may be sent again.
+ */
+export class ConnectionLostError extends Error {
+  override readonly name = "ConnectionLostError";
+}
+
 interface Exchange {
   readonly parser: ResponseParser;
   readonly events: ExchangeEvents;
@@ -202,7 +210,8 @@ export class Link {
     }
     // Not answered on a connection that had answered before: the server closed it unread (not us).
     const stale = !exchange.answered && this.#exchanges > 1 && !this.#abandoned;
-    exchange.events.fail(stale ? new StaleConnectionError(cause.message, { cause }) : error);
+    if (stale) return exchange.events.fail(new StaleConnectionError(cause.message, { cause }));
+    exchange.events.fail(this.#abandoned ? error : new ConnectionLostError(error.message, { cause: error }));
   }
 
   static handlers(): SocketHandler<Link> {
