@@ -168,4 +168,50 @@ describe("event sink", () => {
     expect(drops).toEqual(["error", "error"]);
     expect(waits.filter((ms) => ms === 10_000).length).toBeGreaterThanOrEqual(10);
   });
+
+  test("the tenth different message of one reason on one object within 10 minutes is combined, as client-go's EventAggregator", async () => {
+    const writes: string[] = [];
+    const api = {
+      createVersion: (_res: unknown, body: { metadata: { name: string }; message: string }) => {
+        writes.push(`create ${body.message}`);
+        return Promise.resolve("1");
+      },
+      patchVersion: (_res: unknown, _name: string, patch: { count: number; message: string }) => {
+        writes.push(`patch count=${patch.count} ${patch.message}`);
+        return Promise.resolve("1");
+      },
+    };
+    const sink = createEventSink({ api: api as unknown as KubeApi, logger: quiet, host: "h" });
+    const recorder = sink.recorder("service-controller");
+    const service: KubeObject = {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "web", namespace: "a", uid: "u" },
+    };
+    const stop = new AbortController();
+    const running = sink.run(stop.signal);
+    const settle = async (n: number): Promise<void> => {
+      for (let i = 0; i < 100 && writes.length < n; i++) await Bun.sleep(2);
+    };
+    for (let i = 1; i <= 12; i++) {
+      recorder.event(service, "Warning", "SyncLoadBalancerFailed", `failed: request ${i}`);
+      await settle(i);
+    }
+    recorder.event(service, "Warning", "SyncLoadBalancerFailed", "failed: request 5");
+    await settle(13);
+    recorder.event(node("n"), "Warning", "SyncLoadBalancerFailed", "failed: request 13");
+    await settle(14);
+    stop.abort();
+    await running;
+    const combined = "(combined from similar events): failed: request";
+    expect(writes).toEqual([
+      ...Array.from({ length: 9 }, (_, i) => `create failed: request ${i + 1}`),
+      `create ${combined} 10`,
+      `patch count=2 ${combined} 11`,
+      `patch count=3 ${combined} 12`,
+      // Still one of the nine messages remembered: a repeat of its own event; another object's is its own.
+      "patch count=2 failed: request 5",
+      "create failed: request 13",
+    ]);
+  });
 });

@@ -1,8 +1,10 @@
 /**
  * core/v1 Events as client-go's recorder writes them: component names and reasons as upstream; a repeat
  * of the same event on the same object patches `count` and `lastTimestamp` instead of creating another;
- * a per-object token bucket (burst 25, one more every 5 minutes) stops a hot error loop from flooding the
- * API server. Recording never blocks a sync: events queue and are sent in the background.
+ * from the tenth different message of one reason on one object within 10 minutes, the events are combined
+ * into one ("(combined from similar events): …", client-go's EventAggregator); a per-object token bucket
+ * (burst 25, one more every 5 minutes) stops a hot error loop from flooding the API server. Recording
+ * never blocks a sync: events queue and are sent in the background.
  *
  * Beyond client-go, whose broadcaster sends one event at a time and drops what exceeds a 1,000-event
  * queue: up to 8 events are in flight at once (repeats of one event stay in order), and the queue holds
@@ -54,6 +56,8 @@ interface Pending {
   readonly message: string;
   readonly component: string;
   readonly at: number;
+  /** What a repeat of it has in common (`record`): the whole event, or all but the message once combined. */
+  readonly key: string;
   /** Sends that failed to reach the API server so far. */
   readonly tries?: number;
 }
@@ -74,6 +78,9 @@ const FINAL_FLUSH_MS = 2000;
  */
 const MAX_TRACKED = 4096;
 const AGGREGATE_WINDOW_MS = 10 * 60_000;
+/** client-go's `defaultAggregateMaxEvents`: this many different messages of one kind of event are combined. */
+const AGGREGATE_MAX_EVENTS = 10;
+const COMBINED_PREFIX = "(combined from similar events): ";
 const SPAM_BURST = 25;
 const SPAM_REFILL_MS = 5 * 60_000;
 /**
@@ -109,6 +116,24 @@ function spamFilter(): (objectKey: string, now: number) => boolean {
   };
 }
 
+/**
+ * client-go's EventAggregator: whether an event of this kind (everything but its message) has had
+ * `AGGREGATE_MAX_EVENTS` different messages, none more than 10 minutes after the one before; it then
+ * forgets one of them, as client-go does, so the set stays bounded.
+ */
+function similarEvents(): (similar: string, message: string, now: number) => boolean {
+  const records = new BoundedMap<{ messages: Set<string>; lastAt: number }>(MAX_TRACKED);
+  return (similar, message, now) => {
+    const prior = records.get(similar);
+    const record = prior && now - prior.lastAt <= AGGREGATE_WINDOW_MS ? prior : { messages: new Set<string>() };
+    const next = { messages: record.messages.add(message), lastAt: now };
+    records.set(similar, next);
+    if (next.messages.size < AGGREGATE_MAX_EVENTS) return false;
+    next.messages.delete(next.messages.values().next().value as string);
+    return true;
+  };
+}
+
 function eventName(ref: ObjectReference, at: number): string {
   const unique = BigInt(at) * 1_000_000n + BigInt(Math.floor(Math.random() * 1_000_000));
   return `${ref.name}.${unique.toString(16)}`;
@@ -119,6 +144,7 @@ export function createEventSink(options: EventSinkOptions): EventSink {
   const pending = new Fifo<Pending>();
   const seen = new BoundedMap<Seen>(MAX_TRACKED);
   const allowed = spamFilter();
+  const combines = similarEvents();
   const drop = options.onDrop ?? ((): void => undefined);
   const inOrder = new KeyedLock();
   const share = options.share ?? 1;
@@ -128,9 +154,11 @@ export function createEventSink(options: EventSinkOptions): EventSink {
   // Fires FINAL_FLUSH_MS after shutdown begins: sends still waiting for a spare token, or on the wire, stop.
   const giveUp = new AbortController();
 
-  async function aggregate(prior: Seen, at: number): Promise<boolean> {
+  async function aggregate(prior: Seen, e: Pending): Promise<boolean> {
+    const at = e.at;
     try {
-      const patch = { count: prior.count + 1, lastTimestamp: rfc3339(at) };
+      // The message too, as client-go's patch has it: a combined event shows the latest.
+      const patch = { count: prior.count + 1, lastTimestamp: rfc3339(at), message: e.message };
       await options.api.patchVersion(EVENTS, prior.name, patch, {
         namespace: prior.namespace,
         type: "merge",
@@ -146,9 +174,10 @@ export function createEventSink(options: EventSinkOptions): EventSink {
     }
   }
 
-  async function send(e: Pending, key: string): Promise<void> {
+  async function send(e: Pending): Promise<void> {
+    const key = e.key;
     const prior = seen.get(key);
-    if (prior && e.at - prior.lastAt < AGGREGATE_WINDOW_MS && (await aggregate(prior, e.at))) return;
+    if (prior && e.at - prior.lastAt < AGGREGATE_WINDOW_MS && (await aggregate(prior, e))) return;
     const namespace = e.ref.namespace || "default";
     const name = eventName(e.ref, e.at);
     const stamp = rfc3339(e.at);
@@ -179,18 +208,8 @@ export function createEventSink(options: EventSinkOptions): EventSink {
   async function sendQueued(deadline: number): Promise<void> {
     while (pending.length > 0 && clock.now() < deadline && !giveUp.signal.aborted) {
       const event = pending.shift() as Pending;
-      const key = [
-        event.component,
-        event.ref.kind,
-        event.ref.namespace,
-        event.ref.name,
-        event.ref.uid,
-        event.type,
-        event.reason,
-        event.message,
-      ].join("\u0000");
       try {
-        await inOrder.withLock(key, () => send(event, key));
+        await inOrder.withLock(event.key, () => send(event));
       } catch (error) {
         const tries = (event.tries ?? 0) + 1;
         if (error instanceof KubeUnreachableError && tries < MAX_TRIES && !giveUp.signal.aborted) {
@@ -226,14 +245,18 @@ export function createEventSink(options: EventSinkOptions): EventSink {
     await Promise.all(Array.from({ length: senders }, () => sendQueued(deadline)));
   }
 
-  function record(component: string, object: KubeObject, e: Omit<Pending, "ref" | "component" | "at">): void {
+  function record(component: string, object: KubeObject, e: Pick<Pending, "type" | "reason" | "message">): void {
+    const { type, reason, message } = e;
     const now = clock.now();
     const ref = referenceOf(object);
     if (!allowed(`${component}/${ref.kind}/${ref.namespace ?? ""}/${ref.name}`, now)) {
       drop("spam");
       return;
     }
-    enqueue({ ...e, ref, component, at: now });
+    const similar = [component, ref.kind, ref.namespace, ref.name, ref.uid, type, reason].join("\u0000");
+    const event = { ref, component, at: now, type, reason };
+    if (combines(similar, message, now)) enqueue({ ...event, key: similar, message: COMBINED_PREFIX + message });
+    else enqueue({ ...event, key: `${similar}\u0000${message}`, message });
   }
 
   return {
