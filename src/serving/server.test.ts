@@ -4,7 +4,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { X509Certificate } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type ConnectionOptions, type TLSSocket } from "node:tls";
@@ -149,6 +149,19 @@ describe("secure port TLS settings (node:tls client handshakes)", () => {
     if (answer instanceof Error) throw answer;
     expect(answer.protocol).toBe("TLSv1.2");
     expect(answer.cipher).toMatch(/^TLS_ECDHE_RSA_WITH_AES_(128|256)_GCM_SHA(256|384)$/);
+  });
+
+  test("a pair an operator put in --cert-dir is served as it is, whatever the cipher suites, never replaced", async () => {
+    const certDir = join(dir, "operator-cert-dir");
+    const own = issueCertificate({ subject: { commonName: "ccm.example.com" }, serverAuth: true, dnsNames: ["x"] });
+    mkdirSync(certDir);
+    writeFileSync(join(certDir, "cloud-controller-manager.crt"), own.certPem);
+    writeFileSync(join(certDir, "cloud-controller-manager.key"), own.keyPem);
+    const suites = "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256";
+    const port = await serve([`--tls-cipher-suites=${suites}`, `--cert-dir=${certDir}`]);
+    expect(await handshake(port, {})).toMatchObject({ subject: "CN=ccm.example.com" });
+    expect(readFileSync(join(certDir, "cloud-controller-manager.crt"), "utf8")).toBe(own.certPem);
+    expect(readFileSync(join(certDir, "cloud-controller-manager.key"), "utf8")).toBe(own.keyPem);
   });
 
   test("--tls-sni-cert-key serves its certificate to clients asking for its name, the default to others", async () => {

@@ -3,7 +3,7 @@
  * one for localhost / 127.0.0.1 (upstream's in-memory certificate), kept in `--cert-dir` as
  * `cloud-controller-manager.crt` / `.key` when that flag is set so restarts present the same one.
  */
-import { createPrivateKey } from "node:crypto";
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { issueCertificate } from "../pki/x509.ts";
@@ -37,10 +37,12 @@ export function loadServingCert(o: CertOptions): ServingCert {
   const certFile = join(o.certDir, `${PAIR}.crt`);
   const keyFile = join(o.certDir, `${PAIR}.key`);
   if (existsSync(certFile) && existsSync(keyFile)) {
+    const cert = readFileSync(certFile, "utf8");
     const key = readFileSync(keyFile, "utf8");
-    // Kept across restarts, unless the cipher suites now need the other kind of key.
-    if (createPrivateKey(key).asymmetricKeyType === keyType)
-      return { cert: readFileSync(certFile, "utf8"), key, source: certFile };
+    // Kept across restarts, as upstream keeps any pair it finds there; only one of our own making is made
+    // again when the cipher suites now need the other kind of key (an operator's pair is never replaced).
+    if (!ownSelfSigned(cert) || createPrivateKey(key).asymmetricKeyType === keyType)
+      return { cert, key, source: certFile };
   }
   const pair = selfSigned(o, keyType);
   try {
@@ -54,6 +56,18 @@ export function loadServingCert(o: CertOptions): ServingCert {
     });
   }
   return { ...pair, source: certFile };
+}
+
+const SELF_SIGNED_SUBJECT = /^CN=localhost@\d+$/;
+
+/** A certificate `selfSigned` made (or upstream's, alike): issued to and by `localhost@<seconds>`. */
+function ownSelfSigned(pem: string): boolean {
+  try {
+    const cert = new X509Certificate(pem);
+    return SELF_SIGNED_SUBJECT.test(cert.subject) && cert.issuer === cert.subject;
+  } catch {
+    return false;
+  }
 }
 
 /** Upstream's in-memory certificate: for localhost, the host's name, 127.0.0.1 and ::1. */
