@@ -132,47 +132,77 @@ export function readPools(
 }
 
 export interface ClusterPools {
-  /** The usable pools now, oldest first. */
+  /** The usable pools now, oldest first; none until the first full listing was read. */
   pools(): readonly Pool[];
-  /** Every object with its verdict, for status. */
+  /** Every object with its verdict, for status; none until the first full listing was read. */
   read(): readonly ReadPool[];
   readonly informer: Informer<AddressPoolObject>;
+  /** Whether the first full listing was read. */
+  readonly synced: boolean;
+  /** Resolves true once the first full listing was read, false if `signal` aborts first. */
+  waitForSync(signal: AbortSignal): Promise<boolean>;
   /** Lists and watches until `signal` aborts. */
   run(signal: AbortSignal): Promise<void>;
 }
 
+/**
+ * Nothing is read before the informer's first listing is whole: that listing reaches the cache one object
+ * at a time, and pools read from part of it would take the place of the ones the statuses show in force
+ * (a refused edit applied, a refused new pool accepted). The first reading ranks by status alone; later
+ * ones by the pools in force here too. `onChange` tells of changes after the first reading.
+ */
 export function createClusterPools(o: {
   kube: KubeApi;
   logger: Logger;
   onChange: (before: readonly Pool[], after: readonly Pool[]) => void;
 }): ClusterPools {
   const informer = new Informer<AddressPoolObject>({ api: o.kube, resource: ADDRESS_POOLS, logger: o.logger });
-  let current: ReadPool[] = [];
+  let current: ReadPool[] | undefined;
   let logged = new Map<string, string>();
+  const inForce = (): Pool[] => (current ?? []).flatMap((r) => r.pool ?? []);
   const recompute = (): void => {
-    const before = current.flatMap((r) => r.pool ?? []);
+    if (!informer.synced) return;
+    const first = current === undefined;
+    const before = inForce();
     current = readPools(informer.list(), new Map(before.map((p) => [p.name, p])));
-    const next = new Map(
-      current.filter((r) => r.problems.length > 0).map((r) => [r.object.metadata.name, r.problems.join("; ")]),
-    );
-    for (const r of current) {
-      const name = r.object.metadata.name;
-      const why = next.get(name);
-      if (why === undefined || logged.get(name) === why) continue;
-      const verdict = r.pool ? "keeps its previous spec" : "offers no addresses";
-      o.logger.warn(`address pool ${name} ${verdict}: ${why}`);
-    }
-    logged = next;
-    o.onChange(
-      before,
-      current.flatMap((r) => r.pool ?? []),
-    );
+    logged = logProblems(o.logger, current, logged);
+    if (!first) o.onChange(before, inForce());
   };
   informer.addHandler({ add: recompute, update: recompute, delete: recompute });
-  return {
-    pools: () => current.flatMap((r) => r.pool ?? []),
-    read: () => current,
-    informer,
-    run: (signal) => informer.run(signal),
+  const waitForSync = async (signal: AbortSignal): Promise<boolean> => {
+    if (!(await informer.waitForSync(signal))) return false;
+    if (current === undefined) recompute();
+    return true;
   };
+  return {
+    pools: inForce,
+    read: () => current ?? [],
+    informer,
+    get synced() {
+      return current !== undefined;
+    },
+    waitForSync,
+    run: (signal) => {
+      void waitForSync(signal);
+      return informer.run(signal);
+    },
+  };
+}
+
+/** Warns once per pool and problem; returns the problems now, by pool name. */
+function logProblems(
+  logger: Logger,
+  read: readonly ReadPool[],
+  logged: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const next = new Map(
+    read.filter((r) => r.problems.length > 0).map((r) => [r.object.metadata.name, r.problems.join("; ")]),
+  );
+  for (const r of read) {
+    const name = r.object.metadata.name;
+    const why = next.get(name);
+    if (why === undefined || logged.get(name) === why) continue;
+    logger.warn(`address pool ${name} ${r.pool ? "keeps its previous spec" : "offers no addresses"}: ${why}`);
+  }
+  return next;
 }

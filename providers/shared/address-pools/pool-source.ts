@@ -69,16 +69,16 @@ function startCluster(init: ProviderInit, deps: PoolSourceDeps, lb: () => PoolLo
     kube: init.kube,
     logger,
     onChange: (before, after) => {
-      if (pools.informer.synced && describe(before) !== describe(after))
+      if (describe(before) !== describe(after))
         logger.info(`address pools in force: ${names(after)} (were: ${names(before)})`);
       // Every Service again, as MetalLB after a pool change: a waiting one may fit now, a served one may
       // no longer be offered its address. A status write (our own, after each sync) changes no pool.
-      if (pools.informer.synced && !samePools(before, after)) lb().notify({});
+      if (!samePools(before, after)) lb().notify({});
       status.schedule();
     },
   });
   init.addReadinessCheck?.("address-pools", () =>
-    pools.informer.synced ? undefined : "AddressPool objects not read yet (is the CRD installed?)",
+    pools.synced ? undefined : "AddressPool objects not read yet (is the CRD installed?)",
   );
   // A deleted Service leaves the cache only once its finalizer is gone, after the last sync: a periodic
   // pass (writing only what differs) counts its addresses free.
@@ -87,9 +87,11 @@ function startCluster(init: ProviderInit, deps: PoolSourceDeps, lb: () => PoolLo
     clearInterval(resync);
     status.stop();
   });
-  void pools.informer
-    .waitForSync(init.signal)
-    .then((synced) => synced && logger.info(`address pools from AddressPool objects: ${names(pools.pools())}`));
+  void pools.waitForSync(init.signal).then((synced) => {
+    if (!synced) return;
+    logger.info(`address pools from AddressPool objects: ${names(pools.pools())}`);
+    status.schedule();
+  });
   return { pools, status };
 }
 
@@ -168,7 +170,7 @@ export function createSourcedLoadBalancer(deps: PoolSourceDeps): SourcedLoadBala
       const side = startCluster(init, deps, () => lb);
       cluster = side;
       const waitForSync = async (signal: AbortSignal): Promise<boolean> =>
-        (await init.waitForSync(signal)) && (await side.pools.informer.waitForSync(signal));
+        (await init.waitForSync(signal)) && (await side.pools.waitForSync(signal));
       inner.initialize({ ...init, waitForSync });
     },
   };
