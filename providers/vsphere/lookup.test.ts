@@ -43,6 +43,11 @@ describe("matching a node to its VM", () => {
       "absent",
     ],
     [
+      "a providerID holding the byte-swapped (SMBIOS) UUID: tried swapped, as upstream, never absent",
+      node("x", { providerID: `vsphere://${byteSwapUuid(vm(2).uuid)}` }),
+      "vm-2",
+    ],
+    [
       "system UUID as Linux reports it (byte-swapped)",
       node("x", { systemUUID: byteSwapUuid(vm(2).uuid).toUpperCase() }),
       "vm-2",

@@ -9,7 +9,7 @@ import type { Answer } from "../../src/cloud/provider.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import type { VSphereApi } from "./api.ts";
 import { incompleteSearch, selectDatacenters, type DatacenterSelection } from "./datacenters.ts";
-import { nodeKeys, type NodeKeys } from "./node-identity.ts";
+import { byteSwapUuid, nodeKeys, type NodeKeys } from "./node-identity.ts";
 import { refKey, type EntityParent, type VmDetails, type VmSummary } from "./queries.ts";
 import type { MoRef } from "./soap-xml.ts";
 import { topologyChains, topologyOf, type ResolvedTag, type Topology } from "./zones.ts";
@@ -73,12 +73,18 @@ export function matchVm(keys: NodeKeys, index: VmIndex): Resolution {
       error: new Error(`providerID ${JSON.stringify(keys.foreignProviderId)} is not a vsphere:// providerID`),
     };
   if (keys.providerUuid !== undefined) {
-    const vm = index.byUuid.get(keys.providerUuid);
+    // As upstream's shakeOutNodeIDLookup: as written, then byte-swapped (a providerID some installers
+    // wrote from the SMBIOS form); absent only when neither form is a VM.
+    const vm = byUuid([keys.providerUuid, byteSwapUuid(keys.providerUuid)], index);
     return vm ? { kind: "found", vm } : { kind: "absent", reason: `no VM has BIOS UUID ${keys.providerUuid}` };
   }
-  const vm = keys.systemUuids.map((uuid) => index.byUuid.get(uuid)).find((v) => v !== undefined);
+  const vm = byUuid(keys.systemUuids, index);
   return vm ? { kind: "found", vm } : matchByNameOrAddress(keys, index);
 }
+
+/** The VM of the first of `uuids` that names one. */
+const byUuid = (uuids: readonly string[], index: VmIndex): VmSummary | undefined =>
+  uuids.map((uuid) => index.byUuid.get(uuid)).find((v) => v !== undefined);
 
 /** Upstream's last resort: the VM whose name or guest host name is the node's name, else its address. */
 function matchByNameOrAddress(keys: NodeKeys, index: VmIndex): Resolution {
