@@ -61,6 +61,23 @@ describe("package options", () => {
       args: ["--cloud-provider=fake", "--v=4", "--use-service-account-credentials=true"],
     },
     {
+      name: "each occurrence of a repeated flag stays its own argument (a unit splits on whitespace)",
+      argv: [
+        "systemd-env",
+        "--cloud-provider=fake",
+        "--master=https://h",
+        "--tls-sni-cert-key=/a.crt,/a.key",
+        "--tls-sni-cert-key",
+        "/b.crt,/b.key",
+      ],
+      args: [
+        "--cloud-provider=fake",
+        "--master=https://h",
+        "--tls-sni-cert-key=/a.crt,/a.key",
+        "--tls-sni-cert-key=/b.crt,/b.key",
+      ],
+    },
+    {
       name: "packaging flags do not reach the manager",
       argv: ["daemonset", "--image=registry.local/ccm:v1", "--cloud-provider=fake", "--binary", "/ccm"],
       args: ["--cloud-provider=fake"],

@@ -3,7 +3,7 @@
  * never carries a flag the manager would reject) plus how the binary is delivered.
  */
 import type { Config } from "../config/config.ts";
-import { FLAGS } from "../config/flags.ts";
+import { FLAGS, flagSpec } from "../config/flags.ts";
 import { parseArgv } from "../config/argv.ts";
 import type { ProviderRules } from "../cloud/registry.ts";
 import type { Manifest } from "../kube/objects.ts";
@@ -44,9 +44,16 @@ export const DEFAULTS = {
   cloudConfig: "/etc/kubernetes/cloud.conf",
 } as const;
 
-/** The flags as `--name=value`, canonical names, first-seen order, list flags joined. */
+/**
+ * The flags as `--name=value`, canonical names, first-seen order, list flags joined. A `repeated` flag
+ * (`--tls-sni-cert-key`) stays one argument per occurrence: its values hold commas, so they cannot be
+ * joined, and the parser's newline-joined text is no argument a unit or pod could carry.
+ */
 export function normalizeArgs(argv: readonly string[]): string[] {
-  return [...parseArgv(argv, FLAGS).values].map(([name, value]) => `--${name}=${value}`);
+  return [...parseArgv(argv, FLAGS).values].flatMap(([name, value]) => {
+    const values = flagSpec(name)?.type === "repeated" ? value.split("\n") : [value];
+    return values.map((v) => `--${name}=${v}`);
+  });
 }
 
 /** A file the manager reads from the host, with the flag that names it. */
