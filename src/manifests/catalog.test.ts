@@ -128,6 +128,18 @@ describe("package options", () => {
       ],
     },
     {
+      name: "a prefix that covers /healthz lets the probes in, as the server matches it",
+      argv: ["daemonset", "--cloud-provider=fake", "--authorization-always-allow-paths=/healthz*,/readyz"],
+      args: ["--cloud-provider=fake", "--authorization-always-allow-paths=/healthz*,/readyz"],
+    },
+    {
+      name: "a prefix that does not cover /healthz does not",
+      argv: ["static-pod", "--cloud-provider=fake", "--kubeconfig=/k", "--authorization-always-allow-paths=/healthz/*"],
+      errors: [
+        'invalid value "/healthz/*" for flag --authorization-always-allow-paths: static-pod probes /healthz without credentials',
+      ],
+    },
+    {
       name: "in-cluster kinds use their ServiceAccount",
       argv: ["deployment", "--cloud-provider=fake", "--kubeconfig=/k"],
       errors: ['invalid value "/k" for flag --kubeconfig: deployment uses its ServiceAccount'],

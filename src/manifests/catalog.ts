@@ -10,6 +10,7 @@ import type { Manifest } from "../kube/objects.ts";
 import { rbacManifests } from "./rbac.ts";
 import { environmentFile, systemdProblems, systemdUnit, sysusersEntry } from "./systemd.ts";
 import { DEFAULTS, type PackageOptions } from "./options.ts";
+import { pathAllowed } from "../serving/auth.ts";
 
 export const KINDS = [
   "systemd",
@@ -57,7 +58,8 @@ function podProblems(kind: Kind, o: PackageOptions): string[] {
   const problems: string[] = [];
   if (serving.securePort === 0)
     problems.push(`invalid value "0" for flag --secure-port: ${kind} probes /healthz on the secure port`);
-  if (!serving.alwaysAllowPaths.includes("/healthz")) {
+  // The server's own matcher: `/healthz*` lets the probe in as well as `/healthz`.
+  if (!pathAllowed("/healthz", serving.alwaysAllowPaths)) {
     problems.push(
       `invalid value ${JSON.stringify(serving.alwaysAllowPaths.join(","))} for flag --authorization-always-allow-paths: ${kind} probes /healthz without credentials`,
     );
