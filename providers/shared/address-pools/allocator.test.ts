@@ -484,6 +484,24 @@ describe("allocator", () => {
     expect(blocked(service("b", { share: "k", ports: [443] }))).toBe(false);
   });
 
+  test("a member of a sharing group keeps the address while another gives it up; a newcomer does not get it", () => {
+    const r = run(settingsFrom(V4));
+    expect(r.ensure(service("tcp", { share: "k", ports: ["TCP/53"] })).addresses).toEqual(["10.0.0.0"]);
+    expect(r.ensure(service("udp", { share: "k", ports: ["UDP/53"] })).addresses).toEqual(["10.0.0.0"]);
+    retire(r.table, "uid-default-tcp", () => true);
+    expect(r.ensure(service("udp", { share: "k", ports: ["UDP/53"] }))).toMatchObject({
+      addresses: ["10.0.0.0"],
+      kinds: [],
+    });
+    expect(r.ensure(service("udp", { share: "k", ports: ["UDP/53"], ips: "10.0.0.0" })).addresses).toEqual([
+      "10.0.0.0",
+    ]);
+    expect(r.ensure(service("other", { share: "k", ports: ["TCP/54"] })).addresses).toEqual(["10.0.0.1"]);
+    expect(r.ensure(service("asks", { share: "k", ports: ["TCP/55"], ips: "10.0.0.0" })).problem).toMatch(
+      /giving it up/,
+    );
+  });
+
   test("a requested address that replaces the held one is a move, with a note", () => {
     const r = run(settingsFrom(V4));
     r.ensure(service("a", { ips: "10.0.0.1" }));

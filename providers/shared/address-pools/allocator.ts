@@ -17,7 +17,7 @@
  *    and no move guard is up. Every move is a `moved` note, every refusal a `kept` note: the caller turns
  *    both into Warning events.
  * 5. Sharing is the only way two Services meet on one address, and only under `sharingConflict`'s rules;
- *    a retiring address is shared with nobody.
+ *    a retiring address is shared with nobody new: the members that still hold it keep it.
  */
 import { formatIP, parseIP, type IP, type IPFamily } from "../../../src/net/ip.ts";
 import { AllocationTable, type Holding } from "./allocation-table.ts";
@@ -83,8 +83,20 @@ function misfit(view: AllocatorView, claim: Claim, ip: IP): Misfit | undefined {
   if (claim.pool !== undefined && pool.name !== claim.pool) {
     return { cause: "service", text: `is in address pool ${pool.name}, but the Service asks for pool ${claim.pool}` };
   }
-  const why = sharingConflict(view.table.holders(addressKey(ip), claim.id), claim, sharingRules(view, ip));
+  const why = sharingConflict(sharersOf(view, claim, ip), claim, sharingRules(view, ip));
   return why === undefined ? undefined : { cause: "service", text: `is not available: ${why}` };
+}
+
+/**
+ * Those `claim` must be able to share `ip` with. A member that holds the address keeps it while another
+ * gives it up: the leaver's ports leave the group, as MetalLB's Unassign drops only the leaver's. Only a
+ * Service that does not hold the address yet waits for the leaver (`sharingBlockedByRetiring`).
+ */
+function sharersOf(view: AllocatorView, claim: Claim, ip: IP): ShareTraits[] {
+  const address = addressKey(ip);
+  const holders = view.table.holders(address, claim.id);
+  const holds = view.table.holding(claim.id)?.addresses.includes(address) ?? false;
+  return holds ? holders.filter((h) => !h.givingUp) : holders;
 }
 
 const mayShareIn = (claim: Claim, pool: Pool, family: IPFamily): boolean =>
