@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import type { InstancesV2 } from "../../src/cloud/provider.ts";
 import type { Node } from "../../src/kube/objects.ts";
 import type { VSphereApi } from "./api.ts";
 import { parseVSphereConfig } from "./config.ts";
@@ -26,7 +27,7 @@ const vmObject = (uuid: string | undefined): ObjectContent => ({
   missing: [],
 });
 
-/** A vCenter holding `objects`, read through the provider's own readers. */
+/** A vCenter holding `objects` (read at each call), through the provider's own readers. */
 function apiOf(objects: readonly ObjectContent[]): VSphereApi {
   return {
     datacenters: () => Promise.resolve([DC]),
@@ -41,8 +42,12 @@ function apiOf(objects: readonly ObjectContent[]): VSphereApi {
   };
 }
 
-const instancesOf = (objects: readonly ObjectContent[]) =>
-  vsphereInstances(CONFIG, createVmLookup({ api: apiOf(objects), datacenters: [] }));
+/** Instances over `objects`; the clock ticks at each reading, so a scan asked for after another is fresh. */
+function instancesOf(objects: readonly ObjectContent[]): InstancesV2 {
+  let tick = 0;
+  const now = (): number => ++tick;
+  return vsphereInstances(CONFIG, createVmLookup({ api: apiOf(objects), datacenters: [], now }));
+}
 
 const node = (providerID: string): Node => ({
   apiVersion: "v1",
@@ -61,5 +66,20 @@ describe("instance existence, as the lifecycle controller asks it", () => {
   test("a providerID naming no VM, all VMs readable: does not exist", async () => {
     const instances = instancesOf([vmObject(UUID)]);
     expect(await instances.instanceExists(node("vsphere://42160000-0000-0000-0000-000000000000"))).toBe(false);
+  });
+});
+
+describe("a VM whose config vSphere cannot read (files unreachable, or being created)", () => {
+  test("a providerID naming no readable VM: unknown (an error), never 'does not exist'", async () => {
+    const instances = instancesOf([vmObject(undefined)]);
+    await expect(instances.instanceExists(node(`vsphere://${UUID}`))).rejects.toThrow("no readable config");
+  });
+
+  test("a VM found, then unreadable when its details are asked: unknown, never 'does not exist'", async () => {
+    const objects = [vmObject(UUID)];
+    const instances = instancesOf(objects);
+    expect(await instances.instanceExists(node(`vsphere://${UUID}`))).toBe(true);
+    objects[0] = vmObject(undefined);
+    await expect(instances.instanceExists(node(`vsphere://${UUID}`))).rejects.toThrow("no readable config");
   });
 });

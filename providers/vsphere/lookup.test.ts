@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Node } from "../../src/kube/objects.ts";
-import { buildIndex, matchVm } from "./lookup.ts";
+import { buildIndex, incompleteScan, matchVm } from "./lookup.ts";
 import { byteSwapUuid, nodeKeys } from "./node-identity.ts";
 import type { VmSummary } from "./queries.ts";
 
@@ -73,5 +73,25 @@ describe("matching a node to its VM", () => {
 
   test("a providerID of another provider is an error, not absent (the node is never deleted for it)", () => {
     expect(outcome(node("x", { providerID: "aws:///us-east-1a/i-1" }))).toContain("is not a vsphere:// providerID");
+  });
+});
+
+describe("whether a scan can call a VM gone", () => {
+  const unreadable = (n: number): VmSummary => vm(n, { uuid: "" });
+  const DC_MISSING = "configured datacenter(s) DC9 not found";
+  test.each([
+    ["every VM readable, every datacenter searched: definite", [vm(1), vm(2)], undefined, undefined],
+    ["a configured datacenter missing: not definite", [vm(1)], DC_MISSING, DC_MISSING],
+    ["a VM whose config is unreadable: not definite", [vm(1), unreadable(2)], undefined, "1 VM(s) (VM-2)"],
+    ["both reasons are given", [unreadable(3)], DC_MISSING, `${DC_MISSING}; 1 VM(s) (VM-3)`],
+  ])("%s", (_title, vms, searched, expected) => {
+    const why = incompleteScan(vms, searched);
+    if (expected === undefined) expect(why).toBeUndefined();
+    else expect(why).toStartWith(expected);
+  });
+
+  test("a VM without UUID answers to no UUID, not even an empty one", () => {
+    const index = buildIndex([vm(1, { uuid: "" })], 0);
+    expect(index.byUuid.size).toBe(0);
   });
 });

@@ -3,7 +3,8 @@
  * every VM in the configured datacenters (shared by concurrent callers, reused for `scanTtlMs`), then one
  * details call for the VMs of a batch, then, for zones, one tag call (ancestors and tag names cached).
  * A node whose VM is missing from a scan is looked up again in a fresh scan before it is called absent:
- * "does not exist" is said only when vCenter definitely has no such VM.
+ * "does not exist" is said only when vCenter definitely has no such VM: never while a configured datacenter
+ * is missing or a VM's config cannot be read (that VM may be the one asked for).
  */
 import type { Answer } from "../../src/cloud/provider.ts";
 import type { Node } from "../../src/kube/objects.ts";
@@ -37,7 +38,7 @@ export interface LookupDeps {
 
 interface VmIndex {
   readonly at: number;
-  /** Why a VM missing from this scan may still exist (configured datacenters missing); undefined: it does not. */
+  /** Why a VM missing from this scan may still exist (`incompleteScan`); undefined: it does not. */
   readonly incomplete?: string;
   readonly byUuid: ReadonlyMap<string, VmSummary>;
   readonly byName: ReadonlyMap<string, readonly VmSummary[]>;
@@ -56,13 +57,27 @@ export function buildIndex(vms: readonly VmSummary[], at: number, incomplete?: s
   const byName = new Map<string, VmSummary[]>();
   const byIp = new Map<string, VmSummary[]>();
   for (const vm of vms) {
-    byUuid.set(vm.uuid, vm);
+    if (vm.uuid !== "") byUuid.set(vm.uuid, vm);
     push(byName, vm.name.toLowerCase(), vm);
     const host = vm.hostName.toLowerCase();
     if (host !== vm.name.toLowerCase()) push(byName, host, vm);
     for (const ip of vm.ips) push(byIp, ip, vm);
   }
   return { at, incomplete, byUuid, byName, byIp };
+}
+
+/**
+ * Why a VM missing from a scan may still exist: configured datacenters not searched (`searched`), or VMs
+ * whose config vSphere could not read (any of them may be the one asked for); undefined when neither.
+ */
+export function incompleteScan(vms: readonly VmSummary[], searched?: string): string | undefined {
+  const unreadable = vms.filter((vm) => vm.uuid === "").map((vm) => vm.name || vm.ref.value);
+  if (unreadable.length === 0) return searched;
+  const shown = unreadable.slice(0, 5).join(", ") + (unreadable.length > 5 ? ", ..." : "");
+  const why =
+    `${unreadable.length} VM(s) (${shown}) have no readable config (files unreachable, or being created), ` +
+    `so a VM not found is not taken for gone`;
+  return searched ? `${searched}; ${why}` : why;
 }
 
 /** The one VM `keys` name in `index`, or why there is none. */
@@ -163,7 +178,7 @@ export function createVmLookup(deps: LookupDeps): VmLookup {
     const run = async (): Promise<VmIndex> => {
       const searched = await resolveDatacenters(signal);
       const vms = await deps.api.listVirtualMachines(searched.refs, signal);
-      return buildIndex(vms, started, incompleteSearch(searched));
+      return buildIndex(vms, started, incompleteScan(vms, incompleteSearch(searched)));
     };
     const next = run();
     latest = { at: started, promise: next };

@@ -17,7 +17,10 @@ import type { GuestMetadata } from "./guest-metadata.ts";
 export interface VmSummary {
   readonly ref: MoRef;
   readonly name: string;
-  /** BIOS UUID, lower-case. */
+  /**
+   * BIOS UUID, lower-case; empty while vSphere cannot read the VM's `config` (it leaves it unset while the
+   * VM's files are unreachable, as in an all-paths-down storage outage, or early in its creation).
+   */
   readonly uuid: string;
   readonly hostName: string;
   /** Every guest IP: the primary one (`guest.ipAddress`) first, then each vNIC's, as upstream's FindByIp. */
@@ -114,9 +117,10 @@ export const vmScanSpec = (datacenters: readonly MoRef[]): XmlNode =>
     datacenters.map((obj) => ({ obj, skip: false, selectSet: [DC_TO_VMS, FOLDERS, VAPPS] })),
   );
 
+// A VM without a readable config is kept (with no UUID): dropping it would make its node look deleted.
 export const readVmSummaries = (objects: readonly ObjectContent[]): VmSummary[] =>
   objects
-    .filter((o) => o.obj.type === "VirtualMachine" && o.props.has("config.uuid"))
+    .filter((o) => o.obj.type === "VirtualMachine")
     .map((o) => ({
       ref: o.obj,
       name: textOf(o.props.get("name")),
@@ -172,6 +176,8 @@ function readNics(value: unknown): GuestNic[] {
 /** The IPs of a VM's vNICs (interfaces such as docker0, deviceConfigId -1, are shared by many VMs). */
 const vnicIps = (net: unknown): string[] => readNics(net).flatMap((nic) => (nic.deviceConfigId === -1 ? [] : nic.ips));
 
+// A VM whose config is unreadable is left out; the fresh scan that follows names it, so its node's answer is
+// an error (`incompleteScan`), not "gone".
 export function readVmDetails(objects: readonly ObjectContent[]): VmDetails[] {
   return objects
     .filter((o) => o.obj.type === "VirtualMachine" && o.props.has("config.uuid"))
