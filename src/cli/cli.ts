@@ -5,12 +5,13 @@
 import { defineCommand, renderUsage, runCommand, type CommandDef, type SubCommandsDef } from "citty";
 import { stripVTControlCharacters } from "node:util";
 import { parseArgv } from "../config/argv.ts";
-import { commandLineErrors } from "../config/load.ts";
+import { parseErrors } from "../config/load.ts";
 import { FLAGS } from "../config/flags.ts";
 import { renderManagerHelp } from "./usage.ts";
 import { runManagerCommand, type Builtins, type Io } from "./run.ts";
 import { buildInfo } from "../version.ts";
 import { rawVersion, versionRequest } from "./version-flag.ts";
+import { helpRequest } from "./help-flag.ts";
 
 /** Other commands, each a citty command that receives `Io` and `Builtins` through `data`. */
 export type SubCommands = SubCommandsDef;
@@ -33,10 +34,16 @@ export async function runCli(
   builtins: Builtins,
   subCommands: SubCommands = {},
 ): Promise<number> {
-  const sub = argv[0] && !argv[0].startsWith("-") ? argv[0] : undefined; // "" is no command (nor argument)
-  const wantsHelp = argv.includes("--help") || argv.includes("-h");
+  const help = helpRequest(argv);
+  if (help.kind === "error") {
+    io.stderr(`error: ${help.message}\n`);
+    return 2;
+  }
+  const wantsHelp = help.kind === "help";
+  const args = help.argv;
+  const sub = args[0] && !args[0].startsWith("-") ? args[0] : undefined; // "" is no command (nor argument)
   if (sub === undefined || sub === "run")
-    return runDefault(sub === "run" ? argv.slice(1) : argv, wantsHelp, io, builtins);
+    return runDefault(sub === "run" ? args.slice(1) : args, wantsHelp, io, builtins);
   const command = subCommands[sub] as CommandDef | undefined;
   if (!command) {
     io.stderr(
@@ -51,7 +58,7 @@ export async function runCli(
     return 0;
   }
   const data: CommandData = { io, builtins, exitCode: 0 };
-  await runCommand(command, { rawArgs: argv.slice(1), data });
+  await runCommand(command, { rawArgs: args.slice(1), data });
   return data.exitCode;
 }
 
@@ -65,7 +72,7 @@ async function runDefault(argv: readonly string[], wantsHelp: boolean, io: Io, b
   const rest = argv.filter((a) => a !== "--version" && !a.startsWith("--version="));
   const quits = version.kind === "print" || version.kind === "raw";
   const errors = [
-    ...(quits ? commandLineErrors(parseArgv(rest, FLAGS)) : []),
+    ...(quits ? parseErrors(parseArgv(rest, FLAGS)) : []),
     ...(version.kind === "error" ? [version.message] : []),
   ];
   if (errors.length > 0) {

@@ -40,6 +40,20 @@ describe("--version on the command line", () => {
     [["--bogus", "--version=raw"], ["error: unknown flag: --bogus"]],
     [["--version", "--kubeconfig"], ["error: flag needs an argument: --kubeconfig"]],
     [["--version", "extra"], ['error: "cloud-controller-manager" does not take any arguments, got ["extra"]']],
+    [
+      ["--version", "--secure-port=abc", "--leader-elect=maybe", "--node-monitor-period=soon"],
+      [
+        'error: invalid value "abc" for flag --secure-port: must be an integer',
+        'error: invalid value "maybe" for flag --leader-elect: must be true or false',
+        'error: invalid value "soon" for flag --node-monitor-period: must be a duration such as 300ms, 10s or 5m0s',
+      ],
+    ],
+    [
+      ["--version=raw", "--feature-gates=Bogus=true"],
+      [
+        'error: invalid value "Bogus=true" for flag --feature-gates: unrecognized feature gate: Bogus (--help lists the known ones)',
+      ],
+    ],
   ])("%p: refused before the version is printed, as pflag and cobra do", async (argv, want) => {
     const r = await runCommand(argv);
     expect({ code: r.code, out: r.out, err: r.err.trimEnd().split("\n") }).toEqual({ code: 2, out: "", err: want });
@@ -49,5 +63,21 @@ describe("--version on the command line", () => {
     const r = await runCommand(["--version", "--cloud-provider=nowhere", "--cloud-config=/does/not/exist"]);
     expect(r.code).toBe(0);
     expect(r.out).toStartWith("cloud-controller-manager v");
+  });
+});
+
+describe("-h, --help is a bool flag, as cobra's", () => {
+  test.each([
+    [["--help=true"], 0, "help"],
+    [["-h=1"], 0, "help"],
+    [["--help", "--help=false", "--version"], 0, "version"],
+    [["--help=false", "--version"], 0, "version"],
+    [["--help=maybe"], 2, 'error: invalid value "maybe" for flag --help: not a boolean\n'],
+  ])("%p", async (argv, code, want) => {
+    const r = await runCommand(argv);
+    expect(r.code).toBe(code);
+    if (want === "help") expect(r.out).toContain("--cloud-provider");
+    else if (want === "version") expect(r.out).toStartWith("cloud-controller-manager v");
+    else expect(r.err).toBe(want);
   });
 });

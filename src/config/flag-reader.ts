@@ -4,6 +4,7 @@ import { parseBool, parseByteQuantity, parseDuration, parseInteger, parseNumber,
 
 const INT32_MAX = 2 ** 31 - 1;
 const INT32_MIN = -(2 ** 31);
+const NOT_A_DURATION = "must be a duration such as 300ms, 10s or 5m0s";
 
 export class FlagReader {
   readonly errors: string[] = [];
@@ -53,10 +54,23 @@ export class FlagReader {
 
   duration(name: string, positive = false): number {
     const value = parseDuration(this.text(name));
-    if (value === undefined) this.fail(name, "must be a duration such as 300ms, 10s or 5m0s");
+    if (value === undefined) this.fail(name, NOT_A_DURATION);
     else if (value < 0 || (positive && value === 0))
       this.fail(name, positive ? "must be positive" : "must not be negative");
     return value ?? 0;
+  }
+
+  /**
+   * What pflag's `Set` refuses before any command runs: a value that does not read as its flag's type
+   * (a number, a boolean, a duration). Ranges and meanings are for the other readers.
+   */
+  syntax(name: string): void {
+    const text = this.text(name);
+    const type = spec(name).type;
+    if (type === "bool" && parseBool(text) === undefined) this.fail(name, "must be true or false");
+    if (type === "int") this.int(name);
+    if (type === "float" && parseNumber(text) === undefined) this.fail(name, "must be a number");
+    if (type === "duration" && parseDuration(text) === undefined) this.fail(name, NOT_A_DURATION);
   }
 
   list(name: string): string[] {

@@ -26,14 +26,26 @@ export function loadConfig(argv: readonly string[], knownProviders: readonly str
 }
 
 /**
- * What upstream's command refuses before looking at any flag's value (and before `--version`): an unknown
- * flag, a flag without its value, an argument. An empty argument (a template's `""`, an unset
+ * What upstream's command refuses before looking at any flag's value: an unknown flag, a flag without its
+ * value, an argument. An empty argument (a template's `""`, an unset
  * "$EXTRA_ARGS") is no argument, as upstream's command has it.
  */
 export function commandLineErrors(parsed: ParsedArgv): string[] {
   const positionals = parsed.positionals.filter((arg) => arg !== "");
   const extra = `"cloud-controller-manager" does not take any arguments, got ${JSON.stringify(positionals)}`;
   return positionals.length > 0 ? [...parsed.errors, extra] : [...parsed.errors];
+}
+
+/**
+ * `commandLineErrors`, and what the flags refuse as they read their values: one that does not read as its
+ * type (`FlagReader.syntax`), an unknown feature gate.
+ */
+export function parseErrors(parsed: ParsedArgv): string[] {
+  const r = new FlagReader(parsed.values);
+  for (const name of parsed.values.keys()) r.syntax(name);
+  // The feature gates' own flag refuses an unknown gate as it reads it.
+  if (r.isSet("feature-gates")) readFeatureGates(r);
+  return [...commandLineErrors(parsed), ...r.errors];
 }
 
 /**
