@@ -163,21 +163,20 @@ export function readVCenter(p: Problems, global: Raw, vcenters: Raw, ignored: st
   const pick = (key: string): string | undefined => text(p, entry, key, path) || text(p, global, key, "global");
   const server = text(p, entry, "server", path) || name;
   if (server === "") p.add(`${path}.server`, "is required");
-  const either = <T>(read: (raw: Raw, at: string) => T | undefined): T | undefined =>
-    read(entry, path) ?? read(global, "global");
+  // Lists too when the entry's is empty (`datacenters = ""`, `[]`), as upstream's `len(vc.Datacenters) == 0`.
+  const pickList = (key: string): string[] | undefined => {
+    const own = list(p, entry, key, path);
+    return own && own.length > 0 ? own : list(p, global, key, "global");
+  };
   return {
     server,
     port: port(p, pick("port"), path) ?? 443,
-    datacenters: either((raw, at) => list(p, raw, "datacenters", at)) ?? [],
+    datacenters: pickList("datacenters") ?? [],
     // Either one true is true, as upstream's: an entry's false does not override [Global]'s true.
     insecure: [bool(p, entry, "insecureFlag", path), bool(p, global, "insecureFlag", "global")].includes(true),
     caFile: pick("caFile") ?? "",
     thumbprint: thumbprint(p, pick("thumbprint"), path),
     credentials: credentials(p, pick, path),
-    ipFamilies: families(
-      p,
-      either((raw, at) => list(p, raw, "ipFamily", at)),
-      path,
-    ) ?? ["ipv4"],
+    ipFamilies: families(p, pickList("ipFamily"), path) ?? ["ipv4"],
   };
 }
