@@ -161,9 +161,28 @@ describe("package options", () => {
     {
       name: "nor over a relative folder",
       argv: ["daemonset", "--cloud-provider=fake", "--cloud-config=cloud.conf"],
-      errors: [
-        `invalid value "cloud.conf" for flag --cloud-config: daemonset mounts its Secret over the file's folder, which needs an absolute path`,
+      errors: [`invalid value "cloud.conf" for flag --cloud-config: daemonset needs an absolute path`],
+    },
+    {
+      name: "an install file names absolute paths only (hostPath, ReadOnlyPaths= cannot take relative ones)",
+      argv: [
+        "systemd",
+        "--cloud-provider=fake",
+        "--kubeconfig=kc",
+        "--cloud-config=c",
+        "--tls-cert-file=x.crt",
+        "--tls-private-key-file=/x.key",
       ],
+      errors: [
+        'invalid value "kc" for flag --kubeconfig: systemd needs an absolute path',
+        'invalid value "c" for flag --cloud-config: systemd needs an absolute path',
+        'invalid value "x.crt" for flag --tls-cert-file: systemd needs an absolute path',
+      ],
+    },
+    {
+      name: "the cert-dir too",
+      argv: ["daemonset", "--cloud-provider=fake", "--cert-dir=relative/dir"],
+      errors: ['invalid value "relative/dir" for flag --cert-dir: daemonset needs an absolute path'],
     },
     {
       name: "systemd values cannot hold spaces",

@@ -9,7 +9,7 @@ import type { ProviderRules } from "../cloud/registry.ts";
 import type { Manifest } from "../kube/objects.ts";
 import { rbacManifests } from "./rbac.ts";
 import { environmentFile, systemdProblems, systemdUnit, sysusersEntry } from "./systemd.ts";
-import { DEFAULTS, type PackageOptions } from "./options.ts";
+import { DEFAULTS, hostFiles, type PackageOptions } from "./options.ts";
 import { pathAllowed } from "../serving/auth.ts";
 
 export const KINDS = [
@@ -31,6 +31,8 @@ export const isKind = (value: string): value is Kind => (KINDS as readonly strin
 const HOST_KINDS: readonly Kind[] = ["systemd", "systemd-env", "static-pod"];
 const POD_KINDS: readonly Kind[] = ["static-pod", "daemonset", "deployment"];
 const IN_CLUSTER_KINDS: readonly Kind[] = ["daemonset", "deployment"];
+/** Kinds whose file names the manager's files as paths (hostPath volumes, ReadOnlyPaths=, the flags). */
+const PATH_KINDS: readonly Kind[] = [...HOST_KINDS, ...IN_CLUSTER_KINDS];
 
 /** Where each file goes on a host, for headers, `install` and the release tarball. */
 export const FILE_NAMES: Readonly<Record<Kind, string>> = {
@@ -67,6 +69,18 @@ function podProblems(kind: Kind, o: PackageOptions): string[] {
   return problems;
 }
 
+/**
+ * A relative path would be read from the manager's working folder, which a hostPath volume or a
+ * ReadOnlyPaths= line cannot name (systemd ignores relative ones): an install file names absolute paths.
+ */
+function relativePathProblems(kind: Kind, o: PackageOptions): string[] {
+  const certDir = o.config.serving.certDir;
+  const files = [...hostFiles(o.config), ...(certDir !== "" ? [{ flag: "cert-dir", path: certDir }] : [])];
+  return files
+    .filter((f) => !f.path.startsWith("/"))
+    .map((f) => `invalid value ${JSON.stringify(f.path)} for flag --${f.flag}: ${kind} needs an absolute path`);
+}
+
 function inClusterProblems(kind: Kind, o: PackageOptions): string[] {
   const { kubeconfig, master, serving } = o.config;
   const problems: string[] = [];
@@ -91,12 +105,12 @@ function inClusterProblems(kind: Kind, o: PackageOptions): string[] {
 }
 
 /**
- * The cloud-config Secret is mounted over the file's folder (pods.ts), which must be an absolute path
- * other than `/` and must not hold the executable's folder (the mount would hide it).
+ * The cloud-config Secret is mounted over the file's folder (pods.ts), which must not be `/` or hold the
+ * executable's folder (the mount would hide it).
  */
 function secretMountProblem(cloudConfig: string, binary: string): string | undefined {
-  if (cloudConfig === "") return undefined;
-  if (!cloudConfig.startsWith("/")) return "which needs an absolute path";
+  // A relative path is relativePathProblems' to report.
+  if (!cloudConfig.startsWith("/")) return undefined;
   const folder = secretMountPath(cloudConfig);
   if (folder === "/" || `${posix.dirname(binary)}/`.startsWith(`${folder}/`))
     return "which cannot be / or hold the executable";
@@ -115,6 +129,7 @@ function replicaWarning(kind: Kind, o: PackageOptions): string {
 /** Problems specific to a kind, one line each naming the flag. */
 export function kindProblems(kind: Kind, o: PackageOptions): string[] {
   return [
+    ...(PATH_KINDS.includes(kind) ? relativePathProblems(kind, o) : []),
     ...(POD_KINDS.includes(kind) ? podProblems(kind, o) : []),
     ...(IN_CLUSTER_KINDS.includes(kind) ? inClusterProblems(kind, o) : []),
     ...(kind === "systemd" || kind === "systemd-env" ? systemdProblems(o) : []),
