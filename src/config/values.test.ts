@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatDuration, parseBool, parseByteQuantity, parseDuration } from "./values.ts";
+import { formatDuration, parseBool, parseByteQuantity, parseDuration, parseInteger } from "./values.ts";
 
 describe("parseDuration follows Go's time.ParseDuration", () => {
   const cases: [string, number | undefined][] = [
@@ -26,6 +26,33 @@ describe("parseDuration follows Go's time.ParseDuration", () => {
       "5m0s",
       "1h2m3.5s",
     ]);
+  });
+});
+
+describe("parseInteger reads Go's integer literals, as pflag's strconv.ParseInt(s, 0, …)", () => {
+  test.each([
+    ["10258", 10258],
+    ["+5", 5],
+    ["-1", -1],
+    ["0", 0],
+    ["0x2812", 10258],
+    ["0X1f", 31],
+    ["010", 8],
+    ["0o17", 15],
+    ["0b101", 5],
+    ["1_000", 1000],
+    ["-0x10", -16],
+    ["08", undefined],
+    ["1__0", undefined],
+    ["_1", undefined],
+    ["1_", undefined],
+    ["0x", undefined],
+    ["1.5", undefined],
+    ["1e3", undefined],
+    ["", undefined],
+    ["ten", undefined],
+  ] as const)("%p", (text, want) => {
+    expect(parseInteger(text)).toBe(want as number);
   });
 });
 

@@ -54,9 +54,27 @@ export function parseBool(text: string): boolean | undefined {
   return undefined;
 }
 
+/**
+ * Go's integer literal, as pflag reads an int flag (`strconv.ParseInt(s, 0, …)`): decimal, `0x` hex, `0o`
+ * or a leading `0` octal, `0b` binary, `_` between digits.
+ */
+const GO_INTEGER =
+  /^[+-]?(?:0[xX](?:_?[\da-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|0(?:_?[0-7])+|[1-9](?:_?\d)*|0)$/;
+
+const RADIX: Readonly<Record<string, number>> = { x: 16, o: 8, b: 2 };
+
+/** The radix of a Go integer literal's digits, and the digits without their prefix. */
+function radixOf(digits: string): [radix: number, body: string] {
+  const prefixed = digits.startsWith("0") ? RADIX[digits[1]?.toLowerCase() ?? ""] : undefined;
+  if (prefixed !== undefined) return [prefixed, digits.slice(2)];
+  return digits.length > 1 && digits.startsWith("0") ? [8, digits.slice(1)] : [10, digits];
+}
+
 export function parseInteger(text: string): number | undefined {
-  if (!/^[+-]?\d+$/.test(text.trim())) return undefined;
-  const n = Number(text);
+  const literal = text.trim();
+  if (!GO_INTEGER.test(literal)) return undefined;
+  const [radix, body] = radixOf(literal.replace(/^[+-]/, "").replaceAll("_", ""));
+  const n = (literal.startsWith("-") ? -1 : 1) * Number.parseInt(body, radix);
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
