@@ -13,20 +13,32 @@ const ini = (global: string, entry: string): string =>
 const yaml = (global: string, entry: string): string =>
   `global:\n  user: u\n  password: p\n${global}\nvcenter:\n  vc:\n    server: vc\n${entry}\n`;
 
-describe("the vCenter entry's empty lists fall back to global's (upstream's len(...) == 0)", () => {
-  test.each([
-    ['INI: datacenters = ""', ini('datacenters = "dc1"', 'datacenters = ""'), ["dc1"]],
-    ["YAML: datacenters: []", yaml("  datacenters: [dc1]", "    datacenters: []"), ["dc1"]],
-    ['YAML: datacenters: ""', yaml("  datacenters: [dc1]", '    datacenters: ""'), ["dc1"]],
-    ["the entry's own list wins", ini('datacenters = "dc1"', 'datacenters = "dc2"'), ["dc2"]],
-    ["neither: every datacenter", ini("", 'datacenters = ""'), []],
-  ])("%s", (_title, text, expected) => {
-    expect(vcenterOf(text).datacenters).toEqual(expected);
-  });
-});
+type ListKey = "datacenters" | "ipFamilies";
 
-describe("ipFamily: an empty entry falls back to global's", () => {
-  test('INI: entry ip-family = "" under [Global] ipv6', () => {
-    expect(vcenterOf(ini('ip-family = "ipv6"', 'ip-family = ""')).ipFamilies).toEqual(["ipv6"]);
+describe("lists: the entry's empty one falls back to global's (upstream's len(...) == 0); no ipFamily is ipv4", () => {
+  test.each<[string, string, ListKey, string[]]>([
+    ['INI: datacenters = ""', ini('datacenters = "dc1"', 'datacenters = ""'), "datacenters", ["dc1"]],
+    ["YAML: datacenters: []", yaml("  datacenters: [dc1]", "    datacenters: []"), "datacenters", ["dc1"]],
+    ['YAML: datacenters: ""', yaml("  datacenters: [dc1]", '    datacenters: ""'), "datacenters", ["dc1"]],
+    ["the entry's own list wins", ini('datacenters = "dc1"', 'datacenters = "dc2"'), "datacenters", ["dc2"]],
+    ["neither: every datacenter", ini("", 'datacenters = ""'), "datacenters", []],
+    [
+      'INI: entry ip-family = "" under [Global] ipv6',
+      ini('ip-family = "ipv6"', 'ip-family = ""'),
+      "ipFamilies",
+      ["ipv6"],
+    ],
+    ['INI: [Global] ip-family = ""', ini('ip-family = ""', ""), "ipFamilies", ["ipv4"]],
+    ["YAML: global ipFamily: []", yaml("  ipFamily: []", ""), "ipFamilies", ["ipv4"]],
+    ['YAML: entry ipFamily: ""', yaml("", '    ipFamily: ""'), "ipFamilies", ["ipv4"]],
+    ["YAML: empty items dropped (validateIPFamily)", yaml('  ipFamily: ["", ipv6]', ""), "ipFamilies", ["ipv6"]],
+    [
+      "YAML: the entry's own order wins",
+      yaml("  ipFamily: [ipv4]", "    ipFamily: [ipv6, ipv4]"),
+      "ipFamilies",
+      ["ipv6", "ipv4"],
+    ],
+  ])("%s", (_title, text, key, expected) => {
+    expect<readonly string[]>(vcenterOf(text)[key]).toEqual(expected);
   });
 });

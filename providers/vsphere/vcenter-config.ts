@@ -94,8 +94,9 @@ function port(p: Problems, value: string | undefined, path: string): number | un
   return undefined;
 }
 
-function families(p: Problems, values: string[] | undefined, path: string): ("ipv4" | "ipv6")[] | undefined {
-  if (!values) return undefined;
+/** None given, or only empty items (`ip-family = ""`, `[]`): ipv4, as upstream's validateIPFamily. */
+function families(p: Problems, values: string[] | undefined, path: string): ("ipv4" | "ipv6")[] {
+  if (!values || values.length === 0) return ["ipv4"];
   const out = values.map((v) => v.toLowerCase());
   for (const v of out)
     if (v !== "ipv4" && v !== "ipv6") p.add(`${path}.ipFamily`, `${JSON.stringify(v)} is not ipv4 or ipv6`);
@@ -163,7 +164,7 @@ export function readVCenter(p: Problems, global: Raw, vcenters: Raw, ignored: st
   const pick = (key: string): string | undefined => text(p, entry, key, path) || text(p, global, key, "global");
   const server = text(p, entry, "server", path) || name;
   if (server === "") p.add(`${path}.server`, "is required");
-  // Lists too when the entry's is empty (`datacenters = ""`, `[]`), as upstream's `len(vc.Datacenters) == 0`.
+  // An empty list too (`datacenters = ""`, `[]`), as upstream's `len(vcConfig.Datacenters) == 0`.
   const pickList = (key: string): string[] | undefined => {
     const own = list(p, entry, key, path);
     return own && own.length > 0 ? own : list(p, global, key, "global");
@@ -177,6 +178,6 @@ export function readVCenter(p: Problems, global: Raw, vcenters: Raw, ignored: st
     caFile: pick("caFile") ?? "",
     thumbprint: thumbprint(p, pick("thumbprint"), path),
     credentials: credentials(p, pick, path),
-    ipFamilies: families(p, pickList("ipFamily"), path) ?? ["ipv4"],
+    ipFamilies: families(p, pickList("ipFamily"), path),
   };
 }
