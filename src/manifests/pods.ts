@@ -34,8 +34,16 @@ function binaryVolume(o: PackageOptions): Volume[] {
   return o.image === "" ? [hostFile("binary", o.binary)] : [];
 }
 
-function certDirVolume(o: PackageOptions): Volume[] {
-  return o.config.serving.certDir === "" ? [] : [hostFile("cert-dir", o.config.serving.certDir, false)];
+/**
+ * `--cert-dir`, where the manager writes its self-signed pair: a host folder for the static pod (root,
+ * like kube-controller-manager's), an emptyDir in-cluster. A hostPath folder kubelet creates is root's,
+ * 0755, which the non-root pod cannot write; each pod makes its own pair, as upstream's pods do.
+ */
+function certDirVolume(o: PackageOptions, inCluster: boolean): Volume[] {
+  const path = o.config.serving.certDir;
+  if (path === "") return [];
+  if (!inCluster) return [hostFile("cert-dir", path, false)];
+  return [{ volume: { name: "cert-dir", emptyDir: {} }, mount: { name: "cert-dir", mountPath: path } }];
 }
 
 /**
@@ -137,7 +145,7 @@ function namespace(o: PackageOptions): string {
  */
 export function staticPod(o: PackageOptions): Manifest {
   const files = [...hostFiles(o.config), ...(o.indirectFiles ?? [])];
-  const volumes = [...binaryVolume(o), ...fileVolumes(files), ...certDirVolume(o)];
+  const volumes = [...binaryVolume(o), ...fileVolumes(files), ...certDirVolume(o, false)];
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -160,7 +168,7 @@ function inClusterPodSpec(o: PackageOptions): Obj {
     ...binaryVolume(o),
     ...(cloudConfig !== "" ? [secretVolume(cloudConfig)] : []),
     ...fileVolumes(others),
-    ...certDirVolume(o),
+    ...certDirVolume(o, true),
   ];
   return {
     serviceAccountName: CCM_SERVICE_ACCOUNT,
