@@ -67,3 +67,16 @@ describe("--cert-dir", () => {
     });
   }
 });
+
+describe("certificates a delegated-auth kubeconfig names", () => {
+  const indirect = [{ flag: "authentication-kubeconfig", path: "/etc/kubernetes/pki/ccm.crt" }];
+  const volume = { name: "authentication-kubeconfig-2", hostPath: { path: indirect[0]!.path, type: "File" } };
+  for (const kind of ["static-pod", "daemonset", "deployment"] as const) {
+    test(`${kind} mounts them from the host, with the kubeconfig`, () => {
+      const argv = [kind, "--authentication-kubeconfig=/etc/kubernetes/auth.conf"];
+      const p = render[kind](options(kind === "static-pod" ? [...argv, "--kubeconfig=/k"] : argv, indirect));
+      expect(p.volumes).toContainEqual(volume);
+      expect(p.mounts).toContainEqual({ name: volume.name, mountPath: indirect[0]!.path, readOnly: true });
+    });
+  }
+});

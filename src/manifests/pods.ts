@@ -163,7 +163,8 @@ export function staticPod(o: PackageOptions): Manifest {
 
 function inClusterPodSpec(o: PackageOptions): Obj {
   const { cloudConfig } = o.config;
-  const others = hostFiles(o.config).filter((f) => f.flag !== "cloud-config");
+  // The delegated-auth kubeconfigs come from the host, and so do the certificates they name.
+  const others = [...hostFiles(o.config), ...(o.indirectFiles ?? [])].filter((f) => f.flag !== "cloud-config");
   const volumes = [
     ...binaryVolume(o),
     ...(cloudConfig !== "" ? [secretVolume(cloudConfig)] : []),
