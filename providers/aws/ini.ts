@@ -30,17 +30,25 @@ function stripComment(text: string): string {
   return text;
 }
 
-/** Unquotes a value; undefined when a quote is left open. */
+/**
+ * Unquotes a value; undefined when a quote is left open. As gcfg, whitespace is trimmed only where it is
+ * unquoted: `" p w "` keeps its spaces.
+ */
 export function unquote(raw: string): string | undefined {
   let out = "";
+  /** `out`'s length up to its last character that is not unquoted whitespace. */
+  let end = 0;
   let quoted = false;
   for (let i = 0; i < raw.length; i++) {
-    const c = raw[i];
+    const c = raw[i] ?? "";
     if (c === '"') quoted = !quoted;
-    else if (c === "\\" && i + 1 < raw.length) out += raw[++i];
-    else out += c;
+    else if (!quoted && /\s/.test(c)) out += out === "" ? "" : c;
+    else {
+      out += c === "\\" && i + 1 < raw.length ? raw[++i] : c;
+      end = out.length;
+    }
   }
-  return quoted ? undefined : out.trim();
+  return quoted ? undefined : out.slice(0, end);
 }
 
 export function parseIni(text: string): IniResult {
