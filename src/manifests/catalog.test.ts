@@ -6,7 +6,7 @@ import { render, type Kind } from "./catalog.ts";
 import { rbacManifests } from "./rbac.ts";
 import { baremetalProviderFactory } from "../../providers/baremetal/index.ts";
 import { vsphereProviderFactory } from "../../providers/vsphere/index.ts";
-import type { PackageOptions } from "./options.ts";
+import { NAME, type PackageOptions } from "./options.ts";
 
 /** Two providers that need no permissions of their own. */
 const PROVIDERS = createRegistry(
@@ -479,9 +479,11 @@ describe("pods", () => {
     expect(renderArgs(["deployment", "--cloud-provider=fake", "--leader-elect=false"])).not.toStartWith("#");
   });
 
-  test("in-cluster kinds ship their ServiceAccount, in the Lease namespace", () => {
+  test("in-cluster kinds ship their namespace and ServiceAccount, in the Lease namespace", () => {
     for (const kind of ["daemonset", "deployment"]) {
-      const [sa, workload] = docs([kind, "--cloud-provider=fake", "--leader-elect-resource-namespace=ccm-system"]);
+      const argv = [kind, "--cloud-provider=fake", "--leader-elect-resource-namespace=ccm-system"];
+      const [ns, sa, workload] = docs(argv);
+      expect([ns!.kind, ns!.metadata.name]).toEqual(["Namespace", "ccm-system"]);
       expect(sa as unknown).toEqual({
         apiVersion: "v1",
         kind: "ServiceAccount",
@@ -547,6 +549,8 @@ describe("crds", () => {
 });
 
 describe("rbac", () => {
+  // kube-system exists in every cluster; any other Lease namespace is made first, or apply fails.
+  const NS = (c: { namespace: string }) => ({ name: c.namespace, labels: { "app.kubernetes.io/name": NAME } });
   const cases = [
     { namespace: "kube-system", leaseName: "cloud-controller-manager", argv: [] },
     {
@@ -557,7 +561,9 @@ describe("rbac", () => {
   ];
   for (const c of cases) {
     test(`prints exactly rbacManifests() for ${c.namespace}/${c.leaseName}`, () => {
-      expect(docs(["rbac", ...c.argv])).toEqual(JSON.parse(JSON.stringify(rbacManifests(c))) as Doc[]);
+      const namespace = c.namespace === "kube-system" ? [] : [{ apiVersion: "v1", kind: "Namespace", metadata: NS(c) }];
+      const want = [...namespace, ...rbacManifests(c)];
+      expect(docs(["rbac", ...c.argv])).toEqual(JSON.parse(JSON.stringify(want)) as Doc[]);
     });
   }
 

@@ -4,7 +4,7 @@
  */
 import type { Config } from "../config/config.ts";
 import { posix } from "node:path";
-import { daemonSet, deployment, secretMountPath, staticPod } from "./pods.ts";
+import { daemonSet, deployment, LABELS, secretMountPath, staticPod } from "./pods.ts";
 import type { ProviderRules } from "../cloud/registry.ts";
 import type { Manifest } from "../kube/objects.ts";
 import { rbacManifests } from "./rbac.ts";
@@ -144,6 +144,17 @@ export function rbacFor(config: Config, providerRules: readonly ProviderRules[] 
   });
 }
 
+/**
+ * The Lease namespace, first, when it is not kube-system (which every cluster has): the RBAC and the
+ * workloads live there, and `kubectl apply` refuses objects in a namespace nothing made. Not in the
+ * chart's objects (helm's release namespace is made by `--create-namespace`).
+ */
+export function namespaceObjects(config: Config): Manifest[] {
+  const name = config.leaderElection.resourceNamespace;
+  if (name === "kube-system") return [];
+  return [{ apiVersion: "v1", kind: "Namespace", metadata: { name, labels: { ...LABELS } } }];
+}
+
 /** Kubernetes objects as a multi-document YAML stream. */
 export function toYaml(objects: readonly object[]): string {
   return objects.map((o) => Bun.YAML.stringify(o, null, 2).trimEnd()).join("\n---\n") + "\n";
@@ -160,11 +171,11 @@ export function render(kind: Kind, o: PackageOptions): string {
     case "static-pod":
       return replicaWarning(kind, o) + toYaml([staticPod(o)]);
     case "daemonset":
-      return replicaWarning(kind, o) + toYaml(daemonSet(o));
+      return replicaWarning(kind, o) + toYaml([...namespaceObjects(o.config), ...daemonSet(o)]);
     case "deployment":
-      return toYaml(deployment(o));
+      return toYaml([...namespaceObjects(o.config), ...deployment(o)]);
     case "rbac":
-      return toYaml(rbacFor(o.config, o.providerRules));
+      return toYaml([...namespaceObjects(o.config), ...rbacFor(o.config, o.providerRules)]);
     case "crds":
       return o.customResources.length > 0 ? toYaml(o.customResources) : "# this provider defines no custom resources\n";
   }
