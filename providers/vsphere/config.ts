@@ -12,6 +12,7 @@ import { parseLoadBalancers, type LoadBalancerSettings } from "../shared/address
 import { inIniTerms, iniToRaw, looksLikeIni, type IniForm } from "./ini-form.ts";
 import { ignoredIn, IGNORED_LABEL_KEYS, IGNORED_SECTIONS } from "./ignored-keys.ts";
 import { readVCenter, type VCenterSettings } from "./vcenter-config.ts";
+import { isScalar, unspelled, withSpellings } from "./yaml-literals.ts";
 
 export type IpFamily = "ipv4" | "ipv6";
 
@@ -100,7 +101,7 @@ function readRaw(p: Problems, text: string | undefined): { raw: Raw; spelling?: 
   if ("error" in parsed) p.add("(file)", parsed.error);
   else if (!isMapping(parsed.raw))
     p.add("(file)", "must be a YAML mapping (global, vcenter, labels, nodes) or the INI form");
-  else return { raw: parsed.raw };
+  else return { raw: withSpellings(parsed.raw, text) };
   return undefined;
 }
 
@@ -108,7 +109,7 @@ function readString(p: Problems, raw: Raw, key: string, path: string): string {
   const value = raw[key];
   if (value === undefined || value === null) return "";
   if (typeof value === "string") return value.trim();
-  p.add(`${path}.${key}`, "must be a string");
+  p.add(`${path}.${key}`, isScalar(value) ? unspelled(value) : "must be a string");
   return "";
 }
 

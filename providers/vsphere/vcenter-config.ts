@@ -6,6 +6,7 @@
 import { isMapping, onlyKeys, type Problems, type Raw } from "../shared/config-reader.ts";
 import { ignoredIn, IGNORED_VCENTER_KEYS } from "./ignored-keys.ts";
 import { normalizeThumbprint } from "./thumbprint.ts";
+import { isScalar, unspelled } from "./yaml-literals.ts";
 
 export type Credentials =
   | { readonly kind: "inline"; readonly username: string; readonly password: string }
@@ -56,10 +57,13 @@ function text(p: Problems, raw: Raw, key: string, path: string): string | undefi
   const value = raw[key];
   if (value === undefined || value === null) return undefined;
   if (typeof value === "string") return value.trim();
-  if (typeof value === "number") return String(value);
-  p.add(`${path}.${key}`, "must be a string");
+  p.add(`${path}.${key}`, isScalar(value) ? unspelled(value) : "must be a string");
   return undefined;
 }
+
+/** The port as text: a number (upstream's type) whatever its spelling. */
+const portText = (p: Problems, raw: Raw, path: string): string | undefined =>
+  typeof raw.port === "number" ? String(raw.port) : text(p, raw, "port", path);
 
 function bool(p: Problems, raw: Raw, key: string, path: string): boolean | undefined {
   const value = raw[key];
@@ -77,6 +81,11 @@ function list(p: Problems, raw: Raw, key: string, path: string): string[] | unde
   if (value === undefined || value === null) return undefined;
   if (Array.isArray(value) && value.every((v) => typeof v === "string"))
     return value.map((v) => v.trim()).filter((v) => v !== "");
+  const scalar = Array.isArray(value) ? value.find(isScalar) : undefined;
+  if (scalar !== undefined) {
+    p.add(`${path}.${key}`, `an item ${unspelled(scalar)}`);
+    return undefined;
+  }
   if (typeof value === "string")
     return value
       .split(",")
@@ -171,7 +180,7 @@ export function readVCenter(p: Problems, global: Raw, vcenters: Raw, ignored: st
   };
   return {
     server,
-    port: port(p, pick("port"), path) ?? 443,
+    port: port(p, portText(p, entry, path) || portText(p, global, "global"), path) ?? 443,
     datacenters: pickList("datacenters") ?? [],
     // Either one true is true, as upstream's: an entry's false does not override [Global]'s true.
     insecure: [bool(p, entry, "insecureFlag", path), bool(p, global, "insecureFlag", "global")].includes(true),

@@ -17,14 +17,19 @@ const PROVIDERS = createRegistry(
   })),
 );
 
+/** Routes off unless a case is about them, so the others need no --cluster-cidr. */
+const ROUTES_OFF = "--configure-cloud-routes=false";
+const routesOff = (argv: string[]): string[] =>
+  argv.some((a) => /^--(cluster-cidr|configure-cloud-routes|controllers)/.test(a)) ? argv : [...argv, ROUTES_OFF];
+
 function options(argv: string[]): { kind: Kind; options: PackageOptions } {
-  const result = packageOptions(splitArgs(argv, PACKAGE_FLAG_LIST), PROVIDERS);
+  const result = packageOptions(splitArgs(routesOff(argv), PACKAGE_FLAG_LIST), PROVIDERS);
   if (!result.ok) throw new Error(result.errors.join("\n"));
   return result;
 }
 
 function errors(argv: string[]): string[] {
-  const result = packageOptions(splitArgs(argv, PACKAGE_FLAG_LIST), PROVIDERS);
+  const result = packageOptions(splitArgs(routesOff(argv), PACKAGE_FLAG_LIST), PROVIDERS);
   return result.ok ? [] : result.errors;
 }
 
@@ -185,6 +190,35 @@ describe("package options", () => {
       errors: ['invalid value "relative/dir" for flag --cert-dir: daemonset needs an absolute path'],
     },
     {
+      name: "routes on without --cluster-cidr: refused, as the manager would refuse to start",
+      argv: ["daemonset", "--cloud-provider=fake", "--controllers=*"],
+      errors: [
+        `invalid value "" for flag --cluster-cidr: the node-route-controller needs the cluster's pod CIDR range(s); set it, or turn routes off with --configure-cloud-routes=false`,
+      ],
+    },
+    {
+      name: "and with two CIDRs of one family",
+      argv: ["systemd", "--cloud-provider=fake", "--cluster-cidr=10.0.0.0/16,10.1.0.0/16"],
+      errors: [
+        'invalid value "10.0.0.0/16,10.1.0.0/16" for flag --cluster-cidr: two CIDRs must be one IPv4 and one IPv6 (dual-stack)',
+      ],
+    },
+    {
+      name: "routes need no --cluster-cidr when turned off",
+      argv: ["static-pod", "--cloud-provider=fake", "--kubeconfig=/k", "--configure-cloud-routes=false"],
+      errors: [],
+    },
+    {
+      name: "or when the route controller is not run",
+      argv: ["deployment", "--cloud-provider=fake", "--controllers=*,-route"],
+      args: ["--cloud-provider=fake", "--controllers=*,-route"],
+    },
+    {
+      name: "rbac runs nothing: no --cluster-cidr",
+      argv: ["rbac", "--controllers=*"],
+      args: ["--controllers=*"],
+    },
+    {
       name: "systemd values cannot hold spaces",
       argv: ["systemd", "--cloud-provider=fake", "--cluster-name=my cluster"],
       errors: [
@@ -202,7 +236,7 @@ describe("package options", () => {
   for (const c of cases) {
     test(c.name, () => {
       if (c.errors) expect(errors(c.argv)).toEqual(c.errors);
-      else expect(options(c.argv).options.args).toEqual(c.args!);
+      else expect(options(c.argv).options.args.filter((a) => a !== ROUTES_OFF)).toEqual(c.args!);
     });
   }
 });
@@ -380,6 +414,7 @@ describe("pods", () => {
       "--cloud-provider=fake",
       "--cloud-config=/etc/kubernetes/cloud.conf",
       "--secure-port=10300",
+      ROUTES_OFF,
     ]);
     expect(spec.volumes).toEqual([
       { name: "binary", hostPath: { path: "/usr/local/bin/cloud-controller-manager", type: "File" } },
@@ -457,6 +492,7 @@ describe("pods", () => {
           "/usr/local/bin/cloud-controller-manager",
           "--cloud-config=/etc/kubernetes/cloud.conf",
           "--cloud-provider=fake",
+          ROUTES_OFF,
         ]);
       },
     },

@@ -11,6 +11,7 @@ import { rbacManifests } from "./rbac.ts";
 import { environmentFile, systemdProblems, systemdUnit, sysusersEntry } from "./systemd.ts";
 import { DEFAULTS, hostFiles, type PackageOptions } from "./options.ts";
 import { pathAllowed } from "../serving/auth.ts";
+import { validateClusterCidrs } from "../controllers/node-route-controller/predicates.ts";
 
 export const KINDS = [
   "systemd",
@@ -81,6 +82,19 @@ function relativePathProblems(kind: Kind, o: PackageOptions): string[] {
     .map((f) => `invalid value ${JSON.stringify(f.path)} for flag --${f.flag}: ${kind} needs an absolute path`);
 }
 
+/**
+ * Routes on (upstream's default) without a usable `--cluster-cidr` make the manager exit at start, in
+ * these words, when the provider offers routes. Whether it does is known only once it is built (the
+ * fake's depend on its cloud-config), so the file is refused for every provider: one without routes
+ * (baremetal, vsphere) says so with --configure-cloud-routes=false.
+ */
+function routeProblems(o: PackageOptions): string[] {
+  const { controllers, configureCloudRoutes, clusterCidrs } = o.config;
+  if (!controllers.includes("node-route-controller") || !configureCloudRoutes) return [];
+  const problem = validateClusterCidrs(clusterCidrs);
+  return problem === undefined ? [] : [problem];
+}
+
 function inClusterProblems(kind: Kind, o: PackageOptions): string[] {
   const { kubeconfig, master, serving } = o.config;
   const problems: string[] = [];
@@ -129,7 +143,7 @@ function replicaWarning(kind: Kind, o: PackageOptions): string {
 /** Problems specific to a kind, one line each naming the flag. */
 export function kindProblems(kind: Kind, o: PackageOptions): string[] {
   return [
-    ...(PATH_KINDS.includes(kind) ? relativePathProblems(kind, o) : []),
+    ...(PATH_KINDS.includes(kind) ? [...relativePathProblems(kind, o), ...routeProblems(o)] : []),
     ...(POD_KINDS.includes(kind) ? podProblems(kind, o) : []),
     ...(IN_CLUSTER_KINDS.includes(kind) ? inClusterProblems(kind, o) : []),
     ...(kind === "systemd" || kind === "systemd-env" ? systemdProblems(o) : []),

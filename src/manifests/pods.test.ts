@@ -21,7 +21,8 @@ interface Pod {
 }
 
 function options(argv: readonly string[], indirectFiles: readonly HostFile[] = []): PackageOptions {
-  const result = packageOptions(splitArgs([...argv, "--cloud-provider=fake"], PACKAGE_FLAG_LIST), PROVIDERS);
+  const all = [...argv, "--cloud-provider=fake", "--cluster-cidr=10.244.0.0/16"];
+  const result = packageOptions(splitArgs(all, PACKAGE_FLAG_LIST), PROVIDERS);
   if (!result.ok) throw new Error(result.errors.join("\n"));
   return { ...result.options, indirectFiles };
 }

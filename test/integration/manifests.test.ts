@@ -22,7 +22,7 @@ function generate(argv: string[]): KubeObject[] {
   return [Bun.YAML.parse(render(result.kind, result.options)) as KubeObject | KubeObject[]].flat();
 }
 
-const BASE = ["--cloud-provider=fake", "--cloud-config=/etc/kubernetes/cloud.conf"];
+const BASE = ["--cloud-provider=fake", "--cloud-config=/etc/kubernetes/cloud.conf", "--cluster-cidr=10.244.0.0/16"];
 
 async function dryRun(objects: KubeObject[]): Promise<void> {
   const cp = await controlPlane();
@@ -33,7 +33,7 @@ describe("server-side dry run of generated manifests", () => {
   const variants: { name: string; argv: string[] }[] = [
     { name: "defaults", argv: [] },
     {
-      name: "image, own binary path, certificate files, cert dir, another port",
+      name: "image, own binary path, certificate files, two SNI pairs, cert dir, another port",
       argv: [
         "--image=registry.local/ccm:v0.1.0",
         "--binary=/ccm",
@@ -41,6 +41,8 @@ describe("server-side dry run of generated manifests", () => {
         "--tls-private-key-file=/etc/ccm/tls.key",
         "--cert-dir=/var/lib/ccm",
         "--secure-port=10300",
+        "--tls-sni-cert-key=/etc/ccm/a.crt,/etc/ccm/a.key",
+        "--tls-sni-cert-key=/etc/ccm/b.crt,/etc/ccm/b.key:b.example.com",
       ],
     },
     {
