@@ -6,6 +6,7 @@
 import { DEFAULTS, NAME } from "../../src/manifests/options.ts";
 import { CLOUD_CONFIG_SECRET, LABELS } from "../../src/manifests/pods.ts";
 import type { Manifest } from "../../src/kube/objects.ts";
+import { CONTROLLERS } from "../../src/names/controllers.ts";
 import { catalogOptions, rbacParts, SENTINEL, workloadParts, type Obj } from "./catalog.ts";
 
 export const LABELS_TEMPLATE = `${NAME}.labels`;
@@ -102,6 +103,9 @@ function commandBlock(spaces: number): string {
     arg("--leader-elect-resource-namespace=%s", ".Release.Namespace"),
     `${pad}{{- end }}`,
     arg("--leader-elect-resource-name=%s", ".Values.leaderElection.resourceName"),
+    `${pad}{{- if .Values.clusterCIDR }}`,
+    arg("--cluster-cidr=%s", ".Values.clusterCIDR"),
+    `${pad}{{- end }}`,
     `${pad}{{- range .Values.extraArgs }}`,
     `${pad}- {{ . | quote }}`,
     `${pad}{{- end }}`,
@@ -189,6 +193,29 @@ function podSpecBlock(spaces: number): string {
     .join("\n");
 }
 
+/**
+ * `manifests`' route check (catalog.ts) in template form: routes on (the route controller among the
+ * controllers, not turned off in extraArgs) without a --cluster-cidr would make every pod exit at start,
+ * so the install fails instead, naming the value to set.
+ */
+export function routesGuard(): string {
+  const route = "node-route-controller";
+  const names = [route, CONTROLLERS[route].alias];
+  const listed = (prefix: string): string => names.map((n) => `(has "${prefix}${n}" .Values.controllers)`).join(" ");
+  const message =
+    "clusterCIDR: the node-route-controller needs the cluster's pod CIDR range(s) (--cluster-cidr); " +
+    `set clusterCIDR, or turn routes off (extraArgs --configure-cloud-routes=false, or controllers without ${route})`;
+  return [
+    `{{- $extraArgs := join " " .Values.extraArgs }}`,
+    `{{- $routesNamed := or (has "*" .Values.controllers) ${listed("")} }}`,
+    `{{- $routesOff := or ${listed("-")} (contains "--configure-cloud-routes=false" $extraArgs) }}`,
+    `{{- $cidr := or .Values.clusterCIDR (contains "--cluster-cidr=" $extraArgs) }}`,
+    `{{- if and $routesNamed (not $routesOff) (not $cidr) }}`,
+    `{{- fail ${JSON.stringify(message)} }}`,
+    "{{- end }}",
+  ].join("\n");
+}
+
 export function workloadTemplate(): string {
   const { daemonSetSpec, deploymentOnly } = workloadParts();
   const head = templated(
@@ -200,6 +227,7 @@ export function workloadTemplate(): string {
   ).replace("__KIND__", "{{ .Values.kind }}");
   const template = daemonSetSpec.template as Obj;
   return [
+    routesGuard(),
     head,
     "spec:",
     `{{- if eq .Values.kind "Deployment" }}\n${yaml(deploymentOnly, 2)}\n{{- end }}`,
