@@ -58,9 +58,12 @@ export interface Release {
   readonly imageSkipped?: string;
 }
 
-/** The flags every shipped manifest is generated with (placeholder-free; regenerate for others). */
+/**
+ * The flags every shipped manifest is generated with (placeholder-free; regenerate for others). Routes
+ * off: they need the cluster's --cluster-cidr, which a release cannot know.
+ */
 export function defaultFlags(provider: string): string[] {
-  return [`--cloud-provider=${provider}`, `--cloud-config=${DEFAULTS.cloudConfig}`];
+  return [`--cloud-provider=${provider}`, `--cloud-config=${DEFAULTS.cloudConfig}`, "--configure-cloud-routes=false"];
 }
 
 function filesUnder(dir: string): string[] {

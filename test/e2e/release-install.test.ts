@@ -247,6 +247,7 @@ describe("release and README install", () => {
           kind,
           "--cloud-provider=fake",
           "--cloud-config=/etc/kubernetes/cloud.conf",
+          "--configure-cloud-routes=false",
         ],
         { cwd: h.cwd, stdout: "pipe" },
       );

@@ -75,6 +75,7 @@ describe("systemd unit", () => {
         `--kubeconfig=${host.kubeconfig}`,
         `--cloud-config=${host.cloudConfig}`,
         "--cert-dir=/var/lib/cloud-controller-manager",
+        "--cluster-cidr=10.244.0.0/16",
       ];
       writeFileSync(host.envFile, await generated(binary, "systemd-env", flags));
       const unit = join(host.dir, "cloud-controller-manager.service");

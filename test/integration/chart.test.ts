@@ -63,7 +63,7 @@ interface Variant {
   readonly securePort?: number;
 }
 
-const EXTRA_ARGS = ["--cluster-cidr=10.244.0.0/16"];
+const CLUSTER_CIDR = "10.244.0.0/16";
 
 function helmArgs(v: Variant, cloudConfigFile: string): string[] {
   return [
@@ -77,8 +77,8 @@ function helmArgs(v: Variant, cloudConfigFile: string): string[] {
     `provider=${v.provider}`,
     "--set",
     `kind=${v.kind}`,
-    "--set-json",
-    `extraArgs=${JSON.stringify(EXTRA_ARGS)}`,
+    "--set",
+    `clusterCIDR=${CLUSTER_CIDR}`,
     ...(v.cloudConfig ? ["--set-file", `cloudConfig=${cloudConfigFile}`] : []),
     ...(v.image ? ["--set", `image.repository=${v.image.repository}`, "--set", `image.tag=${v.image.tag}`] : []),
     ...(v.controllers ? ["--set-json", `controllers=${JSON.stringify(v.controllers)}`] : []),
@@ -96,7 +96,7 @@ function manifestFlags(v: Variant): string[] {
     `--leader-elect=${v.leaderElect ?? true}`,
     ...(v.namespace !== "kube-system" ? [`--leader-elect-resource-namespace=${v.namespace}`] : []),
     "--leader-elect-resource-name=cloud-controller-manager",
-    ...EXTRA_ARGS,
+    `--cluster-cidr=${CLUSTER_CIDR}`,
     `--secure-port=${v.securePort ?? 10258}`,
     ...(v.image ? [`--image=${v.image.repository}:${v.image.tag}`] : []),
   ];
@@ -153,10 +153,11 @@ describe("helm chart", () => {
     test(`helm template = manifests: ${v.name}`, async () => {
       const chart = await rendered(v);
       const workload = v.kind === "DaemonSet" ? "daemonset" : "deployment";
+      // The release namespace is helm's (-n, --create-namespace): the chart makes no Namespace object.
       const expected = [
         ...(await manifests("rbac", manifestFlags(v))),
         ...(await manifests(workload, manifestFlags(v))),
-      ];
+      ].filter((o) => o.kind !== "Namespace");
       const isCrd = (o: KubeObject): boolean => o.kind === "CustomResourceDefinition";
       const isSecret = (o: KubeObject): boolean => o.kind === "Secret";
       expect(objectSet(chart.filter((o) => !isCrd(o) && !isSecret(o)))).toEqual(objectSet(expected));
@@ -169,7 +170,17 @@ describe("helm chart", () => {
   }
 
   test("existingSecret: no Secret rendered, the pod mounts the named one", async () => {
-    const result = await helm(["template", "ccm", CHART_DIR, "--set", "provider=aws", "--set", "existingSecret=mine"]);
+    const result = await helm([
+      "template",
+      "ccm",
+      CHART_DIR,
+      "--set",
+      "provider=aws",
+      "--set",
+      `clusterCIDR=${CLUSTER_CIDR}`,
+      "--set",
+      "existingSecret=mine",
+    ]);
     expect(result.status).toBe(0);
     const objects = documents(result.stdout);
     expect(objects.filter((o) => o.kind === "Secret")).toEqual([]);
@@ -185,6 +196,8 @@ describe("helm chart", () => {
       "--set",
       "provider=fake",
       "--set",
+      `clusterCIDR=${CLUSTER_CIDR}`,
+      "--set",
       "serviceMonitor.enabled=true",
     ]);
     expect(result.status).toBe(0);
@@ -193,6 +206,15 @@ describe("helm chart", () => {
       "Service",
       "ServiceMonitor",
     ]);
+  }, 60_000);
+
+  test("routes on without clusterCIDR: the install fails naming it; routes off needs none", async () => {
+    const base = ["template", "ccm", CHART_DIR, "--set", "provider=aws"];
+    const refused = await helm(base);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain("clusterCIDR: the node-route-controller needs the cluster's pod CIDR range(s)");
+    expect((await helm([...base, "--set-json", 'extraArgs=["--configure-cloud-routes=false"]'])).status).toBe(0);
+    expect((await helm([...base, "--set-json", 'controllers=["*","-route"]'])).status).toBe(0);
   }, 60_000);
 
   test("values outside the schema are refused (kind, provider)", async () => {

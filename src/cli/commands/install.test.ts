@@ -90,7 +90,13 @@ describe("input files not in place yet", () => {
     },
     {
       name: "manifests daemonset: no host files checked",
-      argv: ["manifests", "daemonset", "--cloud-provider=fake", `--cloud-config=${missingCloudConfig}`],
+      argv: [
+        "manifests",
+        "daemonset",
+        "--cloud-provider=fake",
+        `--cloud-config=${missingCloudConfig}`,
+        "--cluster-cidr=10.244.0.0/16",
+      ],
       code: 0,
       err: [],
     },
@@ -118,7 +124,13 @@ describe("manifests static-pod mounts every file the manager reads", () => {
       "current-context: x",
     ];
     writeFileSync(kubeconfig, `${lines.join("\n")}\n`);
-    const argv = ["manifests", "static-pod", "--cloud-provider=fake", `--kubeconfig=${kubeconfig}`];
+    const argv = [
+      "manifests",
+      "static-pod",
+      "--cloud-provider=fake",
+      `--kubeconfig=${kubeconfig}`,
+      "--cluster-cidr=10.244.0.0/16",
+    ];
     const sni = `--tls-sni-cert-key=${dir}/pki/a.crt,${dir}/pki/a.key`;
     const { code, out } = await runCommand([...argv, `--client-ca-file=${dir}/pki/front-ca.crt`, sni]);
     expect(code).toBe(0);
