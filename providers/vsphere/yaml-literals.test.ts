@@ -18,16 +18,12 @@ const password = (config: VSphereConfig): string =>
 
 describe("YAML numbers and booleans in text fields are read as written, as upstream's yaml.v2", () => {
   test.each([
-    ["a leading zero is kept", "  password: 0123", "0123"],
-    ["a float's trailing zero is kept", "  password: 1.10", "1.10"],
-    ["a boolean keeps its case", "  password: True", "True"],
-  ])("%s", (_title, global, expected) => {
-    expect(password(configOf(yaml(global)))).toBe(expected);
-  });
-
-  test("in flow style too", () => {
-    const config = configOf("{global: {user: admin, password: 0x1F}, vcenter: {vc: {server: vc}}}");
-    expect(password(config)).toBe("0x1F");
+    ["a leading zero is kept", yaml("  password: 0123"), "0123"],
+    ["a float's trailing zero is kept", yaml("  password: 1.10"), "1.10"],
+    ["a boolean keeps its case", yaml("  password: True"), "True"],
+    ["in flow style too", "{global: {user: a, password: 0x1F}, vcenter: {vc: {server: vc}}}", "0x1F"],
+  ])("%s", (_title, text, expected) => {
+    expect(password(configOf(text))).toBe(expected);
   });
 
   test("lists, labels and nodes too; port and insecureFlag still read", () => {
@@ -46,13 +42,11 @@ describe("YAML numbers and booleans in text fields are read as written, as upstr
 
   test("a value the file spells two ways is refused, naming each key, never guessed", () => {
     const errors = parsed(yaml("  password: 0123", "    user: 123\n"));
-    expect(errors).toEqual(
-      expect.arrayContaining([
-        expect.stringContaining("vcenter.vc.user: reads as the number 123"),
-        expect.stringContaining("global.password: reads as the number 123"),
-      ]),
+    expect(Array.isArray(errors) ? errors.join("\n") : "").toContain(
+      "vcenter.vc.user: reads as the number 123, and the file spells that value more than one way",
     );
-    expect((errors as string[])[0]).toEndWith("quote it");
+    expect(Array.isArray(errors) ? errors.join("\n") : "").toContain("global.password: reads as the number 123");
+    expect(Array.isArray(errors) && errors[0]).toEndWith("quote it");
   });
 
   test("every token that reads as a number or boolean, by value", () => {
