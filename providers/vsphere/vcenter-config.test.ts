@@ -42,3 +42,13 @@ describe("lists: the entry's empty one falls back to global's (upstream's len(..
     expect<readonly string[]>(vcenterOf(text)[key]).toEqual(expected);
   });
 });
+
+describe("a password is used as written", () => {
+  test.each([
+    ["INI: unquoted", ini("", ""), "p"],
+    ["INI: quoted spaces kept", '[Global]\nuser = u\npassword = " p w "\n[VirtualCenter "vc"]\n', " p w "],
+    ["YAML: quoted spaces kept", 'global:\n  user: u\n  password: " p w "\nvcenter:\n  vc:\n    server: vc\n', " p w "],
+  ])("%s", (_title, text, expected) => {
+    expect(vcenterOf(text).credentials).toEqual({ kind: "inline", username: "u", password: expected });
+  });
+});

@@ -56,7 +56,8 @@ function refuse(p: Problems, raw: Raw, path: string): void {
 function text(p: Problems, raw: Raw, key: string, path: string): string | undefined {
   const value = raw[key];
   if (value === undefined || value === null) return undefined;
-  if (typeof value === "string") return value.trim();
+  // A password is used as written: quotes (INI and YAML) keep its spaces, and upstream trims nothing.
+  if (typeof value === "string") return key === "password" ? value : value.trim();
   p.add(`${path}.${key}`, isScalar(value) ? unspelled(value) : "must be a string");
   return undefined;
 }
