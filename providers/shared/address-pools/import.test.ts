@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import type { KubeObject } from "../../../src/kube/objects.ts";
 import { readPools, type AddressPoolObject } from "./cluster-pools.ts";
 import { importPools } from "./import.ts";
 import { KUBE_VIP_YAML, METALLB_YAML } from "./import.fixtures.test-support.ts";
@@ -95,6 +96,28 @@ describe("import from kube-vip", () => {
       pools: [],
       notes: ["kubevip allow-share-prod: no cidr-prod or range-prod pool to share addresses of, ignored"],
     });
+  });
+
+  /** Each case: the allow-share keys, the pools that share (of kubevip-team and kubevip-global), the notes. */
+  const shareCases: [string, Record<string, string>, string[], string[]?][] = [
+    ["own key", { "allow-share-team": "true" }, ["team"]],
+    ["global key, for every namespace", { "allow-share-global": "true" }, ["team", "global"]],
+    ["own key hides the global one", { "allow-share-global": "true", "allow-share-team": "false" }, ["global"]],
+    ["ParseBool's spellings", { "allow-share-team": "True", "allow-share-global": "1" }, ["team", "global"]],
+    ["ParseBool's false spellings", { "allow-share-team": "F", "allow-share-global": "TRUE" }, ["global"]],
+    [
+      "a value ParseBool refuses: no sharing, a note",
+      { "allow-share-team": "yes", "allow-share-global": "true" },
+      ["global"],
+      ['kubevip allow-share-team: "yes" is not a boolean (as Go\'s ParseBool reads), so no sharing'],
+    ],
+  ];
+  test.each(shareCases)("allow-share: %s", (_name, keys, sharing, notes = []) => {
+    const data = { "cidr-team": "10.0.0.0/24", "cidr-global": "10.1.0.0/24", ...keys };
+    const got = importPools([{ kind: "ConfigMap", metadata: { name: "kubevip" }, data }]);
+    const shares = (p: KubeObject): boolean => (p as AddressPoolObject).spec?.implicitSharing === true;
+    expect(got.pools.filter(shares).map((p) => p.metadata.name)).toEqual(sharing.map((ns) => `kubevip-${ns}`));
+    expect(got.notes).toEqual(notes);
   });
 
   test("other objects are ignored with a note", () => {

@@ -2,8 +2,8 @@
  * Pools from MetalLB and kube-vip-cloud-provider, as this project's AddressPool objects, for a reviewable
  * migration (`cloud-controller-manager import-pools`). Read: MetalLB `IPAddressPool` (metallb.io/v1beta1)
  * and `L2Advertisement`/`BGPAdvertisement`, and kube-vip's ConfigMap (`kubevip` in kube-system) with
- * `cidr-<ns>`, `range-<ns>`, `cidr-global`, `range-global` and `allow-share-<ns>`. What has no equivalent
- * is listed in the notes, never dropped silently; nothing is written to a cluster.
+ * `cidr-<ns>`, `range-<ns>`, `cidr-global`, `range-global`, `allow-share-<ns>` and `allow-share-global`.
+ * What has no equivalent is listed in the notes, never dropped silently; nothing is written to a cluster.
  */
 import type { KubeObject } from "../../../src/kube/objects.ts";
 import { formatIP, lastAddress, parseCIDR } from "../../../src/net/ip.ts";
@@ -79,25 +79,51 @@ function withoutEnds(text: string): string {
 /**
  * kube-vip's ConfigMap: one pool per namespace (and `global`), CIDRs and ranges together. kube-vip never
  * hands out IPv4 addresses ending in .0 or .255, so every pool avoids them (`avoidBuggyIPs`), and its
- * global `search-order: desc` becomes each pool's `allocationOrder: Descending`.
+ * global `search-order: desc` becomes each pool's `allocationOrder: Descending`. A namespace shares as its
+ * `allow-share-<ns>` says, else as `allow-share-global` says (kube-vip's getConfig falls back so).
  */
 function fromKubeVip(o: Raw, notes: string[]): KubeObject[] {
   const data = isJsonObject(o.data) ? o.data : {};
   const descending = data[SEARCH_ORDER] === "desc";
   const { byNamespace, sharing } = readKubeVipData(data, notes);
-  for (const ns of sharing)
-    if (!byNamespace.has(ns))
+  const shares = (ns: string): boolean => sharing.get(ns) ?? sharing.get("global") ?? false;
+  for (const ns of sharing.keys()) {
+    const used = byNamespace.has(ns) || (ns === "global" && [...byNamespace.keys()].some((n) => !sharing.has(n)));
+    if (!used)
       notes.push(`kubevip ${ALLOW_SHARE}${ns}: no cidr-${ns} or range-${ns} pool to share addresses of, ignored`);
+  }
   const source = `ConfigMap ${nameOf(o)} (kube-vip)`;
   return [...byNamespace].map(([ns, addresses]) =>
-    addressPool(`kubevip-${ns}`, kubeVipSpec(ns, addresses, { descending, sharing: sharing.has(ns) }), source),
+    addressPool(`kubevip-${ns}`, kubeVipSpec(ns, addresses, { descending, sharing: shares(ns) }), source),
   );
 }
 
-/** The addresses of each namespace (and `global`), and the namespaces that share implicitly. */
-function readKubeVipData(data: Raw, notes: string[]): { byNamespace: Map<string, string[]>; sharing: Set<string> } {
+/** Go's strconv.ParseBool, which kube-vip reads `allow-share-*` with; undefined where it fails. */
+function parseGoBool(value: unknown): boolean | undefined {
+  if (typeof value !== "string") return undefined;
+  if (["1", "t", "T", "TRUE", "true", "True"].includes(value)) return true;
+  if (["0", "f", "F", "FALSE", "false", "False"].includes(value)) return false;
+  return undefined;
+}
+
+/**
+ * `allow-share-<ns>` as kube-vip reads it. A value ParseBool refuses is false there (the key still hides
+ * `allow-share-global`), so the pool does not share, with a note.
+ */
+function readAllowShare(key: string, value: unknown, notes: string[]): boolean {
+  const parsed = parseGoBool(value);
+  if (parsed === undefined)
+    notes.push(`kubevip ${key}: ${JSON.stringify(value)} is not a boolean (as Go's ParseBool reads), so no sharing`);
+  return parsed ?? false;
+}
+
+/** The addresses of each namespace (and `global`), and each `allow-share-<ns>` read. */
+function readKubeVipData(
+  data: Raw,
+  notes: string[],
+): { byNamespace: Map<string, string[]>; sharing: Map<string, boolean> } {
   const byNamespace = new Map<string, string[]>();
-  const sharing = new Set<string>();
+  const sharing = new Map<string, boolean>();
   const skipEnds = data[SKIP_END_IPS] === "true";
   for (const [key, value] of Object.entries(data)) {
     const match = KUBE_VIP_KEY.exec(key);
@@ -106,7 +132,7 @@ function readKubeVipData(data: Raw, notes: string[]): { byNamespace: Map<string,
       const addresses = addressList(value).map((a) => (skipEnds && match[1] === "cidr" ? withoutEnds(a) : a));
       byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), ...addresses]);
     } else if (key.startsWith(ALLOW_SHARE)) {
-      if (value === "true") sharing.add(key.slice(ALLOW_SHARE.length));
+      sharing.set(key.slice(ALLOW_SHARE.length), readAllowShare(key, value, notes));
     } else if (key !== SEARCH_ORDER && key !== SKIP_END_IPS) notes.push(`kubevip ${key}: not a pool key, ignored`);
   }
   return { byNamespace, sharing };
