@@ -65,12 +65,12 @@ export class FlagReader {
    * (a number, a boolean, a duration). Ranges and meanings are for the other readers.
    */
   syntax(name: string): void {
-    const text = this.text(name);
     const type = spec(name).type;
-    if (type === "bool" && parseBool(text) === undefined) this.fail(name, "must be true or false");
+    if (type === "bool") this.bool(name);
     if (type === "int") this.int(name);
-    if (type === "float" && parseNumber(text) === undefined) this.fail(name, "must be a number");
-    if (type === "duration" && parseDuration(text) === undefined) this.fail(name, NOT_A_DURATION);
+    if (type === "float") this.number(name, Number.NEGATIVE_INFINITY);
+    // Not `duration`, which also refuses a negative one.
+    if (type === "duration" && parseDuration(this.text(name)) === undefined) this.fail(name, NOT_A_DURATION);
   }
 
   list(name: string): string[] {
