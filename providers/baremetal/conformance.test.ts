@@ -4,6 +4,7 @@ import { testProviderContext } from "../../test/harness/provider-context.ts";
 import { parseBaremetalConfig } from "./config.ts";
 import { patchRecorder, providerInit } from "../shared/address-pools/fixtures.test-support.ts";
 import { createBaremetalProvider } from "./provider.ts";
+import { baremetalProviderFactory } from "./index.ts";
 
 /**
  * The conformance cloud is the inventory: creating an instance adds a machine, stopping it marks it
@@ -61,6 +62,7 @@ async function baremetalSession() {
 runProviderConformance({
   name: "baremetal",
   setup: baremetalSession,
+  factory: baremetalProviderFactory,
   skip: {
     routes:
       "bare metal has no router API to program; pod routes belong to the CNI (BGP, VXLAN), so the provider offers no Routes",

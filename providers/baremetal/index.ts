@@ -23,6 +23,8 @@ export const baremetalProviderFactory: ProviderFactory<BaremetalProviderInput> =
     ...BARE_METAL_MACHINE_RULES,
   ],
   customResourceDefinitions: [addressPoolCrd(), bareMetalMachineCrd()],
+  // Pod routes belong to the CNI (BGP, VXLAN): there is no router API to program.
+  withoutRoutes: true,
 };
 
 export { parseBaremetalConfig, type BaremetalConfig } from "./config.ts";

@@ -3,6 +3,7 @@ import { runProviderConformance } from "../../test/conformance/provider-conforma
 import { startVcsim, type VcsimVm } from "../../test/harness/vcsim.ts";
 import { patchRecorder, providerInit } from "../shared/address-pools/fixtures.test-support.ts";
 import { nodeOf, vcsimProvider } from "./fixtures.test-support.ts";
+import { vsphereProviderFactory } from "./index.ts";
 
 const POOLS = `loadBalancers:
   pools:
@@ -53,6 +54,7 @@ const UNMATCHED =
 runProviderConformance({
   name: "vsphere",
   setup: vsphereSession,
+  factory: vsphereProviderFactory,
   timeoutMs: 300_000,
   skip: {
     unknown: UNMATCHED,

@@ -17,6 +17,8 @@ export const vsphereProviderFactory: ProviderFactory<VSphereConfig> = {
     ...ADDRESS_POOL_RULES,
   ],
   customResourceDefinitions: [addressPoolCrd()],
+  // Upstream's routes are NSX-T's, which this provider does not implement; pod routes belong to the CNI.
+  withoutRoutes: true,
 };
 
 export { parseVSphereConfig, type VSphereConfig } from "./config.ts";

@@ -7,7 +7,7 @@ import { DEFAULTS, NAME } from "../../src/manifests/options.ts";
 import { CLOUD_CONFIG_SECRET, LABELS } from "../../src/manifests/pods.ts";
 import type { Manifest } from "../../src/kube/objects.ts";
 import { CONTROLLERS } from "../../src/names/controllers.ts";
-import { catalogOptions, rbacParts, SENTINEL, workloadParts, type Obj } from "./catalog.ts";
+import { catalogOptions, rbacParts, registry, SENTINEL, workloadParts, type Obj } from "./catalog.ts";
 
 export const LABELS_TEMPLATE = `${NAME}.labels`;
 const HAS_CLOUD_CONFIG = "or .Values.cloudConfig .Values.existingSecret";
@@ -195,8 +195,8 @@ function podSpecBlock(spaces: number): string {
 
 /**
  * `manifests`' route check (catalog.ts) in template form: routes on (the route controller among the
- * controllers, not turned off in extraArgs) without a --cluster-cidr would make every pod exit at start,
- * so the install fails instead, naming the value to set.
+ * controllers, not turned off in extraArgs, the provider not one that never offers routes) without a
+ * --cluster-cidr would make every pod exit at start, so the install fails instead, naming the value to set.
  */
 export function routesGuard(): string {
   const route = "node-route-controller";
@@ -205,10 +205,12 @@ export function routesGuard(): string {
   const message =
     "clusterCIDR: the node-route-controller needs the cluster's pod CIDR range(s) (--cluster-cidr); " +
     `set clusterCIDR, or turn routes off (extraArgs --configure-cloud-routes=false, or controllers without ${route})`;
+  const withoutRoutes = registry.withoutRoutes.map((n) => JSON.stringify(n)).join(" ");
   return [
     `{{- $extraArgs := join " " .Values.extraArgs }}`,
     `{{- $routesNamed := or (has "*" .Values.controllers) ${listed("")} }}`,
     `{{- $routesOff := or ${listed("-")} (contains "--configure-cloud-routes=false" $extraArgs) }}`,
+    `{{- $routesOff = or $routesOff (has .Values.provider (list ${withoutRoutes})) }}`,
     `{{- $cidr := or .Values.clusterCIDR (contains "--cluster-cidr=" $extraArgs) }}`,
     `{{- if and $routesNamed (not $routesOff) (not $cidr) }}`,
     `{{- fail ${JSON.stringify(message)} }}`,

@@ -50,6 +50,18 @@ function namesProvider(kind: Kind, args: readonly string[]): boolean {
  * `crds` a missing --cloud-provider means every provider's, not an error (the other flags are still
  * validated).
  */
+/** What the named provider (every provider, for a kind that names none) adds to the files. */
+function providerParts(
+  registry: ProviderRegistry,
+  name: string | undefined,
+): Pick<PackageOptions, "providerRules" | "customResources" | "withoutRoutes"> {
+  return {
+    providerRules: registry.rbacRules(name),
+    customResources: registry.customResources(name),
+    withoutRoutes: name !== undefined && !registry.offersRoutes(name),
+  };
+}
+
 export function packageOptions(split: SplitArgs, registry: ProviderRegistry): PackageResult {
   const providers = registry.names;
   const errors = [...split.errors];
@@ -69,8 +81,7 @@ export function packageOptions(split: SplitArgs, registry: ProviderRegistry): Pa
     image: ownValue(split, PACKAGE_FLAGS.image),
     baseImage: ownValue(split, PACKAGE_FLAGS.baseImage),
     envFile: ownValue(split, PACKAGE_FLAGS.envFile),
-    providerRules: registry.rbacRules(needsProvider ? loaded.config.cloudProvider : undefined),
-    customResources: registry.customResources(needsProvider ? loaded.config.cloudProvider : undefined),
+    ...providerParts(registry, needsProvider ? loaded.config.cloudProvider : undefined),
   };
   errors.push(...kindProblems(kindText, options));
   return errors.length > 0 ? { ok: false, errors } : { ok: true, kind: kindText, options };

@@ -323,4 +323,10 @@ export interface ProviderFactory<C = unknown> {
   readonly namespacedRbacRules?: readonly PolicyRule[];
   /** The CustomResourceDefinitions of the objects the provider reads and writes; `manifests crds` prints them. */
   readonly customResourceDefinitions?: readonly Manifest[];
+  /**
+   * True when the provider never offers `routes`, whatever its configuration (the conformance suite
+   * holds it to that). The route controller then does not start, as upstream's ("does not support
+   * routes"), so `manifests` and the chart need no `--cluster-cidr` for it. Left out: routes may exist.
+   */
+  readonly withoutRoutes?: boolean;
 }

@@ -40,6 +40,10 @@ export interface ProviderRegistry {
    * several providers share (AddressPool) appears once.
    */
   customResources(name?: string): Manifest[];
+  /** Whether provider `name` may offer routes (false only when its factory says it never does). */
+  offersRoutes(name: string): boolean;
+  /** The names of the providers that never offer routes. */
+  readonly withoutRoutes: readonly string[];
 }
 
 export function createRegistry(factories: readonly ProviderFactory<never>[]): ProviderRegistry {
@@ -52,6 +56,11 @@ export function createRegistry(factories: readonly ProviderFactory<never>[]): Pr
   const factory = (name: string): ProviderFactory | undefined => byName.get(name);
   return {
     names: [...byName.keys()].sort(),
+    withoutRoutes: [...byName.values()]
+      .filter((f) => f.withoutRoutes === true)
+      .map((f) => f.name)
+      .sort(),
+    offersRoutes: (name) => factory(name)?.withoutRoutes !== true,
     parse(name, configText, configPath): ParsedProviderConfig {
       const found = factory(name);
       if (!found) return { ok: false, errors: [`unknown cloud provider ${JSON.stringify(name)}`] };

@@ -8,12 +8,13 @@ import { baremetalProviderFactory } from "../../providers/baremetal/index.ts";
 import { vsphereProviderFactory } from "../../providers/vsphere/index.ts";
 import { NAME, type PackageOptions } from "./options.ts";
 
-/** Two providers that need no permissions of their own. */
+/** Providers that need no permissions of their own; "bare" declares it never offers routes. */
 const PROVIDERS = createRegistry(
-  ["fake", "other"].map((name) => ({
+  ["fake", "other", "bare"].map((name) => ({
     name,
     parseConfig: () => ({ ok: true as const, config: undefined as never }),
     create: () => Promise.resolve({ name }),
+    withoutRoutes: name === "bare",
   })),
 );
 
@@ -117,7 +118,7 @@ describe("package options", () => {
     {
       name: "an unknown provider",
       argv: ["systemd", "--cloud-provider=nimbus"],
-      errors: ['invalid value "nimbus" for flag --cloud-provider: unknown cloud provider (known: fake, other)'],
+      errors: ['invalid value "nimbus" for flag --cloud-provider: unknown cloud provider (known: bare, fake, other)'],
     },
     { name: "provider required outside rbac", argv: ["static-pod"], errors: ["--cloud-provider cannot be empty"] },
     {
@@ -212,6 +213,11 @@ describe("package options", () => {
       name: "or when the route controller is not run",
       argv: ["deployment", "--cloud-provider=fake", "--controllers=*,-route"],
       args: ["--cloud-provider=fake", "--controllers=*,-route"],
+    },
+    {
+      name: "or when the provider never offers routes: its route controller does not start",
+      argv: ["daemonset", "--cloud-provider=bare", "--controllers=*"],
+      args: ["--cloud-provider=bare", "--controllers=*"],
     },
     {
       name: "rbac runs nothing: no --cluster-cidr",

@@ -85,11 +85,12 @@ function relativePathProblems(kind: Kind, o: PackageOptions): string[] {
 /**
  * Routes on (upstream's default) without a usable `--cluster-cidr` make the manager exit at start, in
  * these words, when the provider offers routes. Whether it does is known only once it is built (the
- * fake's depend on its cloud-config), so the file is refused for every provider: one without routes
- * (baremetal, vsphere) says so with --configure-cloud-routes=false.
+ * fake's depend on its cloud-config), so the file is refused unless the provider's factory says it never
+ * offers any (baremetal, vsphere): their route controller does not start, as upstream's.
  */
 function routeProblems(o: PackageOptions): string[] {
   const { controllers, configureCloudRoutes, clusterCidrs } = o.config;
+  if (o.withoutRoutes === true) return [];
   if (!controllers.includes("node-route-controller") || !configureCloudRoutes) return [];
   const problem = validateClusterCidrs(clusterCidrs);
   return problem === undefined ? [] : [problem];

@@ -24,6 +24,8 @@ export interface PackageOptions {
   readonly providerRules: readonly ProviderRules[];
   /** The provider's CustomResourceDefinitions (all providers' for `crds` without --cloud-provider). */
   readonly customResources: readonly Manifest[];
+  /** The provider never offers routes (its factory says so): routes on need no `--cluster-cidr` then. */
+  readonly withoutRoutes?: boolean;
   /**
    * Files the manager reads that no flag names, found on this host by the command: the certificates a
    * kubeconfig names by path. A static pod mounts them too.

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { InstanceNotFoundError } from "../../src/cloud/errors.ts";
-import type { CloudProvider, InstanceMetadata } from "../../src/cloud/provider.ts";
+import type { CloudProvider, InstanceMetadata, ProviderFactory } from "../../src/cloud/provider.ts";
 import type { Node, Service } from "../../src/kube/objects.ts";
 import { deepFreeze } from "../../src/util/freeze.ts";
 
@@ -42,6 +42,8 @@ export interface ConformanceTarget {
   /** Cases that do not apply, each with the reason. */
   readonly skip?: Partial<Record<ConformanceCase, string>>;
   readonly timeoutMs?: number;
+  /** The registered factory: what it declares of the provider (no routes) is held against the provider. */
+  readonly factory?: Pick<ProviderFactory<never>, "withoutRoutes">;
 }
 
 let serial = 0;
@@ -84,6 +86,11 @@ export function runProviderConformance(target: ConformanceTarget): void {
       session = await target.setup();
     }, timeout);
     afterAll(async () => session?.cleanup());
+
+    if (target.factory?.withoutRoutes === true)
+      test("a factory that declares no routes builds a provider without routes", () => {
+        expect(session.provider.routes).toBeUndefined();
+      });
 
     caseTest("metadata", "metadata of a running instance: providerID, and exists / not shut down", async () => {
       const n = await node("meta");

@@ -215,6 +215,11 @@ describe("helm chart", () => {
     expect(refused.stderr).toContain("clusterCIDR: the node-route-controller needs the cluster's pod CIDR range(s)");
     expect((await helm([...base, "--set-json", 'extraArgs=["--configure-cloud-routes=false"]'])).status).toBe(0);
     expect((await helm([...base, "--set-json", 'controllers=["*","-route"]'])).status).toBe(0);
+    // A provider that never offers routes starts no route controller, so it needs no clusterCIDR.
+    for (const provider of ["baremetal", "vsphere"]) {
+      const rendered = await helm(["template", "ccm", CHART_DIR, "--set", `provider=${provider}`]);
+      expect({ provider, status: rendered.status, err: rendered.stderr }).toMatchObject({ provider, status: 0 });
+    }
   }, 60_000);
 
   test("values outside the schema are refused (kind, provider)", async () => {
