@@ -97,7 +97,7 @@ export function chartValues(): ChartValue[] {
       default: "",
       schema: text,
       description:
-        "The cluster's pod CIDR range(s) (--cluster-cidr), e.g. 10.244.0.0/16; required while the route controller runs (upstream's --configure-cloud-routes=true default), which the install refuses without it.",
+        "The cluster's pod CIDR range(s) (--cluster-cidr), e.g. 10.244.0.0/16; required while the route controller runs (upstream's --configure-cloud-routes=true default), which the install refuses without it; baremetal and vsphere offer no routes and need none.",
     },
     {
       name: "extraArgs",
