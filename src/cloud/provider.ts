@@ -151,6 +151,12 @@ export interface LoadBalancer {
    */
   readonly allocatesInProcess?: boolean;
   /**
+   * Beyond upstream: the provider's answer depends on the Service's labels (address pools chosen by
+   * serviceSelectors, as MetalLB's), so a change of labels alone syncs the Service again; upstream's
+   * service controller ignores label changes.
+   */
+  readonly readsServiceLabels?: boolean;
+  /**
    * The LB for this Service, if this controller created one (`exists: false` otherwise). Consulted only
    * before deletion and after a failed `updateLoadBalancer`.
    */

@@ -317,6 +317,37 @@ loadBalancers:
       await stopAll();
     }, 180_000);
 
+    test("a Service relabelled to match a pool's serviceSelectors is served at once, not after its backoff", async () => {
+      const ns = await namespace(admin, "bm-relabel");
+      const app = uniqueName("app");
+      start(
+        configFile(`
+loadBalancers:
+  pools:
+    - { name: web, serviceSelectors: [{ matchLabels: { app: ${app} } }], addresses: ["172.31.12.1/32"] }
+`),
+      );
+      await admin.create(SERVICES, loadBalancerService("w", ns), { namespace: ns });
+      const failed = async (): Promise<Event[]> =>
+        (await eventsFor(admin, ns, "w")).filter((e) => e.reason === "SyncLoadBalancerFailed");
+      const total = (events: readonly Event[]): number => events.reduce((n, e) => n + (e.count ?? 1), 0);
+      await eventually("w to fail twice (no pool takes it)", async () => total(await failed()) >= 2, 60_000);
+      const events = await failed();
+      const last = Math.max(...events.map((e) => Date.parse(e.lastTimestamp ?? "")));
+      const due = last + 5_000 * 2 ** (total(events) - 1);
+      await admin.patch(SERVICES, "w", { metadata: { labels: { app } } }, { namespace: ns, type: "merge" });
+      await eventually(
+        "w to get the web pool's address",
+        async () => ingressIPs(await admin.get<Service>(SERVICES, "w", { namespace: ns }))[0] === "172.31.12.1",
+        30_000,
+        100,
+      );
+      // Before its own retry was due: the label change, not the backoff, served it.
+      expect(Number.isFinite(due)).toBe(true);
+      expect(Date.now()).toBeLessThan(due);
+      await stopAll();
+    }, 180_000);
+
     test("the inventory edited live: nodes registered after the edit get the new labels, earlier ones keep theirs", async () => {
       const prefix = uniqueName("rack");
       const yaml = (zone: string, tier: string): string => `

@@ -243,6 +243,8 @@ export function createPoolLoadBalancer(deps: LoadBalancerDeps): PoolLoadBalancer
 
   const loadBalancer: LoadBalancer = {
     allocatesInProcess: true,
+    // A pool's serviceSelectors match the Service's labels: relabelling may give it a pool, or take it away.
+    readsServiceLabels: true,
     getLoadBalancerName: (_clusterName, service) => loadBalancerName(service),
     async getLoadBalancer(_clusterName, service) {
       await ready();

@@ -162,12 +162,13 @@ function serviceHandler(w: ServiceWiring): EventHandler<Service> {
   const { deps } = w;
   const queue = w.queues.services;
   const served = deps.servedClass;
+  const readsLabels = deps.balancer.readsServiceLabels === true;
   return {
     add: (service) => {
       if (wantsLoadBalancer(service, served) || needsCleanup(service)) queue.add(objectKey(service));
     },
     update: (old, service) => {
-      if (needsUpdate(old, service, served) || needsCleanup(service)) queue.add(objectKey(service));
+      if (needsUpdate(old, service, served, readsLabels) || needsCleanup(service)) queue.add(objectKey(service));
     },
     delete: (service) => {
       const key = objectKey(service);

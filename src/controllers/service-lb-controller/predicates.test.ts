@@ -152,6 +152,13 @@ describe("needsUpdate", () => {
     expect(needsUpdate(base, updated, "")).toBe(want);
   });
 
+  test("labels alone: a sync only for a provider that reads them (pools chosen by serviceSelectors)", () => {
+    const relabelled = svc((s) => (s.metadata.labels = { pool: "blue" }));
+    expect(needsUpdate(base, relabelled, "")).toBe(false);
+    expect(needsUpdate(base, relabelled, "", true)).toBe(true);
+    expect(needsUpdate(relabelled, structuredClone(relabelled), "", true)).toBe(false);
+  });
+
   test("neither version wants a load balancer: never", () => {
     const a = svc((s) => (s.spec!.type = "ClusterIP"));
     const b = svc((s) => ((s.spec!.type = "ClusterIP"), (s.spec!.ports![0]!.port = 81)));

@@ -51,12 +51,12 @@ function listEqual(a: readonly string[] | undefined, b: readonly string[] | unde
 }
 
 /** Annotations compare as maps: key order does not matter, a missing map equals an empty one. */
-function annotationsEqual(a: Service, b: Service): boolean {
-  const x = a.metadata.annotations ?? {};
-  const y = b.metadata.annotations ?? {};
-  const keys = Object.keys(x);
-  return keys.length === Object.keys(y).length && keys.every((k) => x[k] === y[k]);
+function mapEqual(a: Readonly<Record<string, string>> = {}, b: Readonly<Record<string, string>> = {}): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }
+
+const annotationsEqual = (a: Service, b: Service): boolean => mapEqual(a.metadata.annotations, b.metadata.annotations);
 
 type Spec = NonNullable<Service["spec"]>;
 
@@ -80,10 +80,16 @@ function specChangedForLB(a: Service, b: Service): boolean {
 }
 
 /**
- * Whether an update of a Service needs a sync. Labels, selector, ipFamilyPolicy and status do not;
- * any annotation does, because providers read their options from annotations.
+ * Whether an update of a Service needs a sync. Selector, ipFamilyPolicy and status do not; any annotation
+ * does, because providers read their options from annotations. Labels do only for a provider that reads
+ * them (`LoadBalancer.readsServiceLabels`: pools chosen by serviceSelectors); upstream's never does.
  */
-export function needsUpdate(oldService: Service, newService: Service, servedClass: string): boolean {
+export function needsUpdate(
+  oldService: Service,
+  newService: Service,
+  servedClass: string,
+  readsLabels = false,
+): boolean {
   const before = wantsLoadBalancer(oldService, servedClass);
   const after = wantsLoadBalancer(newService, servedClass);
   if (!before && !after) return false;
@@ -91,6 +97,7 @@ export function needsUpdate(oldService: Service, newService: Service, servedClas
   return (
     specChangedForLB(oldService, newService) ||
     !annotationsEqual(oldService, newService) ||
+    (readsLabels && !mapEqual(oldService.metadata.labels, newService.metadata.labels)) ||
     oldService.metadata.uid !== newService.metadata.uid
   );
 }
