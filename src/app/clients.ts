@@ -71,17 +71,24 @@ function requestMetrics(metrics: Metrics, host: string): { observe: RequestObser
 /**
  * `wire`: the requests on the wire at once for all the clients that share the process's connections (the
  * per-controller identities and the manager's own), so that --use-service-account-credentials does not
- * multiply them; a number makes slots of this process's own.
+ * multiply them; a number makes slots of this process's own. `logger` is told when the kubeconfig's
+ * client certificate is renewed, or a renewal is refused.
  */
-export function clientFactory(metrics: Metrics, wire: Slots | number = DEFAULT_MAX_IN_FLIGHT): ClientFactory {
+export function clientFactory(
+  metrics: Metrics,
+  wire: Slots | number = DEFAULT_MAX_IN_FLIGHT,
+  logger?: Logger,
+): ClientFactory {
   const slots = typeof wire === "number" ? new Semaphore(wire) : wire;
+  const report = (message: string, refused: boolean): void =>
+    void (refused ? logger?.warn(message) : logger?.info(message));
   // One set of connections per server and TLS material: the ServiceAccount identities (bearer tokens,
   // no client certificate) share theirs, and never a connection made with the manager's certificate.
   const pools = new Map<string, HttpClient>();
   const pool = (connection: Connection): HttpClient => {
     const key = JSON.stringify([connection.server, connection.tls, connection.proxy]);
     let http = pools.get(key);
-    if (http === undefined) pools.set(key, (http = httpClientFor(connection)));
+    if (http === undefined) pools.set(key, (http = httpClientFor(connection, { certificate: { report } })));
     return http;
   };
   return {

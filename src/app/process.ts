@@ -93,7 +93,7 @@ export async function buildProcess(o: ProcessOptions): Promise<ProcessResult> {
     return { ok: false, errors: problems };
   }
   const limiter = o.bucket ? TokenBucket.attach(o.bucket) : TokenBucket.create(config.kubeApiQps, config.kubeApiBurst);
-  const factory = clientFactory(metrics, o.wire ? SharedSemaphore.attach(o.wire) : DEFAULT_MAX_IN_FLIGHT);
+  const factory = clientFactory(metrics, o.wire ? SharedSemaphore.attach(o.wire) : DEFAULT_MAX_IN_FLIGHT, logger);
   const root = factory.api(connection, limiter);
   const onDrop = (reason: "spam" | "full" | "error"): void => metrics.eventsDropped.inc({ reason });
   const events = createEventSink({

@@ -17,6 +17,12 @@ export interface TlsMaterial {
   readonly ca?: string;
   readonly cert?: string;
   readonly key?: string;
+  /**
+   * Where `cert` and `key` were read from, when the kubeconfig names both as files (neither inline): the
+   * HTTP client reads them again (http1/client-cert.ts), so a renewed pair is used without a restart.
+   */
+  readonly certFile?: string;
+  readonly keyFile?: string;
   readonly rejectUnauthorized: boolean;
   readonly serverName?: string;
 }
@@ -69,6 +75,6 @@ function isPlainServerUrl(text: string): boolean {
 
 /** A connection to the same server with a different bearer token (per-controller credentials). */
 export function withBearerToken(base: Connection, token: () => Promise<string>): Connection {
-  const tls: TlsMaterial = { ...base.tls, cert: undefined, key: undefined };
+  const tls: TlsMaterial = { ...base.tls, cert: undefined, key: undefined, certFile: undefined, keyFile: undefined };
   return { server: base.server, tls, proxy: base.proxy, authorization: async () => `Bearer ${await token()}` };
 }

@@ -65,6 +65,7 @@ export async function resolveConnection(source: ConnectionSource): Promise<Conne
     key: text(opts.key),
     rejectUnauthorized,
     serverName: cluster?.tlsServerName,
+    ...certificateFiles(kc, source.kubeconfig),
   };
   const base = server.replace(/\/+$/, "");
   const tokenFile = source.kubeconfig === "" ? undefined : tokenFileOf(kc, source.kubeconfig);
@@ -74,6 +75,16 @@ export async function resolveConnection(source: ConnectionSource): Promise<Conne
     proxy: proxyFor(base, cluster?.proxyUrl, source.env ?? {}),
     authorization: cachedAuthorization(tokenFile ? fileAuthorization(tokenFile) : () => kubeconfigAuthorization(kc)),
   };
+}
+
+/**
+ * The current user's client-certificate and client-key, when both are files and neither is inline data
+ * (client-go's condition for reloading them), resolved against the kubeconfig's folder.
+ */
+function certificateFiles(kc: KubeConfig, file: string): { certFile?: string; keyFile?: string } {
+  const user = kc.getCurrentUser();
+  if (file === "" || !user?.certFile || !user.keyFile || user.certData || user.keyData) return {};
+  return { certFile: resolve(dirname(file), user.certFile), keyFile: resolve(dirname(file), user.keyFile) };
 }
 
 /**

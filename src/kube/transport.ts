@@ -10,7 +10,14 @@
  * `KubeUnreachableError` naming the server.
  */
 import type { Connection } from "./connection.ts";
-import { ExchangeTimeoutError, fetchClient, socketClient, type Answer, type HttpClient } from "./http1/client.ts";
+import {
+  ExchangeTimeoutError,
+  fetchClient,
+  socketClient,
+  type Answer,
+  type ClientOptions,
+  type HttpClient,
+} from "./http1/client.ts";
 import { ConnectionLostError } from "./http1/link.ts";
 import type { TokenBucket } from "./token-bucket.ts";
 import { sleep } from "../util/clock.ts";
@@ -152,9 +159,12 @@ function retryAfter(request: Request, error: unknown): number | undefined {
 }
 
 /** Sockets of the calling thread's own, or `fetch` when the connection goes through a proxy. */
-export function httpClientFor(connection: Pick<Connection, "server" | "tls" | "proxy">): HttpClient {
+export function httpClientFor(
+  connection: Pick<Connection, "server" | "tls" | "proxy">,
+  options: ClientOptions = {},
+): HttpClient {
   const { server, tls, proxy } = connection;
-  return proxy ? fetchClient(server, tls, proxy) : socketClient(server, tls);
+  return proxy ? fetchClient(server, tls, proxy, options) : socketClient(server, tls, options);
 }
 
 export function createTransport(options: TransportOptions): Transport {

@@ -16,6 +16,7 @@ import { rbacManifests } from "../../src/manifests/rbac.ts";
 import { compiledBinary } from "../harness/binary.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { kubeletNode, uniqueName } from "../harness/fixtures.ts";
+import { clientCertKubeconfig } from "../harness/kubeconfig.ts";
 import { grantLease } from "../harness/rbac.ts";
 import { expectNoNodeProblems } from "../harness/clean-nodes.ts";
 
@@ -70,18 +71,7 @@ async function identityWithout(dropped: (rule: PolicyRule) => boolean, lease: st
   await applyObjects(cp.admin, copy);
   const cert = cp.pki.issueClient(user, user);
   const kubeconfig = join(mkdtempSync(join(tmpdir(), "ccm-gap-")), "kubeconfig");
-  writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "c", cluster: { server: cp.server, "certificate-authority": cp.caFile } }],
-      users: [{ name: user, user: { "client-certificate": cert.certFile, "client-key": cert.keyFile } }],
-      contexts: [{ name: user, context: { cluster: "c", user } }],
-      "current-context": user,
-    }),
-  );
-  return kubeconfig;
+  return clientCertKubeconfig(kubeconfig, cp, { name: user, ...cert });
 }
 
 describe("check", () => {

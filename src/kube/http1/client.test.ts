@@ -114,7 +114,7 @@ describe("socketClient", () => {
 
   test("a connection idle for the idle time is closed by the client, and the next request opens another", async () => {
     const { listener, received, closed } = rawServer(answerWith("{}"));
-    const client = socketClient(`http://127.0.0.1:${listener.port}`, PLAIN, 50);
+    const client = socketClient(`http://127.0.0.1:${listener.port}`, PLAIN, { maxIdleMs: 50 });
     await client.send("/a", { method: "GET", headers: {} });
     await Bun.sleep(30);
     await client.send("/b", { method: "GET", headers: {} });

@@ -10,12 +10,14 @@
  * Like Go's http.Transport: a request that finds its kept-alive connection closed by the server before
  * any byte of an answer came back is sent again on another (the server never read it). A connection idle
  * for 45 s is closed instead of reused (client-go keeps them 90 s), inside the idle timeout of the load
- * balancers often put in front of API servers (50–60 s).
+ * balancers often put in front of API servers (50–60 s). A client certificate named by file is read again
+ * every 5 minutes (client-cert.ts); once it changed, connections made with the old one close when idle.
  */
 import type { TlsMaterial } from "../connection.ts";
+import { ClientCertificate, type ReloadDeps } from "./client-cert.ts";
 import { onAbort } from "../../util/abort.ts";
 import { abortReason } from "../../util/clock.ts";
-import { ConnectionLostError, Link, StaleConnectionError, type Origin } from "./link.ts";
+import { ConnectionLostError, Link, StaleConnectionError, type BunTls, type Origin } from "./link.ts";
 import type { ResponseHead } from "./response-parser.ts";
 
 /** The part of a fetch `Response` the transport reads: a fetch answer is one too. */
@@ -60,9 +62,21 @@ export interface HttpClient {
 
 const MAX_IDLE_MS = 45_000;
 
-/** `maxIdleMs`: how long an idle connection is kept (tests shorten it). */
-export function socketClient(server: string, tls: TlsMaterial, maxIdleMs = MAX_IDLE_MS): HttpClient {
-  const { origin, prefix } = originOf(server, tls);
+export interface ClientOptions {
+  /** How long an idle connection is kept (tests shorten it). */
+  readonly maxIdleMs?: number;
+  /** How the client certificate's files are read again, and where a change or a refusal is told. */
+  readonly certificate?: ReloadDeps;
+}
+
+export function socketClient(server: string, tls: TlsMaterial, options: ClientOptions = {}): HttpClient {
+  const maxIdleMs = options.maxIdleMs ?? MAX_IDLE_MS;
+  const certificate = new ClientCertificate(tls, options.certificate);
+  const { prefix } = originOf(server, tls);
+  let origin = originOf(server, tls).origin;
+  let generation = 0;
+  /** The certificate generation each connection was made with. */
+  const madeWith = new WeakMap<Link, number>();
   const idle: Link[] = [];
   let sweeping: ReturnType<typeof setTimeout> | undefined;
   const forget = (link: Link): void => {
@@ -76,8 +90,20 @@ export function socketClient(server: string, tls: TlsMaterial, maxIdleMs = MAX_I
     for (const link of idle.filter((l) => now - l.idleSince >= maxIdleMs)) link.destroy();
     if (idle.length > 0) sweeping = setTimeout(sweep, maxIdleMs).unref();
   };
+  /** A new pair: new connections use it, idle ones made with the old one close (busy ones once idle). */
+  const rotate = (): void => {
+    const now = certificate.refresh();
+    if (now === generation) return;
+    generation = now;
+    origin = originOf(server, certificate.tls).origin;
+    for (const link of idle.splice(0)) link.destroy();
+  };
   const release = (link: Link): void => {
     if (link.closed) return;
+    if (madeWith.get(link) !== generation) {
+      link.destroy();
+      return;
+    }
     idle.push(link);
     sweeping ??= setTimeout(sweep, maxIdleMs).unref();
   };
@@ -86,11 +112,15 @@ export function socketClient(server: string, tls: TlsMaterial, maxIdleMs = MAX_I
       if (performance.now() - link.idleSince < maxIdleMs) return link;
       link.destroy();
     }
-    return Link.open(origin, forget, signal);
+    const made = generation;
+    const opened = await Link.open(origin, forget, signal);
+    madeWith.set(opened, made);
+    return opened;
   };
   return {
     async send(target, request) {
       request.signal?.throwIfAborted();
+      rotate();
       const bytes = requestBytes(origin.host, request.method, prefix + target, request);
       for (;;) {
         const link = await checkout(request.signal);
@@ -105,10 +135,16 @@ export function socketClient(server: string, tls: TlsMaterial, maxIdleMs = MAX_I
   };
 }
 
-/** The same contract over `fetch`, for a connection through a proxy (its body read under the same timer). */
-export function fetchClient(server: string, tls: TlsMaterial, proxy: string): HttpClient {
+/**
+ * The same contract over `fetch`, for a connection through a proxy (its body read under the same timer).
+ * A renewed client certificate is passed with the requests after it (`fetch` keeps its own connections).
+ */
+export function fetchClient(server: string, tls: TlsMaterial, proxy: string, options: ClientOptions = {}): HttpClient {
+  const certificate = new ClientCertificate(tls, options.certificate);
   return {
     async send(target, request) {
+      certificate.refresh();
+      const tls = bunTls(certificate.tls);
       const timer = request.timeoutMs === undefined ? undefined : AbortSignal.timeout(request.timeoutMs);
       const signals = [request.signal, timer].filter((s) => s !== undefined);
       const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
@@ -239,10 +275,15 @@ function originOf(server: string, tls: TlsMaterial): { origin: Origin; prefix: s
     hostname: url.hostname.replace(/^\[|\]$/g, ""),
     port: Number(url.port || (https ? 443 : 80)),
     host: url.host,
-    tls: https ? tls : undefined,
+    tls: https ? bunTls(tls) : undefined,
   };
   // A server URL may carry a path (a proxying front end): every request goes under it, as with fetch.
   return { origin, prefix: url.pathname.replace(/\/+$/, "") };
+}
+
+/** The material as Bun's `tls` options take it (the files' paths are ours). */
+function bunTls({ certFile: _cert, keyFile: _key, ...tls }: TlsMaterial): BunTls {
+  return tls;
 }
 
 function quietly(act: () => void): void {
