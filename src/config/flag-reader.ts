@@ -52,11 +52,12 @@ export class FlagReader {
     return value ?? 0;
   }
 
-  duration(name: string, positive = false): number {
+  /** `rule`: "any" takes what pflag takes (a negative value too), for a value nothing will use. */
+  duration(name: string, rule: "positive" | "non-negative" | "any" = "non-negative"): number {
     const value = parseDuration(this.text(name));
     if (value === undefined) this.fail(name, NOT_A_DURATION);
-    else if (value < 0 || (positive && value === 0))
-      this.fail(name, positive ? "must be positive" : "must not be negative");
+    else if (rule === "positive" && value <= 0) this.fail(name, "must be positive");
+    else if (rule === "non-negative" && value < 0) this.fail(name, "must not be negative");
     return value ?? 0;
   }
 

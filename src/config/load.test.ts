@@ -239,6 +239,7 @@ describe("loadConfig: bad input names the flag and the value", () => {
         "--leader-elect-resource-lock=endpoints",
         "--leader-elect-lease-duration=1s",
         "--leader-elect-renew-deadline=0s",
+        "--leader-elect-retry-period=-2s",
         "--authorization-always-allow-paths=healthz,metrics/*",
       ],
       providers,
@@ -246,6 +247,11 @@ describe("loadConfig: bad input names the flag and the value", () => {
     if (!result.ok) throw new Error(result.errors.join("\n"));
     expect(result.config.serving.bindAddress).toBe("0.0.0.0");
     expect(result.config.serving.alwaysAllowPaths).toEqual(["/healthz", "/metrics/*"]);
+    // With leader election on the same durations are refused, and a value that is no duration always is.
+    expect(errors([...base, "--leader-elect-retry-period=-2s"])).toEqual([
+      'invalid value "-2s" for flag --leader-elect-retry-period: must be positive',
+    ]);
+    expect(errors([...base, "--leader-elect=false", "--leader-elect-retry-period=2"])).toHaveLength(1);
   });
 
   test("the bound of --controller-threads is itself accepted", () => {

@@ -108,8 +108,8 @@ function readCloud(r: FlagReader, knownProviders: readonly string[]): CloudSetti
     clusterCidrs: readClusterCidrs(r),
     configureCloudRoutes: r.bool("configure-cloud-routes"),
     useServiceAccountCredentials: r.bool("use-service-account-credentials"),
-    routeReconciliationPeriodMs: r.duration("route-reconciliation-period", true),
-    nodeMonitorPeriodMs: r.duration("node-monitor-period", true),
+    routeReconciliationPeriodMs: r.duration("route-reconciliation-period", "positive"),
+    nodeMonitorPeriodMs: r.duration("node-monitor-period", "positive"),
   };
 }
 
@@ -139,17 +139,19 @@ function readControllers(r: FlagReader): readonly ControllerName[] {
 }
 
 /**
- * As upstream validates them: the lock, the names and the ordering of the three durations only with
- * leader election on, and the ordering only once each duration parsed.
+ * As upstream validates them: the lock, the names and the three durations (positive, in order) only with
+ * leader election on, and the ordering only once each duration parsed. Off, a duration only has to read
+ * as one (pflag's check), a negative one too.
  */
 function readLeaderElection(r: FlagReader): LeaderElectionConfig {
   const before = r.errors.length;
   const enabled = r.bool("leader-elect");
+  const rule = enabled ? "positive" : "any";
   const le: LeaderElectionConfig = {
     enabled,
-    leaseDurationMs: r.duration("leader-elect-lease-duration", enabled),
-    renewDeadlineMs: r.duration("leader-elect-renew-deadline", enabled),
-    retryPeriodMs: r.duration("leader-elect-retry-period", enabled),
+    leaseDurationMs: r.duration("leader-elect-lease-duration", rule),
+    renewDeadlineMs: r.duration("leader-elect-renew-deadline", rule),
+    retryPeriodMs: r.duration("leader-elect-retry-period", rule),
     resourceName: r.text("leader-elect-resource-name"),
     resourceNamespace: r.text("leader-elect-resource-namespace"),
     releaseOnShutdown: r.bool("leader-elect-release-on-shutdown"),
@@ -184,7 +186,7 @@ function readControllerTuning(r: FlagReader): TuningSettings {
   const concurrentNodeSyncs = r.int("concurrent-node-syncs", 1, MAX_WORKERS);
   const statusUpdates = r.int("concurrent-node-status-updates", 0, MAX_WORKERS);
   return {
-    nodeStatusUpdateFrequencyMs: r.duration("node-status-update-frequency", true),
+    nodeStatusUpdateFrequencyMs: r.duration("node-status-update-frequency", "positive"),
     concurrentNodeSyncs,
     concurrentNodeStatusUpdates: statusUpdates === 0 ? concurrentNodeSyncs : statusUpdates,
     concurrentServiceSyncs: r.int("concurrent-service-syncs", 1, MAX_WORKERS),

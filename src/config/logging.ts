@@ -30,6 +30,6 @@ export function readLogOutput(
   return {
     splitStream: active.split,
     infoBufferBytes: active.split ? active.buffer : 0,
-    flushFrequencyMs: r.duration("log-flush-frequency", true),
+    flushFrequencyMs: r.duration("log-flush-frequency", "positive"),
   };
 }
