@@ -71,8 +71,6 @@ export interface MarkedRules {
   readonly vpc: string;
   readonly instances: readonly Ec2Instance[];
   readonly rules: readonly Rule[];
-  /** Rules for named groups besides the backends' (the NLB's own security group). */
-  readonly extra?: ReadonlyMap<string, readonly Rule[]>;
 }
 
 /**
@@ -90,7 +88,7 @@ export async function syncMarkedRules(deps: SecurityGroupDeps, lb: MarkedRules, 
   for (const g of groups) {
     if (!g.GroupId) continue;
     const all = rulesOf(g.IpPermissions);
-    const wanted = [...(chosen.has(g.GroupId) ? desired : []), ...(lb.extra?.get(g.GroupId) ?? [])];
+    const wanted = chosen.has(g.GroupId) ? desired : [];
     const own = ruleChanges(
       all.filter(mine),
       wanted.filter((r) => !isSharedMtu(r)),

@@ -254,7 +254,8 @@ function subnetsOf(lb: V2LoadBalancer): string[] {
 
 /**
  * Backend rules on the nodes' groups (none, and ours removed, with `manage-backend-security-group-rules:
- * "false"`), and the listener ports on the NLB's first annotated group.
+ * "false"`). Annotated groups go on the NLB as they are (upstream writes no rules to them); frontend
+ * rules an earlier version marked on them are removed.
  */
 async function syncRules(
   deps: NlbDeps,
@@ -263,10 +264,8 @@ async function syncRules(
   signal?: AbortSignal,
 ): Promise<void> {
   const cidrs = (await subnetCidrs(deps.api, t.subnets, signal)).map((s) => s.cidr);
-  const frontend = t.options.securityGroups[0];
-  const extra = new Map(frontend ? [[frontend, nlbFrontendRules(t.name, t.groups, t.options.sourceRanges)]] : []);
   const rules = t.options.manageBackendRules ? nlbNodeRules(t.name, t.groups, t.options.sourceRanges, cidrs) : [];
-  await syncMarkedRules(deps.sg, { name: t.name, vpc: t.vpc, instances, rules, extra }, signal);
+  await syncMarkedRules(deps.sg, { name: t.name, vpc: t.vpc, instances, rules }, signal);
 }
 
 /**

@@ -57,15 +57,22 @@ async function nlbGroups(): Promise<string[]> {
 }
 
 describe("NLB security groups (moto)", () => {
-  test("annotated groups go on the NLB, the listener ports on the first; a change moves them; deletion removes the rules, not the groups", async () => {
+  test("annotated groups go on the NLB as they are (no rules added, theirs kept); a change moves them; deletion leaves them", async () => {
     const [one, two] = [await group("byo-one"), await group("byo-two")];
+    const locked = {
+      GroupId: one,
+      IpPermissions: [
+        { IpProtocol: "tcp", FromPort: 443, ToPort: 443, IpRanges: [{ CidrIp: "10.9.0.0/16", Description: "vpn" }] },
+      ],
+    };
+    await cloud.ec2.send(new ec2.AuthorizeSecurityGroupIngressCommand(locked));
     await lb.ensureLoadBalancer("kubernetes", service({ [`${P}security-groups`]: one }), nodes);
     expect(await nlbGroups()).toEqual([one]);
-    expect(await frontendRules(one)).toEqual([`tcp:443:203.0.113.0/24:kubernetes.io/rule/nlb/frontend=${NAME}`]);
+    expect(await frontendRules(one)).toEqual(["tcp:443:10.9.0.0/16:vpn"]);
     await lb.ensureLoadBalancer("kubernetes", service({ [`${P}security-groups`]: two }), nodes);
     expect(await nlbGroups()).toEqual([two]);
-    expect(await frontendRules(one)).toEqual([]);
-    expect(await frontendRules(two)).toEqual([`tcp:443:203.0.113.0/24:kubernetes.io/rule/nlb/frontend=${NAME}`]);
+    expect(await frontendRules(one)).toEqual(["tcp:443:10.9.0.0/16:vpn"]);
+    expect(await frontendRules(two)).toEqual([]);
     await lb.ensureLoadBalancerDeleted("kubernetes", service());
     expect(await frontendRules(two)).toEqual([]);
     expect(
