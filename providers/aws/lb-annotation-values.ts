@@ -1,4 +1,6 @@
 /** Value readers for `aws-load-balancer-*` annotations; each throws an Error naming the annotation and value. */
+import { parseBool } from "../../src/config/values.ts";
+
 export const PREFIX = "service.beta.kubernetes.io/aws-load-balancer-";
 
 /** Reads one annotation by its short name (after the prefix); undefined when absent. */
@@ -8,12 +10,13 @@ export function badAnnotation(name: string, value: string, why: string): Error {
   return new Error(`annotation ${PREFIX}${name}: invalid value ${JSON.stringify(value)}: ${why}`);
 }
 
+/** Go's strconv.ParseBool, as upstream reads boolean annotations: 1, t, T, TRUE, true, True and their false. */
 export function readBool(read: Read, name: string): boolean | undefined {
   const value = read(name);
   if (value === undefined) return undefined;
-  if (value === "true") return true;
-  if (value === "false") return false;
-  throw badAnnotation(name, value, "expected true or false");
+  const parsed = parseBool(value);
+  if (parsed === undefined) throw badAnnotation(name, value, "expected true or false (or 1, t, TRUE, 0, f, FALSE, …)");
+  return parsed;
 }
 
 export function readInt(read: Read, name: string, min: number, max: number): number | undefined {

@@ -107,6 +107,17 @@ describe("aws-load-balancer-* annotations", () => {
     expect(options.sourceRanges).toEqual(["203.0.113.0/24"]);
   });
 
+  test("booleans read as Go's strconv.ParseBool, as upstream", () => {
+    const on = parseLbOptions(
+      service({ [`${P}cross-zone-load-balancing-enabled`]: "1", [`${P}access-log-enabled`]: "T" }),
+    );
+    expect(on).toMatchObject({ crossZone: true, accessLog: { enabled: true } });
+    const off = parseLbOptions(service({ [`${P}connection-draining-enabled`]: "FALSE" }));
+    expect(off.drainingEnabled).toBe(false);
+    const nlb = { [`${P}type`]: "nlb", [`${P}manage-backend-security-group-rules`]: "f" };
+    expect(parseLbOptions(service(nlb)).manageBackendRules).toBe(false);
+  });
+
   test.each([
     [
       "healthcheck-healthy-threshold",
