@@ -107,6 +107,23 @@ describe("aws-load-balancer-* annotations", () => {
     expect(options.sourceRanges).toEqual(["203.0.113.0/24"]);
   });
 
+  test('"" (as Helm renders an unset value) is absent where upstream reads only non-empty values', () => {
+    const names = [
+      ...["proxy-protocol", "healthcheck-path", "backend-protocol", "ssl-cert"],
+      ...["cross-zone-load-balancing-enabled", "connection-idle-timeout"],
+      ...["connection-draining-enabled", "connection-draining-timeout"],
+      ...["enabled", "emit-interval", "s3-bucket-name", "s3-bucket-prefix"].map((n) => `access-log-${n}`),
+    ];
+    const options = parseLbOptions(service(Object.fromEntries(names.map((n) => [`${P}${n}`, ""]))));
+    expect(options).toMatchObject({ healthCheck: { path: undefined }, accessLog: {}, warnings: [] });
+    expect(options.listener).toEqual({ proxyProtocol: false });
+    for (const key of ["crossZone", "drainingEnabled", "drainingTimeout", "idleTimeout"] as const)
+      expect(options[key]).toBeUndefined();
+    expect(Object.values(options.accessLog).filter((v) => v !== undefined)).toEqual([]);
+    const nlb = parseLbOptions(service({ [`${P}type`]: "nlb", [`${P}proxy-protocol`]: "" }));
+    expect(nlb.targetGroupAttributes).toEqual({});
+  });
+
   test("booleans read as Go's strconv.ParseBool, as upstream", () => {
     const on = parseLbOptions(
       service({ [`${P}cross-zone-load-balancing-enabled`]: "1", [`${P}access-log-enabled`]: "T" }),

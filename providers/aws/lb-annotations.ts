@@ -126,6 +126,16 @@ const HANDLED = [
   ...ELB_ONLY,
 ];
 
+/** Upstream reads these only when non-empty, so "" (as Helm charts often render) is as good as absent. */
+const EMPTY_IS_ABSENT: readonly string[] = [
+  "proxy-protocol",
+  "healthcheck-path",
+  "backend-protocol",
+  "ssl-cert",
+  "cross-zone-load-balancing-enabled",
+  ...ELB_ONLY,
+];
+
 /** Classic ELB unless the type annotation says `nlb`; the AWS Load Balancer Controller's types are not ours. */
 function kindOf(read: Read): LbKind {
   const type = read("type");
@@ -258,7 +268,10 @@ function nlbOptions(read: Read, kind: LbKind, o: { internal: boolean; proxyProto
 /** Everything the annotations ask of this Service's ELB; throws on a bad value. */
 export function parseLbOptions(service: Service): LbOptions {
   const annotations = service.metadata.annotations ?? {};
-  const read: Read = (name) => annotations[`${PREFIX}${name}`];
+  const read: Read = (name) => {
+    const value = annotations[`${PREFIX}${name}`];
+    return value === "" && EMPTY_IS_ABSENT.includes(name) ? undefined : value;
+  };
   const kind = kindOf(read);
   const warnings = checkRefusedAndUnknown(annotations, kind);
   const listener = readListenerOptions(read, kind === "nlb", warnings);
