@@ -30,6 +30,8 @@ export interface ClientOptions {
   readonly agent?: string;
   /** Connections of its own, for a client that must never wait behind the controllers' requests. */
   readonly ownConnections?: boolean;
+  /** Each request's own time limit (default the transport's, 30 s). */
+  readonly timeoutMs?: number;
 }
 
 export interface ClientFactory {
@@ -96,7 +98,10 @@ export function clientFactory(
       const observed = requestMetrics(metrics, new URL(connection.server).host);
       const userAgent = options.agent ?? defaultUserAgent();
       const shared = options.ownConnections ? {} : { wire: slots, http: pool(connection) };
-      return createKubeApi(createTransport({ connection, limiter, userAgent, ...shared, ...observed }));
+      const defaultTimeoutMs = options.timeoutMs;
+      return createKubeApi(
+        createTransport({ connection, limiter, userAgent, defaultTimeoutMs, ...shared, ...observed }),
+      );
     },
   };
 }

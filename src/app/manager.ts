@@ -99,11 +99,12 @@ async function requestTotals(metrics: Metrics): Promise<string> {
 }
 
 /** The controllers, in this thread or in worker threads (`--controller-threads`). */
-function runAll(deps: ThreadDeps, signal: AbortSignal): Promise<void> {
+/** Resolves whether the controllers' work is all over (see `runControllers`). */
+function runAll(deps: ThreadDeps, signal: AbortSignal): Promise<boolean> {
   return deps.config.controllerThreads > 0 ? runControllerThreads(deps, signal) : runControllers(deps, signal);
 }
 
-function exitAfter(run: Promise<void>, logger: Logger): Promise<ManagerExit> {
+function exitAfter(run: Promise<unknown>, logger: Logger): Promise<ManagerExit> {
   return run.then(
     () => 0,
     (error: unknown) => {
@@ -121,10 +122,14 @@ function exitAfter(run: Promise<void>, logger: Logger): Promise<ManagerExit> {
  * The Lease's own client, as upstream's `leader-election` clientset: the same identity and limits, but a
  * token bucket and connections of its own, so a renewal never waits behind the controllers' writes (with
  * the default QPS 20, a burst of Node writes holds reservations for seconds, up to the renew deadline).
+ * Each request gets half the renew deadline (at least 1 s), as upstream's `NewFromKubeconfig`, so one
+ * request lost on the way leaves time for another before the deadline.
  */
 export function leaderElectionClient(deps: Pick<ProcessDeps, "config" | "connection" | "factory">): KubeApi {
   const limiter = TokenBucket.create(deps.config.kubeApiQps, deps.config.kubeApiBurst);
-  return deps.factory.api(deps.connection, limiter, { agent: `${userAgent()}/leader-election`, ownConnections: true });
+  const timeoutMs = Math.max(deps.config.leaderElection.renewDeadlineMs / 2, 1000);
+  const agent = `${userAgent()}/leader-election`;
+  return deps.factory.api(deps.connection, limiter, { agent, ownConnections: true, timeoutMs });
 }
 
 async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Promise<ManagerExit> {
@@ -150,10 +155,9 @@ async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Pr
   const lost = new Promise<"lost">((resolve) =>
     leading.signal.addEventListener("abort", () => resolve("lost"), { once: true }),
   );
-  const exit = await Promise.race([
-    exitAfter(runAll(deps, AbortSignal.any([signal, leading.signal])), deps.logger),
-    lost,
-  ]);
+  let drained = false;
+  const run = runAll(deps, AbortSignal.any([signal, leading.signal])).then((done) => void (drained = done));
+  const exit = await Promise.race([exitAfter(run, deps.logger), lost]);
   if (exit === "lost") {
     // At once, as upstream's OnStoppedLeading exits: the in-flight syncs are not waited for, since a new
     // leader may already be writing.
@@ -162,10 +166,11 @@ async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Pr
   }
   leading.abort();
   await renewal;
-  if (le.releaseOnShutdown) await elector.release();
-  else
-    deps.logger.info(
-      `keeping lease ${le.resourceNamespace}/${le.resourceName} until it expires (--leader-elect-release-on-shutdown=false)`,
-    );
+  const lease = `${le.resourceNamespace}/${le.resourceName}`;
+  // Handed back only once nothing of ours is in flight: a standby would otherwise lead beside a sync.
+  if (le.releaseOnShutdown && drained) await elector.release();
+  else if (le.releaseOnShutdown)
+    deps.logger.warn(`keeping lease ${lease} until it expires: work was still in flight when the process stopped`);
+  else deps.logger.info(`keeping lease ${lease} until it expires (--leader-elect-release-on-shutdown=false)`);
   return exit;
 }
