@@ -45,14 +45,18 @@ const config: LeaderElectionConfig = {
   releaseOnShutdown: true,
 };
 
-function elector(statuses: boolean[], slowPaths: string[]): ReturnType<typeof createLeaderElector> {
+function elector(
+  statuses: boolean[],
+  slowPaths: string[],
+  events: string[] = [],
+): ReturnType<typeof createLeaderElector> {
   return createLeaderElector({
     api: localApi(server.port),
     config,
     identity: "host_1",
     logger: createLogger({ verbosity: 0, format: "text", write: () => undefined }),
     clock: realClock,
-    recorder: { event: () => undefined },
+    recorder: { event: (_object, type, reason, message) => void events.push(`${type} ${reason} ${message}`) },
     onStatus: (leading) => statuses.push(leading),
     onSlowPath: () => slowPaths.push("slow"),
   });
@@ -94,5 +98,30 @@ describe("leader election", () => {
     expect(await le.acquire(AbortSignal.timeout(5000))).toBe(true);
     expect(stored?.spec).toMatchObject({ holderIdentity: "host_1", leaseTransitions: 1 });
     await le.release();
+  });
+
+  test("release reads the Lease first: a newer version is released all the same, another holder's is left", async () => {
+    const events: string[] = [];
+    const le = elector([], [], events);
+    expect(await le.acquire(AbortSignal.timeout(5000))).toBe(true);
+    // Written after our last renewal (a renewal the shutdown cut short, say): our copy is stale.
+    stored = { ...stored!, metadata: { ...stored!.metadata, resourceVersion: String(++version) } };
+    requests.splice(0);
+    await le.release();
+    expect(requests).toEqual(["GET", "PUT"]);
+    expect(stored?.spec).toMatchObject({ holderIdentity: "", leaseDurationSeconds: 1 });
+    expect(events).toEqual([
+      "Normal LeaderElection host_1 became leader",
+      "Normal LeaderElection host_1 stopped leading",
+    ]);
+
+    expect(await le.acquire(AbortSignal.timeout(5000))).toBe(true);
+    stored = { ...stored, spec: { ...stored.spec, holderIdentity: "other_2" } };
+    requests.splice(0);
+    await le.release();
+    expect(requests).toEqual(["GET"]);
+    expect(stored?.spec?.holderIdentity).toBe("other_2");
+    expect(le.leading).toBe(false);
+    stored = { ...stored, spec: { ...stored.spec, holderIdentity: "" } };
   });
 });

@@ -7,7 +7,9 @@
  * `leaseTransitions`, a takeover of a released Lease too.
  *
  * Beyond upstream: `release()` hands the Lease back (empty holder, 1 s duration) so a standby takes over
- * within one retry period (kubernetes/kubernetes#119905).
+ * within one retry period (kubernetes/kubernetes#119905). As client-go's `release`, it reads the Lease
+ * first, writes only while it still names this process, tries again on a conflict, and gives up after the
+ * renew deadline. Losing or giving up the Lease records "<identity> stopped leading", as upstream does.
  */
 import type { LeaderElectionConfig } from "../config/config.ts";
 import { LEASES, type KubeApi } from "../kube/api.ts";
@@ -204,7 +206,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
           if (!renewed) await clock.sleep(config.retryPeriodMs, signal).catch(() => undefined);
         }
         if (!renewed && !signal.aborted) {
-          setLeading(false);
+          stoppedLeading();
           throw new LeadershipLostError(
             `leaderelection lost: could not renew lease ${config.resourceNamespace}/${config.resourceName} within ${config.renewDeadlineMs} ms`,
           );
@@ -213,25 +215,44 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     },
     async release() {
       if (!leading || !observed?.lease) return;
+      const name = `${config.resourceNamespace}/${config.resourceName}`;
+      try {
+        const released = await releaseLease(AbortSignal.timeout(config.renewDeadlineMs));
+        if (released) deps.logger.info(`released lease ${name} (was held by ${identity})`);
+        else deps.logger.info(`lease ${name} no longer names ${identity}: nothing to release`);
+      } catch (error) {
+        deps.logger.warn(`could not release lease ${name}: ${errorMessage(error)}`);
+      } finally {
+        stoppedLeading();
+      }
+    },
+  };
+
+  function stoppedLeading(): void {
+    if (leading && observed?.lease)
+      deps.recorder.event(observed.lease, "Normal", "LeaderElection", `${identity} stopped leading`);
+    setLeading(false);
+  }
+
+  /** The Lease read again and, while it names this process, handed back; a conflict reads it again. */
+  async function releaseLease(signal: AbortSignal): Promise<boolean> {
+    for (;;) {
+      const lease = await api.get<Lease>(LEASES, config.resourceName, { ...target, signal });
+      if (lease.spec?.holderIdentity !== identity) return false;
       const now = microTime(clock.now());
-      const lease = observed.lease;
       const spec = {
         leaseDurationSeconds: 1,
         acquireTime: now,
         renewTime: now,
-        leaseTransitions: lease.spec?.leaseTransitions ?? 0,
+        leaseTransitions: lease.spec.leaseTransitions ?? 0,
         holderIdentity: "",
       };
       try {
-        await api.update<Lease>(LEASES, { ...lease, spec }, {});
-        deps.logger.info(`released lease ${config.resourceNamespace}/${config.resourceName} (was held by ${identity})`);
+        await api.update<Lease>(LEASES, { ...lease, spec }, { signal });
+        return true;
       } catch (error) {
-        deps.logger.warn(
-          `could not release lease ${config.resourceNamespace}/${config.resourceName}: ${errorMessage(error)}`,
-        );
-      } finally {
-        setLeading(false);
+        if (!isConflict(error) || signal.aborted) throw error;
       }
-    },
-  };
+    }
+  }
 }

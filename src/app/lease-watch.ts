@@ -1,14 +1,15 @@
 /**
  * Beyond upstream: a standby watches the Lease, so when the leader releases it on shutdown the standby
  * tries at once instead of at its next jittered retry (up to 2.2 × the retry period later). Polling stays
- * the source of truth; this only shortens the wait.
+ * the source of truth; this only shortens the wait. A Lease deleted (by hand) is not a release: the leader
+ * makes it again at its next renewal, as upstream's does, and a standby rushing in would race it.
  */
 import { LEASES, type KubeApi } from "../kube/api.ts";
 import type { Lease } from "../kube/objects.ts";
 import type { Clock } from "../util/clock.ts";
 
 export interface LeaseWatch {
-  /** Resolves at the next sign the Lease is free (released or deleted), or never. */
+  /** Resolves at the next sign the Lease was released (an empty holder), or never. */
   released(): Promise<void>;
 }
 
@@ -36,7 +37,7 @@ export function watchLease(
       signal,
     });
     for await (const e of events)
-      if (e.type === "DELETED" || (e.type !== "BOOKMARK" && !e.object.spec?.holderIdentity)) fire();
+      if ((e.type === "ADDED" || e.type === "MODIFIED") && !e.object.spec?.holderIdentity) fire();
   };
   void (async () => {
     while (!signal.aborted) {

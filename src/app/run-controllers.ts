@@ -40,7 +40,11 @@ export class ControllerCrashedError extends Error {
   override readonly name = "ControllerCrashedError";
 }
 
-export async function runControllers(deps: LeaderDeps, signal: AbortSignal): Promise<void> {
+/**
+ * Runs the controllers until `signal` aborts, then drains them (at most --shutdown-grace-period).
+ * Resolves whether they all finished: false leaves syncs in flight, so the Lease must not be handed back.
+ */
+export async function runControllers(deps: LeaderDeps, signal: AbortSignal): Promise<boolean> {
   const { config, logger } = deps;
   const informers = deps.informers ?? createSharedInformers({ api: deps.root, logger, clock: deps.clock });
   deps.health.add("informer-sync", () => (informers.synced ? undefined : "caches not synced yet"));
@@ -67,6 +71,7 @@ export async function runControllers(deps: LeaderDeps, signal: AbortSignal): Pro
   await informersDone;
   if (crash.signal.aborted)
     throw new ControllerCrashedError(errorMessage(crash.signal.reason), { cause: crash.signal.reason });
+  return finished;
 }
 
 function sharedContext(deps: LeaderDeps, informers: SharedInformers): SharedContext {

@@ -39,6 +39,25 @@ async function holder(lease: string): Promise<string | undefined> {
 
 const identityOf = (line: string): string => ACQUIRED.exec(line)?.[1] ?? "";
 
+/** A fake cloud whose EnsureLoadBalancer takes `latency`, a namespace, and short leader-election flags. */
+async function slowEnsure(name: string, latency: string, extra: string[] = []) {
+  const cp = await controlPlane();
+  const cloud = startFakeCloud(`faults: { operationLatency: { EnsureLoadBalancer: ${latency} } }\n`);
+  const namespace = uniqueName(name);
+  await createNamespace(cp.admin, namespace);
+  const flags = [
+    `--cloud-config=${cloud.configFile}`,
+    "--controllers=service-lb-controller",
+    // Services other tests left in the cluster take workers of their own, not this one's turn.
+    "--concurrent-service-syncs=100",
+    "--leader-elect-lease-duration=4s",
+    "--leader-elect-renew-deadline=3s",
+    "--leader-elect-retry-period=1s",
+    ...extra,
+  ];
+  return { cp, cloud, lease: uniqueName(name), namespace, flags };
+}
+
 describe("leader election", () => {
   test("two replicas: exactly one leads; SIGTERM hands over within 3 s and the old leader exits 0", async () => {
     const cp = await controlPlane();
@@ -65,20 +84,7 @@ describe("leader election", () => {
   }, 60_000);
 
   test("SIGTERM with a sync in flight: the leader renews its Lease through the drain, the standby leads after the release", async () => {
-    const cp = await controlPlane();
-    const cloud = startFakeCloud("faults: { operationLatency: { EnsureLoadBalancer: 9s } }\n");
-    const lease = uniqueName("ha-drain");
-    const namespace = uniqueName("ha-drain");
-    await createNamespace(cp.admin, namespace);
-    const flags = [
-      `--cloud-config=${cloud.configFile}`,
-      "--controllers=service-lb-controller",
-      // Services other tests left in the cluster take workers of their own, not this one's turn.
-      "--concurrent-service-syncs=100",
-      "--leader-elect-lease-duration=4s",
-      "--leader-elect-renew-deadline=3s",
-      "--leader-elect-retry-period=1s",
-    ];
+    const { cp, cloud, lease, namespace, flags } = await slowEnsure("ha-drain", "9s");
     const a = await replica(cp.kubeconfigs.ccm, lease, flags);
     await a.waitForLine(ACQUIRED);
     const b = await replica(cp.kubeconfigs.ccm, lease, flags);
@@ -93,6 +99,21 @@ describe("leader election", () => {
     expect(await stopped).toBe(0);
     expect(await b.stop("SIGTERM")).toBe(0);
     expect(cloud.engine.loadBalancers().filter((lb) => lb.service === `${namespace}/web`)).toHaveLength(1);
+    await cloud.stop();
+  }, 90_000);
+
+  test("SIGTERM with a sync that outlasts --shutdown-grace-period: the Lease is kept to expire, not handed back", async () => {
+    const { cp, cloud, lease, namespace, flags } = await slowEnsure("ha-undrained", "20s", [
+      "--shutdown-grace-period=2s",
+    ]);
+    const a = await replica(cp.kubeconfigs.ccm, lease, flags);
+    const aId = identityOf(await a.waitForLine(ACQUIRED));
+    await ensureUnderWay(cp.admin, namespace, "web");
+    expect(await a.stop("SIGTERM")).toBe(0);
+    // The ensure was still running when the process stopped: a standby must not lead beside it.
+    expect(a.output()).toMatch(/keeping lease kube-system\/\S+ until it expires: work was still in flight/);
+    expect(a.output()).not.toMatch(/released lease/);
+    expect(await holder(lease)).toBe(aId);
     await cloud.stop();
   }, 90_000);
 

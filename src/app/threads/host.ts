@@ -172,7 +172,8 @@ function onThreadZero(deps: ThreadDeps): ControllerName[] {
   return deps.provider.loadBalancer?.allocatesInProcess ? ["service-lb-controller"] : [];
 }
 
-export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal): Promise<void> {
+/** Resolves true: the threads are terminated at the end, so nothing of theirs is left in flight. */
+export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal): Promise<boolean> {
   const plans = planThreads(deps.config.controllers, deps.config.controllerThreads, onThreadZero(deps));
   const threads: Thread[] = [];
   const informerStop = new AbortController();
@@ -191,6 +192,7 @@ export async function runControllerThreads(deps: ThreadDeps, signal: AbortSignal
   await shared.done;
   if (first) throw threadFailure(first.thread, first.exit);
   if (!graceful) deps.logger.warn("controller threads did not finish within the shutdown grace period; stopped them");
+  return true;
 }
 
 /**
