@@ -79,6 +79,10 @@ describe("classic ELB plan", () => {
     [{ [`${P}healthcheck-protocol`]: "HTTPS" }, "HTTPS:30080/"],
     [{ [`${P}healthcheck-port`]: "8080" }, "TCP:8080"],
     [{ [`${P}healthcheck-path`]: "/ignored-for-tcp" }, "TCP:30080"],
+    [{ [`${P}backend-protocol`]: "https" }, "SSL:30080"],
+    [{ [`${P}backend-protocol`]: "ssl" }, "SSL:30080"],
+    [{ [`${P}backend-protocol`]: "http" }, "TCP:30080"],
+    [{ [`${P}backend-protocol`]: "ssl", [`${P}healthcheck-protocol`]: "TCP" }, "TCP:30080"],
   ])("annotations %p → target %s", (annotations, target) => {
     expect(healthCheck(service({}, annotations)).Target).toBe(target);
   });

@@ -1,9 +1,10 @@
 /**
  * What a Service's classic ELB should look like, and how far the actual one is from it: pure functions
  * (cloud-provider-aws `aws_loadbalancer.go` rules). Listeners go LB port → NodePort (see `listenerFor`); the health
- * check defaults to `TCP:<first NodePort>` (HTTP on the health-check NodePort for
- * `externalTrafficPolicy: Local`, or kube-proxy's port in the shared probe mode), thresholds 2/6, timeout
- * 5 s, interval 10 s; attributes default to no cross-zone, no draining, idle timeout 60 s, no access log.
+ * check defaults to `TCP:<first NodePort>` (`SSL:` with an https or ssl backend protocol; HTTP on the
+ * health-check NodePort for `externalTrafficPolicy: Local`, or kube-proxy's port in the shared probe mode),
+ * thresholds 2/6, timeout 5 s, interval 10 s; attributes default to no cross-zone, no draining, idle
+ * timeout 60 s, no access log.
  */
 import type {
   AccessLog,
@@ -71,16 +72,18 @@ export function desiredListeners(service: Service, options: ListenerOptions = NO
   return ports.map((p) => listenerFor(p, options));
 }
 
+/** Upstream's default: TCP on the first NodePort, SSL when the backends speak TLS (`backend-protocol`). */
 function defaultProbe(
   service: Service,
   listeners: readonly Listener[],
-  probe: SharedProbe,
+  on: { probe: SharedProbe; backend?: BackendProtocol },
 ): { protocol: string; port: number; path: string } {
   const spec = service.spec ?? {};
   if (spec.externalTrafficPolicy === "Local" && (spec.healthCheckNodePort ?? 0) > 0)
     return { protocol: "HTTP", port: spec.healthCheckNodePort!, path: "/healthz" };
-  if (probe.shared) return { protocol: "HTTP", port: probe.port, path: probe.path };
-  return { protocol: "TCP", port: listeners[0]?.InstancePort ?? 0, path: "" };
+  if (on.probe.shared) return { protocol: "HTTP", port: on.probe.port, path: on.probe.path };
+  const tls = on.backend === "https" || on.backend === "ssl";
+  return { protocol: tls ? "SSL" : "TCP", port: listeners[0]?.InstancePort ?? 0, path: "" };
 }
 
 const HEALTH_CHECK_DEFAULTS = { HealthyThreshold: 2, UnhealthyThreshold: 6, Timeout: 5, Interval: 10 };
@@ -96,7 +99,7 @@ export function desiredHealthCheck(
   options: LbOptions,
   probe: SharedProbe,
 ): HealthCheck {
-  const base = defaultProbe(service, listeners, probe);
+  const base = defaultProbe(service, listeners, { probe, backend: options.listener.backendProtocol });
   const hc = options.healthCheck;
   const protocol = hc.protocol ?? base.protocol;
   const port = probePort(hc.port, base.port, listeners[0]?.InstancePort ?? base.port);
