@@ -18,7 +18,7 @@ import { createHealthSlis } from "../metrics/slis.ts";
 import type { KubeApi } from "../kube/api.ts";
 import { TokenBucket } from "../kube/token-bucket.ts";
 import { buildInfo, userAgent } from "../version.ts";
-import { createLeaderElector } from "./leader-election.ts";
+import { createLeaderElector, type LeaderElector } from "./leader-election.ts";
 import type { ProcessDeps } from "./process.ts";
 import { runControllers } from "./run-controllers.ts";
 import { createHealth, startServing, type ReviewConnections } from "./serving.ts";
@@ -81,12 +81,14 @@ export async function runManager(deps: ManagerDeps, signal: AbortSignal): Promis
   const lease = { namespace: le.resourceNamespace, name: le.resourceName };
   const replica = le.enabled ? { identity: deps.identity, hostname: deps.hostname, lease } : undefined;
   const leader: ThreadDeps = { ...deps, bucket: deps.limiter.shared, hub, health, replica };
+  const outcome = { lost: false };
   try {
-    return await lead(leader, deps.identity, signal);
+    return await lead(leader, deps.identity, signal, outcome);
   } finally {
     eventsStop.abort();
-    await eventsDone;
-    await provider.close?.();
+    // Leadership lost: out at once, as upstream's OnStoppedLeading, with nothing more written (the
+    // events' flush and the provider's close would keep in-flight syncs alive beside a new leader).
+    if (!outcome.lost) await eventsDone.then(() => provider.close?.());
     await server?.stop();
     logger.debug(`API requests sent: ${await requestTotals(deps.metrics)}`);
   }
@@ -132,7 +134,22 @@ export function leaderElectionClient(deps: Pick<ProcessDeps, "config" | "connect
   return deps.factory.api(deps.connection, limiter, { agent, ownConnections: true, timeoutMs });
 }
 
-async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Promise<ManagerExit> {
+/** Handed back only once nothing of ours is in flight: a standby would otherwise lead beside a sync. */
+async function handBack(deps: ThreadDeps, elector: LeaderElector, drained: boolean): Promise<void> {
+  const le = deps.config.leaderElection;
+  const lease = `${le.resourceNamespace}/${le.resourceName}`;
+  if (le.releaseOnShutdown && drained) await elector.release();
+  else if (le.releaseOnShutdown)
+    deps.logger.warn(`keeping lease ${lease} until it expires: work was still in flight when the process stopped`);
+  else deps.logger.info(`keeping lease ${lease} until it expires (--leader-elect-release-on-shutdown=false)`);
+}
+
+async function lead(
+  deps: ThreadDeps,
+  identity: string,
+  signal: AbortSignal,
+  outcome: { lost: boolean },
+): Promise<ManagerExit> {
   const le = deps.config.leaderElection;
   if (!le.enabled) return exitAfter(runAll(deps, signal), deps.logger);
   if (deps.replica) deps.provider.startReplica?.({ kube: deps.root, ...deps.replica, signal });
@@ -159,6 +176,7 @@ async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Pr
   const run = runAll(deps, AbortSignal.any([signal, leading.signal])).then((done) => void (drained = done));
   const exit = await Promise.race([exitAfter(run, deps.logger), lost]);
   if (exit === "lost") {
+    outcome.lost = true;
     // At once, as upstream's OnStoppedLeading exits: the in-flight syncs are not waited for, since a new
     // leader may already be writing.
     deps.logger.error(`${errorMessage(leading.signal.reason)}; exiting so the supervisor restarts this process`);
@@ -166,11 +184,6 @@ async function lead(deps: ThreadDeps, identity: string, signal: AbortSignal): Pr
   }
   leading.abort();
   await renewal;
-  const lease = `${le.resourceNamespace}/${le.resourceName}`;
-  // Handed back only once nothing of ours is in flight: a standby would otherwise lead beside a sync.
-  if (le.releaseOnShutdown && drained) await elector.release();
-  else if (le.releaseOnShutdown)
-    deps.logger.warn(`keeping lease ${lease} until it expires: work was still in flight when the process stopped`);
-  else deps.logger.info(`keeping lease ${lease} until it expires (--leader-elect-release-on-shutdown=false)`);
+  await handBack(deps, elector, drained);
   return exit;
 }
