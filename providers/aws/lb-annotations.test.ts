@@ -124,6 +124,21 @@ describe("aws-load-balancer-* annotations", () => {
     expect(nlb.targetGroupAttributes).toEqual({});
   });
 
+  test("healthcheck-timeout is checked against the kind's own defaults", () => {
+    const nlb = { [`${P}type`]: "nlb" };
+    const timeout = (t: string) => ({ [`${P}healthcheck-timeout`]: t });
+    expect(parseLbOptions(service({ ...nlb, ...timeout("20") })).healthCheck.timeout).toBe(20);
+    const long = { ...nlb, ...timeout("100"), [`${P}healthcheck-interval`]: "120" };
+    expect(parseLbOptions(service(long)).healthCheck.timeout).toBe(100);
+    expect(() => parseLbOptions(service({ ...nlb, ...timeout("30") }))).toThrow(/less than the interval \(30 s\)/);
+    const local = { externalTrafficPolicy: "Local" as const, healthCheckNodePort: 32000 };
+    expect(() => parseLbOptions(service({ ...nlb, ...timeout("10") }, local))).toThrow(/interval \(10 s\)/);
+    expect(() => parseLbOptions(service(timeout("20")))).toThrow(/less than the interval \(10 s\)/);
+    expect(() => parseLbOptions(service({ ...timeout("100"), [`${P}healthcheck-interval`]: "120" }))).toThrow(
+      /expected a whole number from 2 to 60/,
+    );
+  });
+
   test("booleans read as Go's strconv.ParseBool, as upstream", () => {
     const on = parseLbOptions(
       service({ [`${P}cross-zone-load-balancing-enabled`]: "1", [`${P}access-log-enabled`]: "T" }),

@@ -209,19 +209,31 @@ function healthCheckPath(read: Read): string | undefined {
   return path;
 }
 
-function healthCheck(read: Read): HealthCheckOptions {
+function defaultInterval(kind: LbKind, service: Service): number {
+  const spec = service.spec ?? {};
+  const local = spec.externalTrafficPolicy === "Local" && (spec.healthCheckNodePort ?? 0) > 0;
+  return kind === "nlb" && !local ? 30 : 10;
+}
+
+/**
+ * Checked against the kind's own defaults: a classic ELB times out after 5 s of 10 (timeouts up to 60 s);
+ * an NLB's target groups check every 30 s (10 s on the health-check NodePort of a Local Service), with
+ * AWS's timeout unless one is given (up to 120 s).
+ */
+function healthCheck(read: Read, kind: LbKind, service: Service): HealthCheckOptions {
+  const nlb = kind === "nlb";
   const hc: HealthCheckOptions = {
     protocol: healthCheckProtocol(read),
     port: healthCheckPort(read),
     path: healthCheckPath(read),
     healthyThreshold: readInt(read, "healthcheck-healthy-threshold", 2, 10),
     unhealthyThreshold: readInt(read, "healthcheck-unhealthy-threshold", 2, 10),
-    timeout: readInt(read, "healthcheck-timeout", 2, 60),
+    timeout: readInt(read, "healthcheck-timeout", 2, nlb ? 120 : 60),
     interval: readInt(read, "healthcheck-interval", 5, 300),
   };
-  const timeout = hc.timeout ?? 5;
-  const interval = hc.interval ?? 10;
-  if (timeout >= interval)
+  const timeout = hc.timeout ?? (nlb ? undefined : 5);
+  const interval = hc.interval ?? defaultInterval(kind, service);
+  if (timeout !== undefined && timeout >= interval)
     throw bad("healthcheck-timeout", String(timeout), `must be less than the interval (${interval} s)`);
   return hc;
 }
@@ -292,7 +304,7 @@ export function parseLbOptions(service: Service): LbOptions {
     kind,
     internal,
     sourceRanges: sourceRanges(service),
-    healthCheck: healthCheck(read),
+    healthCheck: healthCheck(read, kind, service),
     extraTags: extraTags(read),
     crossZone: readBool(read, "cross-zone-load-balancing-enabled"),
     drainingEnabled: readBool(read, "connection-draining-enabled"),
