@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import type { LeaderElectionConfig } from "../config/config.ts";
 import type { Lease } from "../kube/objects.ts";
 import { createLogger } from "../log/logger.ts";
-import { realClock } from "../util/clock.ts";
+import { realClock, type Clock } from "../util/clock.ts";
 import { localApi } from "../../test/harness/local-api.ts";
 import { createLeaderElector } from "./leader-election.ts";
 
@@ -49,13 +49,14 @@ function elector(
   statuses: boolean[],
   slowPaths: string[],
   events: string[] = [],
+  clock: Clock = realClock,
 ): ReturnType<typeof createLeaderElector> {
   return createLeaderElector({
     api: localApi(server.port),
     config,
     identity: "host_1",
     logger: createLogger({ verbosity: 0, format: "text", write: () => undefined }),
-    clock: realClock,
+    clock,
     recorder: { event: (_object, type, reason, message) => void events.push(`${type} ${reason} ${message}`) },
     onStatus: (leading) => statuses.push(leading),
     onSlowPath: () => slowPaths.push("slow"),
@@ -122,6 +123,21 @@ describe("leader election", () => {
     expect(requests).toEqual(["GET"]);
     expect(stored?.spec?.holderIdentity).toBe("other_2");
     expect(le.leading).toBe(false);
+    stored = { ...stored, spec: { ...stored.spec, holderIdentity: "" } };
+  });
+
+  test("a step of the wall clock does not make a Lease look expired: time passed is monotonic", async () => {
+    const now = new Date("2026-12-02T10:00:00Z").getTime();
+    stored = {
+      ...stored!,
+      spec: { holderIdentity: "other_2", leaseDurationSeconds: 1, renewTime: "2026-12-02T10:00:00.000000Z" },
+    };
+    let steps = 0;
+    // Every reading of the wall clock is ten minutes later (NTP stepping it); the monotonic one is real.
+    const stepping: Clock = { ...realClock, now: () => now + 600_000 * ++steps };
+    const le = elector([], [], [], stepping);
+    expect(await le.acquire(AbortSignal.timeout(600))).toBe(false);
+    expect(stored?.spec?.holderIdentity).toBe("other_2");
     stored = { ...stored, spec: { ...stored.spec, holderIdentity: "" } };
   });
 });

@@ -1,10 +1,10 @@
 /**
  * Leader election on a coordination.k8s.io/v1 Lease with client-go's rules: candidates retry every
  * retry period (jittered); a held lease is taken only after `leaseDuration` has passed since this process
- * last *observed* it change (local clock, so skew between hosts does not matter); the leader renews every
- * retry period (one PUT of the Lease as it last wrote it; a GET first only after that failed) and gives
- * up when a renewal has not succeeded within the renew deadline. Each acquisition counts one more
- * `leaseTransitions`, a takeover of a released Lease too.
+ * last *observed* it change (local monotonic clock, so neither skew between hosts nor a step of the wall
+ * clock matters); the leader renews every retry period (one PUT of the Lease as it last wrote it; a GET
+ * first only after that failed) and gives up when a renewal has not succeeded within the renew deadline.
+ * Each acquisition counts one more `leaseTransitions`, a takeover of a released Lease too.
  *
  * Beyond upstream: `release()` hands the Lease back (empty holder, 1 s duration) so a standby takes over
  * within one retry period (kubernetes/kubernetes#119905). As client-go's `release`, it reads the Lease
@@ -55,6 +55,8 @@ export class LeadershipLostError extends Error {
 
 export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
   const { api, config, identity, clock } = deps;
+  /** Time passed is measured on the monotonic clock; only the Lease's timestamps are wall-clock time. */
+  const tick = (): number => clock.elapsed?.() ?? clock.now();
   const target = { namespace: config.resourceNamespace };
   let observed: { holder: string; renewTime: string; at: number; lease?: Lease } | undefined;
   let leading = false;
@@ -82,8 +84,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
   function observe(lease: Lease): { holder: string; at: number } {
     const holder = lease.spec?.holderIdentity ?? "";
     const renewTime = lease.spec?.renewTime ?? "";
-    if (observed?.holder !== holder || observed.renewTime !== renewTime)
-      observed = { holder, renewTime, at: clock.now() };
+    if (observed?.holder !== holder || observed.renewTime !== renewTime) observed = { holder, renewTime, at: tick() };
     return observed;
   }
 
@@ -92,7 +93,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     const { holder, at } = observe(lease);
     if (holder === "" || holder === identity) return false;
     const duration = (lease.spec?.leaseDurationSeconds ?? config.leaseDurationMs / 1000) * 1000;
-    return at + duration > clock.now();
+    return at + duration > tick();
   }
 
   async function create(now: string, signal: AbortSignal): Promise<boolean> {
@@ -104,8 +105,8 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     };
     try {
       const created = await api.create(LEASES, fresh, { ...target, signal });
-      observed = { holder: identity, renewTime: now, at: clock.now(), lease: created };
-      renewedAt = clock.now();
+      observed = { holder: identity, renewTime: now, at: tick(), lease: created };
+      renewedAt = tick();
       return true;
     } catch (error) {
       if (isAlreadyExists(error)) return false;
@@ -115,15 +116,15 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
 
   async function update(lease: Lease, now: string, signal: AbortSignal): Promise<true> {
     const updated = await api.update<Lease>(LEASES, { ...lease, spec: record(lease.spec, now) }, { signal });
-    observed = { holder: identity, renewTime: now, at: clock.now(), lease: updated };
-    renewedAt = clock.now();
+    observed = { holder: identity, renewTime: now, at: tick(), lease: updated };
+    renewedAt = tick();
     return true;
   }
 
   /** client-go's fast path: a leader whose lease is still valid renews the Lease as it last wrote it. */
   async function renewOptimistically(now: string, signal: AbortSignal): Promise<boolean> {
     const last = observed?.lease;
-    if (!leading || !last || clock.now() >= renewedAt + config.leaseDurationMs) return false;
+    if (!leading || !last || tick() >= renewedAt + config.leaseDurationMs) return false;
     try {
       return await update(last, now, signal);
     } catch (error) {
@@ -165,9 +166,9 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
       return leading;
     },
     check() {
-      const stale = clock.now() - renewedAt - config.leaseDurationMs;
+      const stale = tick() - renewedAt - config.leaseDurationMs;
       return leading && stale > MAX_TOLERABLE_EXPIRED_MS
-        ? `lease not renewed for ${Math.round((clock.now() - renewedAt) / 1000)} s`
+        ? `lease not renewed for ${Math.round((tick() - renewedAt) / 1000)} s`
         : undefined;
     },
     async acquire(signal) {
@@ -199,10 +200,10 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
       while (!signal.aborted) {
         await clock.sleep(config.retryPeriodMs, signal).catch(() => undefined);
         if (signal.aborted) return;
-        const deadline = clock.now() + config.renewDeadlineMs;
+        const deadline = tick() + config.renewDeadlineMs;
         let renewed = false;
-        while (!renewed && clock.now() < deadline && !signal.aborted) {
-          renewed = await attempt(AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, deadline - clock.now()))]));
+        while (!renewed && tick() < deadline && !signal.aborted) {
+          renewed = await attempt(AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, deadline - tick()))]));
           if (!renewed) await clock.sleep(config.retryPeriodMs, signal).catch(() => undefined);
         }
         if (!renewed && !signal.aborted) {

@@ -4,12 +4,18 @@ import { onAbort } from "./abort.ts";
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
+  /**
+   * Milliseconds on a monotonic clock, for measuring time passed (an NTP step does not move it, as Go's
+   * monotonic reading in time.Now). Absent (a test's clock): `now` serves.
+   */
+  elapsed?(): number;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 export const realClock: Clock = {
   now: () => Date.now(),
+  elapsed: () => performance.now(),
   sleep,
 };
 
