@@ -140,4 +140,12 @@ describe("leader election", () => {
     expect(stored?.spec?.holderIdentity).toBe("other_2");
     stored = { ...stored, spec: { ...stored.spec, holderIdentity: "" } };
   });
+
+  test("a record without leaseDurationSeconds is expired, as client-go reads it (0 s), not our flag's", async () => {
+    stored = { ...stored!, spec: { holderIdentity: "other_3", renewTime: "2026-12-02T10:00:00.000000Z" } };
+    const le = elector([], []);
+    expect(await le.acquire(AbortSignal.timeout(1000))).toBe(true);
+    expect(stored?.spec?.holderIdentity).toBe("host_1");
+    await le.release();
+  });
 });

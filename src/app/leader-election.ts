@@ -49,6 +49,13 @@ const MAX_TOLERABLE_EXPIRED_MS = 20_000;
 
 const JITTER = 1.2;
 
+/** The record's fields as one text, to tell a change of any of them (client-go compares whole records). */
+function recordKey(lease: Lease): string {
+  const s: Record<string, unknown> = lease.spec ?? {};
+  const fields = ["holderIdentity", "leaseDurationSeconds", "acquireTime", "renewTime", "leaseTransitions"];
+  return JSON.stringify([...fields, "preferredHolder", "strategy"].map((f) => s[f]));
+}
+
 export class LeadershipLostError extends Error {
   override readonly name = "LeadershipLostError";
 }
@@ -58,7 +65,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
   /** Time passed is measured on the monotonic clock; only the Lease's timestamps are wall-clock time. */
   const tick = (): number => clock.elapsed?.() ?? clock.now();
   const target = { namespace: config.resourceNamespace };
-  let observed: { holder: string; renewTime: string; at: number; lease?: Lease } | undefined;
+  let observed: { holder: string; record: string; at: number; lease?: Lease } | undefined;
   let leading = false;
   let renewedAt = 0;
 
@@ -80,20 +87,22 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     };
   }
 
-  /** Notes when the lease's holder or renew time last changed, by our clock (client-go observedTime). */
+  /**
+   * Notes when the lease's record last changed, by our clock (client-go's observedTime: a change of any
+   * field of the record counts, not only of the holder and the renew time).
+   */
   function observe(lease: Lease): { holder: string; at: number } {
     const holder = lease.spec?.holderIdentity ?? "";
-    const renewTime = lease.spec?.renewTime ?? "";
-    if (observed?.holder !== holder || observed.renewTime !== renewTime) observed = { holder, renewTime, at: tick() };
+    const record = recordKey(lease);
+    if (observed?.record !== record) observed = { holder, record, at: tick() };
     return observed;
   }
 
-  /** Held by someone else whose last renewal we observed less than a lease duration ago. */
+  /** Held by someone else whose last renewal we observed less than its duration ago (none given: 0 s). */
   function heldByOther(lease: Lease): boolean {
     const { holder, at } = observe(lease);
     if (holder === "" || holder === identity) return false;
-    const duration = (lease.spec?.leaseDurationSeconds ?? config.leaseDurationMs / 1000) * 1000;
-    return at + duration > tick();
+    return at + (lease.spec?.leaseDurationSeconds ?? 0) * 1000 > tick();
   }
 
   async function create(now: string, signal: AbortSignal): Promise<boolean> {
@@ -105,7 +114,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     };
     try {
       const created = await api.create(LEASES, fresh, { ...target, signal });
-      observed = { holder: identity, renewTime: now, at: tick(), lease: created };
+      observed = { holder: identity, record: recordKey(created), at: tick(), lease: created };
       renewedAt = tick();
       return true;
     } catch (error) {
@@ -116,7 +125,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
 
   async function update(lease: Lease, now: string, signal: AbortSignal): Promise<true> {
     const updated = await api.update<Lease>(LEASES, { ...lease, spec: record(lease.spec, now) }, { signal });
-    observed = { holder: identity, renewTime: now, at: tick(), lease: updated };
+    observed = { holder: identity, record: recordKey(updated), at: tick(), lease: updated };
     renewedAt = tick();
     return true;
   }
@@ -168,7 +177,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
     check() {
       const stale = tick() - renewedAt - config.leaseDurationMs;
       return leading && stale > MAX_TOLERABLE_EXPIRED_MS
-        ? `lease not renewed for ${Math.round((tick() - renewedAt) / 1000)} s`
+        ? `failed election to renew leadership on lease ${config.resourceName}`
         : undefined;
     },
     async acquire(signal) {

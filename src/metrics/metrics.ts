@@ -271,13 +271,13 @@ export function createMetrics(options: { defaultMetrics?: (registry: Registry) =
     }),
     leaderStatus: new Gauge({
       name: "leader_election_master_status",
-      help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
+      help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
       labelNames: ["name"],
       registers,
     }),
     leaderSlowpath: new Counter({
       name: "leader_election_slowpath_total",
-      help: "Total number of slow path exercised in renewing leader leases. 'name' is the string used to identify the lease.",
+      help: "Total number of slow path exercised in renewing leader leases. 'name' is the string used to identify the lease. Please make sure to group by name.",
       labelNames: ["name"],
       registers,
     }),
