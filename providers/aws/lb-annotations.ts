@@ -277,6 +277,18 @@ function nlbOptions(read: Read, kind: LbKind, o: { internal: boolean; proxyProto
   };
 }
 
+/**
+ * What the node-change path needs (upstream's UpdateLoadBalancer reads only target-node-labels), read
+ * without the other annotations, so a refused one does not keep backends from following the nodes.
+ */
+export function nodeSelection(service: Service): Pick<LbOptions, "targetNodeLabels" | "securityGroups"> {
+  const read: Read = (name) => service.metadata.annotations?.[`${PREFIX}${name}`];
+  return {
+    targetNodeLabels: readMap(read, "target-node-labels", true),
+    securityGroups: readList(read, "security-groups"),
+  };
+}
+
 /** Everything the annotations ask of this Service's ELB; throws on a bad value. */
 export function parseLbOptions(service: Service): LbOptions {
   const annotations = service.metadata.annotations ?? {};

@@ -119,6 +119,13 @@ describe("aws classic ELB (moto)", () => {
     expect((await describeElb()).Instances!.map((i) => i.InstanceId).sort()).toEqual(launched.map((i) => i.id).sort());
   });
 
+  test("node changes follow target-node-labels alone: a refused annotation does not stop them (upstream)", async () => {
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    const bad = service({ [`${P}healthcheck-interval`]: "fast", [`${P}internal`]: "true" });
+    await lb.updateLoadBalancer("kubernetes", bad, nodes.slice(1));
+    expect((await describeElb()).Instances!.map((i) => i.InstanceId)).toEqual([launched[1]!.id]);
+  });
+
   // moto 5.2 deletes no listener when DeleteLoadBalancerListeners names several ports (its loop rebuilds the
   // list once per port); the reconcile deletes one port per call, which this test proves against moto.
   test("port and source-range changes update listeners and the ELB's ingress rules", async () => {

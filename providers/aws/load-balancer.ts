@@ -12,11 +12,11 @@ import type { AwsConfig } from "./config.ts";
 import type { Ec2Instance } from "./ec2-instance.ts";
 import { deleteElb, ensureElb, groupsOf, syncBackends, type ElbDeps } from "./elb/elb.ts";
 import type { InstanceCache } from "./instance-cache.ts";
-import { PREFIX, parseLbOptions, type LbOptions } from "./lb-annotations.ts";
+import { nodeSelection, PREFIX, parseLbOptions, type LbOptions } from "./lb-annotations.ts";
 import { loadBalancerName } from "./lb-names.ts";
 import { describeElb } from "./elb/reconcile.ts";
 import { findSubnets } from "./lb-subnets.ts";
-import { deleteNlb, describeNlb, ensureNlb, type NlbDeps } from "./nlb/nlb.ts";
+import { deleteNlb, describeNlb, ensureNlb, syncNlbTargets, type NlbDeps } from "./nlb/nlb.ts";
 import { desiredTargetGroups, validateNlbService } from "./nlb/plan.ts";
 import { instancesOfNodes } from "./node-instances.ts";
 import type { ClusterTags } from "./tags.ts";
@@ -63,7 +63,11 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
   };
 
   /** Running instances behind `nodes` (upstream registers only running ones); others are left out, logged. */
-  async function backends(nodes: readonly Node[], options: LbOptions, signal?: AbortSignal): Promise<Ec2Instance[]> {
+  async function backends(
+    nodes: readonly Node[],
+    options: Pick<LbOptions, "targetNodeLabels">,
+    signal?: AbortSignal,
+  ): Promise<Ec2Instance[]> {
     const chosen = selected(nodes, options.targetNodeLabels);
     const found = await instancesOfNodes(deps.cache, chosen, signal);
     const running: Ec2Instance[] = [];
@@ -151,19 +155,35 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
       return { status: statusOf(lb), warnings: options.warnings };
     },
 
+    // Node changes: a classic ELB's backends follow target-node-labels alone (upstream's UpdateLoadBalancer);
+    // an NLB is ensured whole, and when that fails (a refused annotation, internal or eip-allocations
+    // changed on the live NLB) its targets still follow the nodes before the error is reported.
     async updateLoadBalancer(_clusterName, service, nodes, signal) {
-      const options = parseLbOptions(service);
-      if (options.kind === "nlb") {
-        await ensureNetwork(service, options, nodes, signal);
+      const name = loadBalancerName(service);
+      const selection = nodeSelection(service);
+      const [instances, lb, nlb] = await Promise.all([
+        backends(nodes, selection, signal),
+        describeElb(deps.api, name, signal),
+        describeNlb(deps.api, name, signal),
+      ]);
+      if (lb) {
+        await syncBackends(elbDeps, lb, { groups: groupsOf(elbDeps, lb, selection), instances }, signal);
         return;
       }
-      const name = loadBalancerName(service);
-      const [instances, lb] = await Promise.all([
-        backends(nodes, options, signal),
-        describeElb(deps.api, name, signal),
-      ]);
-      if (!lb) throw new Error(`load balancer ${name} does not exist`);
-      await syncBackends(elbDeps, lb, { groups: groupsOf(elbDeps, lb, options), instances }, signal);
+      try {
+        const options = parseLbOptions(service);
+        if (options.kind !== "nlb")
+          throw nlb
+            ? typeChange(name, "network load balancer", "classic ELB")
+            : new Error(`load balancer ${name} does not exist`);
+        await ensureNetwork(service, options, nodes, signal);
+      } catch (error) {
+        if (nlb)
+          await syncNlbTargets(deps.api, nlb.LoadBalancerArn!, instances, signal).catch((e: unknown) =>
+            deps.logger.warn(`NLB ${name}: targets not moved to the current nodes`, { error: String(e) }),
+          );
+        throw error;
+      }
     },
 
     async ensureLoadBalancerDeleted(_clusterName, service, signal) {

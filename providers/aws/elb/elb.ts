@@ -117,7 +117,11 @@ export async function ensureElb(deps: ElbDeps, r: ElbRequest, signal?: AbortSign
 }
 
 /** The groups an existing ELB uses, and which of them is its own. */
-export function groupsOf(deps: ElbDeps, lb: LoadBalancerDescription, options: LbOptions): Groups {
+export function groupsOf(
+  deps: ElbDeps,
+  lb: LoadBalancerDescription,
+  options: Pick<LbOptions, "securityGroups">,
+): Groups {
   const own = options.securityGroups.length === 0 && deps.config.elbSecurityGroup === "";
   const groups = [...(lb.SecurityGroups ?? [])];
   return { groups, own: own ? groups[0] : undefined };

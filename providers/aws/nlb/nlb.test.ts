@@ -166,6 +166,19 @@ describe("aws network load balancer (moto)", () => {
     expect(await lb.getLoadBalancer("kubernetes", service())).toEqual({ exists: true, status: ensured.status });
   });
 
+  test("node changes move targets even when the rest of the sync is refused (internal flipped); the refusal is reported", async () => {
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    const flipped = service({ [`${P}internal`]: "true" });
+    const failure = await rejection(lb.updateLoadBalancer("kubernetes", flipped, nodes.slice(1)));
+    expect(failure.message).toMatch(/internal: cannot change NLB/);
+    for (const g of await targetGroups())
+      expect(await targets(g.TargetGroupArn!)).toEqual([`${launched[1]!.id}:${g.Port}`]);
+    const bad = service({ [`${P}healthcheck-interval`]: "fast" });
+    expect((await rejection(lb.updateLoadBalancer("kubernetes", bad, nodes))).message).toMatch(/healthcheck-interval/);
+    for (const g of await targetGroups())
+      expect(await targets(g.TargetGroupArn!)).toEqual(launched.map((i) => `${i.id}:${g.Port}`).sort());
+  });
+
   test("ensuring again changes nothing; node changes move targets; a NodePort change gets a new target group", async () => {
     await lb.ensureLoadBalancer("kubernetes", service(), nodes);
     await lb.ensureLoadBalancer("kubernetes", service(), nodes);

@@ -5,7 +5,11 @@
  * client / health / MTU rules on the backends' security groups. Target groups that no listener uses any
  * more are deleted after the listeners move.
  */
-import type { LoadBalancer as V2LoadBalancer, SubnetMapping } from "@aws-sdk/client-elastic-load-balancing-v2";
+import type {
+  LoadBalancer as V2LoadBalancer,
+  SubnetMapping,
+  TargetGroup,
+} from "@aws-sdk/client-elastic-load-balancing-v2";
 import type { AwsApi } from "../api.ts";
 import { errorCode } from "../call.ts";
 import type { Ec2Instance } from "../ec2-instance.ts";
@@ -54,15 +58,32 @@ export async function describeNlb(
 }
 
 /** Target groups attached to the NLB; a TargetGroupNotFound answer means there are none. */
-async function attachedGroups(api: AwsApi, lbArn: string, signal?: AbortSignal): Promise<string[]> {
+async function attachedTargetGroups(api: AwsApi, lbArn: string, signal?: AbortSignal): Promise<TargetGroup[]> {
   try {
-    return ((await api.elbv2.describeTargetGroups({ LoadBalancerArn: lbArn }, signal)).TargetGroups ?? []).map(
-      (g) => g.TargetGroupArn!,
-    );
+    return (await api.elbv2.describeTargetGroups({ LoadBalancerArn: lbArn }, signal)).TargetGroups ?? [];
   } catch (error) {
     if (errorCode(error) === "TargetGroupNotFoundException") return [];
     throw error;
   }
+}
+
+async function attachedGroups(api: AwsApi, lbArn: string, signal?: AbortSignal): Promise<string[]> {
+  return (await attachedTargetGroups(api, lbArn, signal)).map((g) => g.TargetGroupArn!);
+}
+
+/**
+ * `instances` as the targets of every target group the NLB has, each on its own port: the node-change
+ * path when the rest of the sync is refused, so targets still follow the nodes.
+ */
+export async function syncNlbTargets(
+  api: AwsApi,
+  lbArn: string,
+  instances: readonly Ec2Instance[],
+  signal?: AbortSignal,
+): Promise<void> {
+  for (const g of await attachedTargetGroups(api, lbArn, signal))
+    if (g.TargetGroupArn && g.Port)
+      await syncTargets(api, { arn: g.TargetGroupArn, spec: { nodePort: g.Port } }, instances, signal);
 }
 
 async function syncCrossZone(api: AwsApi, lbArn: string, enabled: boolean, signal?: AbortSignal): Promise<void> {

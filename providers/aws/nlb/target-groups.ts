@@ -91,7 +91,7 @@ function healthCheckChanged(actual: TargetGroup, wanted: HealthCheckSettings): b
 /** Registers the wanted instances on the NodePort and deregisters the rest. */
 export async function syncTargets(
   api: AwsApi,
-  group: { arn: string; spec: TargetGroupSpec },
+  group: { arn: string; spec: Pick<TargetGroupSpec, "nodePort"> },
   instances: readonly Ec2Instance[],
   signal?: AbortSignal,
 ): Promise<void> {
