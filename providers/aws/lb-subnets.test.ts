@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { RouteTable, Subnet } from "@aws-sdk/client-ec2";
-import { chooseSubnets } from "./lb-subnets.ts";
+import type { AwsApi } from "./api.ts";
+import { chooseSubnets, findSubnets } from "./lb-subnets.ts";
+import { ZoneCache } from "./zones.ts";
 
 const cluster = { clusterID: "c1", legacy: false };
 const subnet = (id: string, zone: string, tags: Record<string, string> = {}): Subnet => ({
@@ -52,5 +54,38 @@ describe("ELB subnet discovery", () => {
   test("subnets tagged for another cluster are not used", () => {
     const subnets = [subnet("subnet-1", "a", { "kubernetes.io/cluster/other": "owned" })];
     expect(chooseSubnets(subnets, [igwTable("subnet-1")], false, cluster)).toEqual([]);
+  });
+});
+
+describe("ELB subnets and zone types", () => {
+  const subnets = [subnet("subnet-a1", "us-west-2a"), subnet("subnet-lz1", "us-west-2-lax-1a")];
+  const api = {
+    ec2: {
+      describeSubnets: (input: { Filters: { Name: string; Values: string[] }[] }) => {
+        const ids = input.Filters.find((f) => f.Name === "subnet-id")?.Values;
+        return Promise.resolve({ Subnets: subnets.filter((s) => !ids || ids.includes(s.SubnetId!)) });
+      },
+      describeRouteTables: () => Promise.resolve({ RouteTables: [igwTable("subnet-a1", "subnet-lz1")] }),
+      describeAvailabilityZones: () =>
+        Promise.resolve({
+          AvailabilityZones: [
+            { ZoneName: "us-west-2a", ZoneId: "usw2-az1", ZoneType: "availability-zone" },
+            { ZoneName: "us-west-2-lax-1a", ZoneId: "usw2-lax1-az1", ZoneType: "local-zone" },
+          ],
+        }),
+    },
+  } as unknown as AwsApi;
+  const query = { vpc: "vpc-1", internal: false, fallback: "" };
+
+  test("subnets in Local Zones or Wavelength Zones are left out, as upstream's findELBSubnets", async () => {
+    expect(await findSubnets({ api, zones: new ZoneCache(api), cluster }, { ...query, annotated: [] })).toEqual([
+      "subnet-a1",
+    ]);
+  });
+
+  test("annotated subnets are used as named, whatever their zone", async () => {
+    expect(
+      await findSubnets({ api, zones: new ZoneCache(api), cluster }, { ...query, annotated: ["subnet-lz1"] }),
+    ).toEqual(["subnet-lz1"]);
   });
 });

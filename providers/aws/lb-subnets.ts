@@ -3,10 +3,12 @@
  * else the VPC's subnets that are tagged for this cluster or for no cluster, public ones only for an
  * internet-facing ELB (public: its route table, or the VPC's main table, routes to an internet gateway),
  * one per zone, preferring the role tag (`kubernetes.io/role/elb` / `internal-elb`), then the cluster
- * tag, then the lowest ID; else the configured `SubnetID`.
+ * tag, then the lowest ID, leaving out zones whose type is not `availability-zone` (Local Zones, Wavelength
+ * Zones: ELBs and NLBs cannot use them); else the configured `SubnetID`. Annotated subnets are used as named.
  */
 import type { RouteTable, Subnet } from "@aws-sdk/client-ec2";
 import type { AwsApi } from "./api.ts";
+import { REGULAR_ZONE_TYPE, type ZoneCache } from "./zones.ts";
 import { clusterTagKey, tagMap, taggedForCluster, taggedForOtherCluster, type ClusterTags } from "./tags.ts";
 
 export interface SubnetQuery {
@@ -82,9 +84,14 @@ export function chooseSubnets(
   return [...best.values()].map((s) => s.SubnetId!).sort();
 }
 
+/** The subnets whose zone is an ordinary availability zone, or one AWS did not describe (upstream keeps those). */
+async function inRegularZones(zones: ZoneCache, subnets: readonly Subnet[], signal?: AbortSignal): Promise<Subnet[]> {
+  const types = await zones.zoneTypes([...new Set(subnets.map((s) => s.AvailabilityZone ?? ""))], signal);
+  return subnets.filter((s) => (types.get(s.AvailabilityZone ?? "") ?? REGULAR_ZONE_TYPE) === REGULAR_ZONE_TYPE);
+}
+
 export async function findSubnets(
-  api: AwsApi,
-  cluster: ClusterTags,
+  { api, zones, cluster }: { api: AwsApi; zones: ZoneCache; cluster: ClusterTags },
   query: SubnetQuery,
   signal?: AbortSignal,
 ): Promise<string[]> {
@@ -94,7 +101,8 @@ export async function findSubnets(
     api.ec2.describeSubnets({ Filters: vpcFilter }, signal),
     api.ec2.describeRouteTables({ Filters: vpcFilter }, signal),
   ]);
-  const chosen = chooseSubnets(subnets.Subnets ?? [], tables.RouteTables ?? [], query.internal, cluster);
+  const regular = await inRegularZones(zones, subnets.Subnets ?? [], signal);
+  const chosen = chooseSubnets(regular, tables.RouteTables ?? [], query.internal, cluster);
   if (chosen.length > 0) return chosen;
   if (query.fallback !== "") return [query.fallback];
   const kind = query.internal ? "internal" : "internet-facing (routed to an internet gateway)";

@@ -20,6 +20,7 @@ import { deleteNlb, describeNlb, ensureNlb, syncNlbTargets, type NlbDeps } from 
 import { desiredTargetGroups, validateNlbService } from "./nlb/plan.ts";
 import { instancesOfNodes } from "./node-instances.ts";
 import type { ClusterTags } from "./tags.ts";
+import { ZoneCache } from "./zones.ts";
 
 export interface LoadBalancerDeps {
   readonly api: AwsApi;
@@ -27,6 +28,8 @@ export interface LoadBalancerDeps {
   readonly cluster: ClusterTags;
   readonly config: AwsConfig;
   readonly logger: Logger;
+  /** Zone details (shared with the instances API); one of its own when not given. */
+  readonly zones?: ZoneCache;
   /** Delay before deleting the ELB's security group again while AWS still reports it in use. */
   readonly securityGroupRetryMs?: number;
 }
@@ -52,6 +55,7 @@ function typeChange(name: string, from: string, to: string): Error {
 }
 
 export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
+  const zones = deps.zones ?? new ZoneCache(deps.api);
   const sg = { api: deps.api, cluster: deps.cluster, warn: (m: string) => deps.logger.warn(m) };
   const elbDeps: ElbDeps = { ...deps, sg, securityGroupRetryMs: deps.securityGroupRetryMs ?? 15_000 };
   const nlbDeps: NlbDeps = {
@@ -93,8 +97,7 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
         "cannot tell which VPC the load balancer belongs in: no backend instance has one; set VPC in the cloud config",
       );
     const subnets = await findSubnets(
-      deps.api,
-      deps.cluster,
+      { api: deps.api, zones, cluster: deps.cluster },
       { vpc, internal: options.internal, annotated: options.subnets, fallback: deps.config.subnetID },
       signal,
     );

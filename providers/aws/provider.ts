@@ -95,11 +95,12 @@ export function createAwsProvider(
     nodes: () => nodes,
     logger: context.logger,
   };
+  const zones = new ZoneCache(api);
   return {
     name: "aws",
     instances: awsInstances({
       cache,
-      zones: new ZoneCache(api),
+      zones,
       region: api.region,
       families: config.nodeIPFamilies,
       maxBatchSize: MAX_BATCH_SIZE,
@@ -110,6 +111,7 @@ export function createAwsProvider(
       cluster,
       config,
       logger: context.logger,
+      zones,
       securityGroupRetryMs: options.securityGroupRetryMs,
     }),
     routes: awsRoutes(routeDeps),
