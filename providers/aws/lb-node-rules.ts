@@ -1,7 +1,8 @@
 /**
  * The backend side of an ELB's security: each backend instance's security group admits all traffic from
  * the ELB's group. The instance's group is the one tagged for the cluster, else its only group; an
- * instance with several untagged groups is skipped with a warning (upstream's rule).
+ * instance with several tagged groups, or several untagged ones, fails the load balancer's sync with an
+ * error naming the instance and the groups (upstream's `findSecurityGroupForInstance`).
  */
 import type { Ec2Instance } from "./ec2-instance.ts";
 import {
@@ -16,13 +17,26 @@ import {
 import { MTU_RULE_DESCRIPTION } from "./nlb/plan.ts";
 import { tagMap, taggedForCluster } from "./tags.ts";
 
-/** The only cluster-tagged group, else the only group, else none. */
-function groupOf(instance: Ec2Instance, tagged: readonly string[]): string | undefined {
+/** The only cluster-tagged group, else the only group, else none (no group: upstream's warning). */
+function groupOf(
+  instance: Ec2Instance,
+  tagged: readonly string[],
+  names: ReadonlyMap<string, string>,
+): string | undefined {
+  const listed = (ids: readonly string[]): string => ids.map((g) => `${g}(${names.get(g) ?? ""})`).join(" ");
+  if (tagged.length > 1)
+    throw new Error(
+      `Multiple tagged security groups found for instance ${instance.id}; ensure only the k8s security group is tagged; the tagged groups were ${listed(tagged)}`,
+    );
   if (tagged.length === 1) return tagged[0];
-  return tagged.length === 0 && instance.securityGroupIds.length === 1 ? instance.securityGroupIds[0] : undefined;
+  if (instance.securityGroupIds.length > 1)
+    throw new Error(
+      `Multiple untagged security groups found for instance ${instance.id}; ensure the k8s security group is tagged; the groups were ${listed(instance.securityGroupIds)}`,
+    );
+  return instance.securityGroupIds[0];
 }
 
-/** The group per instance that gets the rule; instances without one are left out. */
+/** The group per instance that gets the rule; instances without any group are left out. */
 export async function backendGroups(
   deps: SecurityGroupDeps,
   instances: readonly Ec2Instance[],
@@ -32,16 +46,17 @@ export async function backendGroups(
   if (ids.length === 0) return new Map();
   const groups = (await deps.api.ec2.describeSecurityGroups({ GroupIds: ids }, signal)).SecurityGroups ?? [];
   const tagged = new Set(groups.filter((g) => taggedForCluster(tagMap(g.Tags), deps.cluster)).map((g) => g.GroupId));
+  const names = new Map(groups.map((g) => [g.GroupId ?? "", g.GroupName ?? ""]));
   const rules = new Map(groups.map((g) => [g.GroupId ?? "", rulesOf(g.IpPermissions)]));
   const chosen = new Map<string, Rule[]>();
   for (const instance of instances) {
-    const mine = instance.securityGroupIds.filter((g) => tagged.has(g));
-    const pick = groupOf(instance, mine);
+    const pick = groupOf(
+      instance,
+      instance.securityGroupIds.filter((g) => tagged.has(g)),
+      names,
+    );
     if (pick) chosen.set(pick, rules.get(pick) ?? []);
-    else
-      deps.warn(
-        `instance ${instance.id} has ${mine.length || instance.securityGroupIds.length} candidate security groups and none is the only one tagged for the cluster; not opening it to the load balancer`,
-      );
+    else deps.warn(`instance ${instance.id} has no security group; not opening it to the load balancer`);
   }
   return chosen;
 }
