@@ -97,7 +97,8 @@ export function clientFactory(
     api(connection, limiter, options = {}) {
       const observed = requestMetrics(metrics, new URL(connection.server).host);
       const userAgent = options.agent ?? defaultUserAgent();
-      const shared = options.ownConnections ? {} : { wire: slots, http: pool(connection) };
+      const own = (): HttpClient => httpClientFor(connection, { certificate: { report } });
+      const shared = options.ownConnections ? { http: own() } : { wire: slots, http: pool(connection) };
       const defaultTimeoutMs = options.timeoutMs;
       return createKubeApi(
         createTransport({ connection, limiter, userAgent, defaultTimeoutMs, ...shared, ...observed }),

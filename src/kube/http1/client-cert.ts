@@ -52,7 +52,8 @@ export interface ReloadDeps {
 
 /**
  * The TLS material for new connections, with `generation` bumped each time a new pair is taken (the
- * connections of an older generation are closed once idle). Material without both files never changes.
+ * connections of an older generation are closed once idle). The files are looked at on the first request,
+ * then once per interval. Material without both files never changes.
  */
 export class ClientCertificate {
   #tls: TlsMaterial;
@@ -69,7 +70,9 @@ export class ClientCertificate {
       report: deps.report ?? (() => undefined),
       intervalMs: deps.intervalMs ?? CERT_RELOAD_MS,
     };
-    this.#due = this.#deps.now() + this.#deps.intervalMs;
+    // The first look is at the first request: material read at start may be old by the time this client
+    // is made (a standby's controller threads start when it takes the Lease, maybe days later).
+    this.#due = this.#deps.now();
   }
 
   get tls(): TlsMaterial {
@@ -82,6 +85,7 @@ export class ClientCertificate {
     if (certFile === undefined || keyFile === undefined || this.#deps.now() < this.#due) return this.#generation;
     this.#due = this.#deps.now() + this.#deps.intervalMs;
     const decision = reloadDecision({ cert: this.#tls.cert ?? "", key: this.#tls.key ?? "" }, this.#read());
+    if (decision.action === "keep") this.#refused = "";
     if (decision.action === "use") {
       this.#tls = { ...this.#tls, ...decision.pair };
       this.#generation += 1;
