@@ -66,6 +66,8 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
   const tick = (): number => clock.elapsed?.() ?? clock.now();
   const target = { namespace: config.resourceNamespace };
   let observed: { holder: string; record: string; at: number; lease?: Lease } | undefined;
+  /** The Lease as last read or written, whoever holds it: the object the LeaderElection events go on. */
+  let lastRead: Lease | undefined;
   let leading = false;
   let renewedAt = 0;
 
@@ -94,6 +96,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
   function observe(lease: Lease): { holder: string; at: number } {
     const holder = lease.spec?.holderIdentity ?? "";
     const record = recordKey(lease);
+    lastRead = lease;
     if (observed?.record !== record) observed = { holder, record, at: tick() };
     return observed;
   }
@@ -239,8 +242,8 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
   };
 
   function stoppedLeading(): void {
-    if (leading && observed?.lease)
-      deps.recorder.event(observed.lease, "Normal", "LeaderElection", `${identity} stopped leading`);
+    const lease = observed?.lease ?? lastRead;
+    if (leading && lease) deps.recorder.event(lease, "Normal", "LeaderElection", `${identity} stopped leading`);
     setLeading(false);
   }
 

@@ -135,14 +135,19 @@ export function leaderElectionClient(deps: Pick<ProcessDeps, "config" | "connect
 }
 
 /** Handed back only once nothing of ours is in flight: a standby would otherwise lead beside a sync. */
-async function handBack(deps: ThreadDeps, elector: LeaderElector, drained: boolean): Promise<void> {
+async function handBack(deps: ThreadDeps, elector: LeaderElector, ending: Ending): Promise<void> {
   const le = deps.config.leaderElection;
   const lease = `${le.resourceNamespace}/${le.resourceName}`;
-  if (le.releaseOnShutdown && drained) await elector.release();
-  else if (le.releaseOnShutdown)
+  if (!le.releaseOnShutdown)
+    deps.logger.info(`keeping lease ${lease} until it expires (--leader-elect-release-on-shutdown=false)`);
+  else if (ending === "drained") await elector.release();
+  else if (ending === "in-flight")
     deps.logger.warn(`keeping lease ${lease} until it expires: work was still in flight when the process stopped`);
-  else deps.logger.info(`keeping lease ${lease} until it expires (--leader-elect-release-on-shutdown=false)`);
+  else deps.logger.warn(`keeping lease ${lease} until it expires: a controller failed`);
 }
+
+/** How the controllers' run ended: all work over, some still in flight, or a failure. */
+type Ending = "drained" | "in-flight" | "failed";
 
 async function lead(
   deps: ThreadDeps,
@@ -172,8 +177,10 @@ async function lead(
   const lost = new Promise<"lost">((resolve) =>
     leading.signal.addEventListener("abort", () => resolve("lost"), { once: true }),
   );
-  let drained = false;
-  const run = runAll(deps, AbortSignal.any([signal, leading.signal])).then((done) => void (drained = done));
+  let ending: Ending = "failed";
+  const run = runAll(deps, AbortSignal.any([signal, leading.signal])).then(
+    (done) => void (ending = done ? "drained" : "in-flight"),
+  );
   const exit = await Promise.race([exitAfter(run, deps.logger), lost]);
   if (exit === "lost") {
     outcome.lost = true;
@@ -184,6 +191,6 @@ async function lead(
   }
   leading.abort();
   await renewal;
-  await handBack(deps, elector, drained);
+  await handBack(deps, elector, ending);
   return exit;
 }

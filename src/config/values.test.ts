@@ -19,12 +19,14 @@ describe("parseDuration follows Go's time.ParseDuration", () => {
   ];
   for (const [text, want] of cases) test(JSON.stringify(text), () => expect(parseDuration(text)).toBe(want as number));
   test("formats like Go", () => {
-    expect([0, 300, 10_000, 300_000, 3_723_500].map(formatDuration)).toEqual([
+    expect([0, 300, 10_000, 300_000, 3_723_500, -2000, -90_000].map(formatDuration)).toEqual([
       "0s",
       "300ms",
       "10s",
       "5m0s",
       "1h2m3.5s",
+      "-2s",
+      "-1m30s",
     ]);
   });
 });

@@ -38,6 +38,7 @@ function sumUnits(body: string): number | undefined {
 
 /** Formats milliseconds the way Go prints a duration ("5m0s", "10s", "300ms"). */
 export function formatDuration(ms: number): string {
+  if (ms < 0) return `-${formatDuration(-ms)}`;
   if (ms === 0) return "0s";
   if (ms < 1000) return `${ms}ms`;
   const h = Math.floor(ms / 3_600_000);

@@ -185,7 +185,7 @@ export function createTransport(options: TransportOptions): Transport {
       response = await http.send(target, { method, headers: head, body, signal, ...limit });
     } catch (error) {
       observe(request.method, "<error>", (performance.now() - started) / 1000);
-      throw unreachable(connection.server, request, error);
+      throw unreachable(connection.server, request, error, limit.timeoutMs);
     }
     observe(request.method, statusText(response.status), (performance.now() - started) / 1000);
     if (!response.ok) throw await apiError(response);
@@ -301,10 +301,11 @@ interface Limit {
   readonly pace?: () => number;
 }
 
-function unreachable(server: string, request: Request, error: unknown): Error {
+/** `timeoutMs`: the limit the request ran under (its own, or the client's default), for the message. */
+function unreachable(server: string, request: Request, error: unknown, timeoutMs?: number): Error {
   if (request.signal?.aborted) return error instanceof Error ? error : new Error(String(error));
   const expired = error instanceof ExchangeTimeoutError;
-  const reason = expired ? `no answer within ${request.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` : errorText(error);
+  const reason = expired ? `no answer within ${timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` : errorText(error);
   return new KubeUnreachableError(
     `cannot reach the API server at ${server} (${request.method} ${request.path}): ${reason}`,
     { cause: error },
