@@ -119,10 +119,10 @@ export async function applyRules(
     );
 }
 
-/** The ELB's own group, created when missing, with exactly `rules` as ingress. */
+/** The ELB's own group, created when missing (tagged with `extraTags` too, as upstream), with `rules` as ingress. */
 export async function ensureOwnGroup(
   deps: SecurityGroupDeps,
-  lb: { name: string; service: string; vpc: string },
+  lb: { name: string; service: string; vpc: string; extraTags: Readonly<Record<string, string>> },
   rules: readonly Rule[],
   signal?: AbortSignal,
 ): Promise<string> {
@@ -134,7 +134,9 @@ export async function ensureOwnGroup(
           GroupName: ownGroupName(lb.name),
           Description: `Security group for Kubernetes ELB ${lb.name} (${lb.service})`,
           VpcId: lb.vpc,
-          TagSpecifications: [{ ResourceType: "security-group", Tags: ownedTags(deps.cluster, lb.service) }],
+          TagSpecifications: [
+            { ResourceType: "security-group", Tags: ownedTags(deps.cluster, lb.service, lb.extraTags) },
+          ],
         },
         signal,
       )

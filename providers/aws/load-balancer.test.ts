@@ -174,6 +174,10 @@ describe("aws classic ELB (moto)", () => {
       .Tags;
     expect(tags).toContainEqual({ Key: "team", Value: "web" });
     expect(tags).toContainEqual({ Key: "tier", Value: "front" });
+    // The ELB's own group carries them too, as upstream's ensureSecurityGroup.
+    const own = (await groupsNamed(`k8s-elb-${NAME}`))[0]!;
+    expect(own.Tags).toContainEqual({ Key: "team", Value: "web" });
+    expect(own.Tags).toContainEqual({ Key: "tier", Value: "front" });
     const a = await attributes();
     expect(a.CrossZoneLoadBalancing).toEqual({ Enabled: true });
     expect(a.ConnectionDraining).toEqual({ Enabled: true, Timeout: 120 });

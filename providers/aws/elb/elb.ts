@@ -57,7 +57,7 @@ async function securityGroups(
   if (options.securityGroups.length > 0) return { groups: [...options.securityGroups, ...options.extraSecurityGroups] };
   if (deps.config.elbSecurityGroup !== "")
     return { groups: [deps.config.elbSecurityGroup, ...options.extraSecurityGroups] };
-  const lb = { name: r.name, service: serviceName(service), vpc: r.vpc };
+  const lb = { name: r.name, service: serviceName(service), vpc: r.vpc, extraTags: options.extraTags };
   const own = await ensureOwnGroup(deps.sg, lb, desiredLbRules(ports, options.sourceRanges), signal);
   return { groups: [own, ...options.extraSecurityGroups], own };
 }

@@ -54,9 +54,10 @@ async function syncListener(
     await api.elbv2.modifyListener({ ListenerArn: l.ListenerArn, ...listenerSettings(want) }, signal);
 }
 
+/** The NLB's listeners as `wanted`; new ones get the NLB's `tags` (upstream's `createListenerV2`). */
 export async function syncListeners(
   api: AwsApi,
-  lbArn: string,
+  { lbArn, tags }: { lbArn: string; tags: readonly { Key: string; Value: string }[] },
   wanted: ReadonlyMap<number, WantedListener>,
   signal?: AbortSignal,
 ): Promise<void> {
@@ -64,6 +65,9 @@ export async function syncListeners(
   for (const l of listeners) await syncListener(api, l, wanted.get(l.Port ?? 0), signal);
   for (const [port, want] of wanted) {
     if (listeners.some((l) => l.Port === port)) continue;
-    await api.elbv2.createListener({ LoadBalancerArn: lbArn, Port: port, ...listenerSettings(want) }, signal);
+    await api.elbv2.createListener(
+      { LoadBalancerArn: lbArn, Port: port, ...listenerSettings(want), Tags: [...tags] },
+      signal,
+    );
   }
 }

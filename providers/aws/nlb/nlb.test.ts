@@ -152,6 +152,15 @@ describe("aws network load balancer (moto)", () => {
       .TagDescriptions![0]!.Tags;
     expect(tags).toContainEqual({ Key: "kubernetes.io/cluster/test-cluster", Value: "owned" });
     expect(tags).toContainEqual({ Key: "kubernetes.io/service-name", Value: "infra/dns" });
+    // Listeners carry the NLB's tags, as upstream's createListenerV2.
+    const arns = (
+      (await cloud.elbv2.send(new elbv2.DescribeListenersCommand({ LoadBalancerArn: d.LoadBalancerArn! }))).Listeners ??
+      []
+    ).map((l) => l.ListenerArn!);
+    const listenerTags = (await cloud.elbv2.send(new elbv2.DescribeTagsCommand({ ResourceArns: arns })))
+      .TagDescriptions!;
+    expect(listenerTags).toHaveLength(2);
+    for (const t of listenerTags) for (const tag of tags!) expect(t.Tags).toContainEqual(tag);
     expect(await nodeRules()).toEqual(
       [
         `tcp:30053:0.0.0.0/0:kubernetes.io/rule/nlb/client=${NAME}`,

@@ -138,16 +138,16 @@ async function syncGroupsAndListeners(
   const { lbArn, instances } = on;
   const wanted = new Map<number, WantedListener>();
   const created: string[] = [];
+  const tags = ownedTags(deps.cluster, serviceName(t.service), t.options.extraTags);
   try {
     for (const spec of t.groups) {
-      const tags = ownedTags(deps.cluster, serviceName(t.service), t.options.extraTags);
       const { arn, created: isNew } = await ensureTargetGroup(deps.api, spec, { vpc: t.vpc, tags }, signal);
       if (isNew) created.push(arn);
       wanted.set(spec.servicePort, { arn, spec: spec.listener });
       await syncAttributes(deps.api, arn, spec.attributes, signal);
       await syncTargets(deps.api, { arn, spec }, instances, signal);
     }
-    await syncListeners(deps.api, lbArn, wanted, signal);
+    await syncListeners(deps.api, { lbArn, tags }, wanted, signal);
   } catch (error) {
     await dropUnused(deps.api, lbArn, created);
     throw error;
@@ -191,7 +191,8 @@ async function syncSecurityGroups(
  */
 async function ensureManagedGroup(deps: NlbDeps, t: NlbTarget, signal?: AbortSignal): Promise<string> {
   const rules = nlbFrontendRules(t.name, t.groups, t.options.sourceRanges).map(({ description: _, ...r }) => r);
-  return ensureOwnGroup(deps.sg, { name: t.name, service: serviceName(t.service), vpc: t.vpc }, rules, signal);
+  const lb = { name: t.name, service: serviceName(t.service), vpc: t.vpc, extraTags: t.options.extraTags };
+  return ensureOwnGroup(deps.sg, lb, rules, signal);
 }
 
 /** Keeps the managed group's rules on the listener ports, when the NLB carries it. */
