@@ -164,15 +164,16 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
     async updateLoadBalancer(_clusterName, service, nodes, signal) {
       const name = loadBalancerName(service);
       const selection = nodeSelection(service);
-      const [instances, lb, nlb] = await Promise.all([
+      const [instances, lb] = await Promise.all([
         backends(nodes, selection, signal),
         describeElb(deps.api, name, signal),
-        describeNlb(deps.api, name, signal),
       ]);
       if (lb) {
         await syncBackends(elbDeps, lb, { groups: groupsOf(elbDeps, lb, selection), instances }, signal);
         return;
       }
+      // Looked for only when no classic ELB has the name: a node change costs one describe call, not two.
+      const nlb = await describeNlb(deps.api, name, signal);
       try {
         const options = parseLbOptions(service);
         if (options.kind !== "nlb")
