@@ -6,7 +6,6 @@
  * unreadable or half written, the key not the certificate's) never replaces the one in use: it is
  * reported once and looked at again at the next check.
  */
-import { X509Certificate, createPrivateKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { TlsMaterial } from "../connection.ts";
 
@@ -18,8 +17,12 @@ export interface CertificatePair {
   readonly key: string;
 }
 
-/** Why a pair read from the files cannot be used, or undefined when it can. */
+/**
+ * Why a pair read from the files cannot be used, or undefined when it can. `node:crypto` is loaded here,
+ * when a pair changed, not with the HTTP client: loading it costs a thread about 5 MiB of memory.
+ */
 export function pairProblem(pair: CertificatePair): string | undefined {
+  const { X509Certificate, createPrivateKey } = process.getBuiltinModule("node:crypto");
   try {
     const certificate = new X509Certificate(pair.cert);
     if (!certificate.checkPrivateKey(createPrivateKey(pair.key))) return "the key is not the certificate's";
