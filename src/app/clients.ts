@@ -86,19 +86,19 @@ export function clientFactory(
     void (refused ? logger?.warn(message) : logger?.info(message));
   // One set of connections per server and TLS material: the ServiceAccount identities (bearer tokens,
   // no client certificate) share theirs, and never a connection made with the manager's certificate.
+  const connect = (connection: Connection): HttpClient => httpClientFor(connection, { certificate: { report } });
   const pools = new Map<string, HttpClient>();
   const pool = (connection: Connection): HttpClient => {
     const key = JSON.stringify([connection.server, connection.tls, connection.proxy]);
     let http = pools.get(key);
-    if (http === undefined) pools.set(key, (http = httpClientFor(connection, { certificate: { report } })));
+    if (http === undefined) pools.set(key, (http = connect(connection)));
     return http;
   };
   return {
     api(connection, limiter, options = {}) {
       const observed = requestMetrics(metrics, new URL(connection.server).host);
       const userAgent = options.agent ?? defaultUserAgent();
-      const own = (): HttpClient => httpClientFor(connection, { certificate: { report } });
-      const shared = options.ownConnections ? { http: own() } : { wire: slots, http: pool(connection) };
+      const shared = options.ownConnections ? { http: connect(connection) } : { wire: slots, http: pool(connection) };
       const defaultTimeoutMs = options.timeoutMs;
       return createKubeApi(
         createTransport({ connection, limiter, userAgent, defaultTimeoutMs, ...shared, ...observed }),

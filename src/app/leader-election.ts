@@ -49,11 +49,21 @@ const MAX_TOLERABLE_EXPIRED_MS = 20_000;
 
 const JITTER = 1.2;
 
+/** A Lease record's fields (client-go's LeaderElectionRecord, coordinated election's included). */
+const RECORD_FIELDS = [
+  "holderIdentity",
+  "leaseDurationSeconds",
+  "acquireTime",
+  "renewTime",
+  "leaseTransitions",
+  "preferredHolder",
+  "strategy",
+];
+
 /** The record's fields as one text, to tell a change of any of them (client-go compares whole records). */
 function recordKey(lease: Lease): string {
-  const s: Record<string, unknown> = lease.spec ?? {};
-  const fields = ["holderIdentity", "leaseDurationSeconds", "acquireTime", "renewTime", "leaseTransitions"];
-  return JSON.stringify([...fields, "preferredHolder", "strategy"].map((f) => s[f]));
+  const spec: Record<string, unknown> = lease.spec ?? {};
+  return JSON.stringify(RECORD_FIELDS.map((field) => spec[field]));
 }
 
 export class LeadershipLostError extends Error {
@@ -66,7 +76,7 @@ export function createLeaderElector(deps: LeaderElectorDeps): LeaderElector {
   const tick = (): number => clock.elapsed?.() ?? clock.now();
   const target = { namespace: config.resourceNamespace };
   let observed: { holder: string; record: string; at: number; lease?: Lease } | undefined;
-  /** The Lease as last read or written, whoever holds it: the object the LeaderElection events go on. */
+  /** The Lease as last read, whoever holds it: the "stopped leading" event's object once ours is gone. */
   let lastRead: Lease | undefined;
   let leading = false;
   let renewedAt = 0;

@@ -100,8 +100,10 @@ async function requestTotals(metrics: Metrics): Promise<string> {
   return values.map((v) => `${v.labels.method} ${v.labels.code}=${v.value}`).join(", ") || "none";
 }
 
-/** The controllers, in this thread or in worker threads (`--controller-threads`). */
-/** Resolves whether the controllers' work is all over (see `runControllers`). */
+/**
+ * The controllers, in this thread or in worker threads (`--controller-threads`); resolves whether their
+ * work is all over (see `runControllers`).
+ */
 function runAll(deps: ThreadDeps, signal: AbortSignal): Promise<boolean> {
   return deps.config.controllerThreads > 0 ? runControllerThreads(deps, signal) : runControllers(deps, signal);
 }
