@@ -1,5 +1,6 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import type { Socket, TCPSocketListener } from "bun";
+import { createServer as createTlsServer } from "node:tls";
 import { issueCertificate } from "../../pki/x509.ts";
 import { ExchangeTimeoutError, fetchClient, socketClient } from "./client.ts";
 
@@ -381,5 +382,70 @@ describe("fetchClient (through a proxy)", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExchangeTimeoutError);
     expect(performance.now() - started).toBeLessThan(1500);
+  });
+});
+
+describe("fetchClient: a renewed client certificate through a CONNECT proxy", () => {
+  const issuePair = (name: string): { cert: string; key: string } => {
+    const pair = issueCertificate({ subject: { commonName: name }, clientAuth: true });
+    return { cert: pair.certPem, key: pair.keyPem };
+  };
+  const serving = issueCertificate({ subject: { commonName: "apiserver" }, ipAddresses: ["127.0.0.1"] });
+  /** A TLS server that answers each request with the common name of the client certificate it was shown. */
+  const apiserver = createTlsServer(
+    { cert: serving.certPem, key: serving.keyPem, requestCert: true, rejectUnauthorized: false },
+    (socket) => {
+      const name = String(socket.getPeerCertificate().subject?.CN ?? "none");
+      socket.on("data", () => void socket.write(ok(JSON.stringify({ name }))));
+    },
+  );
+  const tunnels: string[] = [];
+  /** An HTTP CONNECT proxy that pipes bytes both ways. */
+  const proxy = Bun.listen<{ upstream?: Socket<undefined> }>({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      open: (client) => void (client.data = {}),
+      data(client, bytes) {
+        if (client.data.upstream) return void client.data.upstream.write(bytes);
+        const target = /^CONNECT (\S+):(\d+) /.exec(bytes.toString("latin1"));
+        tunnels.push(target?.[0] ?? "");
+        const socket = { data: (_: unknown, b: Buffer) => void client.write(b), close: () => void client.end() };
+        void Bun.connect({ hostname: target?.[1] ?? "", port: Number(target?.[2]), socket }).then((upstream) => {
+          client.data.upstream = upstream;
+          client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        });
+      },
+      close: (client) => void client.data.upstream?.end(),
+    },
+  });
+  afterAll(() => {
+    apiserver.close();
+    proxy.stop(true);
+  });
+
+  test("requests after a renewal present the new pair, on a new tunnel", async () => {
+    await new Promise<void>((resolve) => apiserver.listen(0, "127.0.0.1", resolve));
+    const { port } = apiserver.address() as { port: number };
+    const pair = issuePair("first");
+    const files = new Map([
+      ["/k/client.crt", pair.cert],
+      ["/k/client.key", pair.key],
+    ]);
+    let now = 0;
+    const tls = { ...pair, certFile: "/k/client.crt", keyFile: "/k/client.key", rejectUnauthorized: false };
+    const read = (path: string): string => files.get(path) ?? "";
+    const certificate = { read, now: () => now, intervalMs: 1000 };
+    const client = fetchClient(`https://127.0.0.1:${port}`, tls, `http://127.0.0.1:${proxy.port}`, { certificate });
+    const shown = async (): Promise<unknown> =>
+      JSON.parse(await (await client.send("/", { method: "GET", headers: {} })).text());
+    expect(await shown()).toEqual({ name: "first" });
+    const renewed = issuePair("renewed");
+    files.set("/k/client.crt", renewed.cert).set("/k/client.key", renewed.key);
+    expect(await shown()).toEqual({ name: "first" });
+    now += 1000;
+    expect(await shown()).toEqual({ name: "renewed" });
+    expect(await shown()).toEqual({ name: "renewed" });
+    expect(tunnels).toHaveLength(2);
   });
 });

@@ -137,7 +137,8 @@ export function socketClient(server: string, tls: TlsMaterial, options: ClientOp
 
 /**
  * The same contract over `fetch`, for a connection through a proxy (its body read under the same timer).
- * A renewed client certificate is passed with the requests after it (`fetch` keeps its own connections).
+ * A renewed client certificate is passed with the requests after it: `fetch` keys its kept-alive connections
+ * by the TLS options, so those requests go on a new connection (a new tunnel), as the test shows.
  */
 export function fetchClient(server: string, tls: TlsMaterial, proxy: string, options: ClientOptions = {}): HttpClient {
   const certificate = new ClientCertificate(tls, options.certificate);
