@@ -5,7 +5,6 @@
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { KubeConfig } from "@kubernetes/client-node";
-import type { Socket, TCPSocketListener } from "bun";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,47 +12,11 @@ import type { ControlPlane } from "../../scripts/control-plane/control-plane.ts"
 import { resolveConnection } from "../../src/kube/kubeconfig.ts";
 import { TokenBucket } from "../../src/kube/token-bucket.ts";
 import { createTransport } from "../../src/kube/transport.ts";
+import { connectProxy } from "../harness/connect-proxy.ts";
 import { controlPlane } from "../harness/control-plane.ts";
 import { INTEGRATION_TIMEOUT_MS } from "./support.ts";
 
 setDefaultTimeout(INTEGRATION_TIMEOUT_MS);
-
-interface Tunnel {
-  upstream?: Socket<undefined>;
-}
-
-/** An HTTP CONNECT proxy that records each tunnel's target and pipes bytes both ways. */
-function connectProxy(): { listener: TCPSocketListener<Tunnel>; targets: string[] } {
-  const targets: string[] = [];
-  const listener = Bun.listen<Tunnel>({
-    hostname: "127.0.0.1",
-    port: 0,
-    socket: {
-      open: (client) => void (client.data = {}),
-      data(client, bytes) {
-        if (client.data.upstream) return void client.data.upstream.write(bytes);
-        const head = bytes.toString("latin1");
-        const target = /^CONNECT (\S+) HTTP\/1\.[01]\r\n/.exec(head)?.[1];
-        if (!target || !head.includes("\r\n\r\n")) return void client.end("HTTP/1.1 400 Bad Request\r\n\r\n");
-        targets.push(target);
-        const [hostname = "", port = ""] = target.split(/:(?=\d+$)/);
-        void Bun.connect({
-          hostname,
-          port: Number(port),
-          socket: {
-            data: (_, answer) => void client.write(answer),
-            close: () => void client.end(),
-          },
-        }).then((upstream) => {
-          client.data.upstream = upstream;
-          client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-        });
-      },
-      close: (client) => void client.data.upstream?.end(),
-    },
-  });
-  return { listener, targets };
-}
 
 /** A copy of `path` whose cluster names `proxy` as its proxy-url. */
 function proxiedKubeconfig(path: string, proxy: string): string {

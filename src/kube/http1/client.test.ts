@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import type { Socket, TCPSocketListener } from "bun";
 import { createServer as createTlsServer } from "node:tls";
+import { connectProxy } from "../../../test/harness/connect-proxy.ts";
 import { issueCertificate } from "../../pki/x509.ts";
 import { ExchangeTimeoutError, fetchClient, socketClient } from "./client.ts";
 
@@ -399,26 +400,7 @@ describe("fetchClient: a renewed client certificate through a CONNECT proxy", ()
       socket.on("data", () => void socket.write(ok(JSON.stringify({ name }))));
     },
   );
-  const tunnels: string[] = [];
-  /** An HTTP CONNECT proxy that pipes bytes both ways. */
-  const proxy = Bun.listen<{ upstream?: Socket<undefined> }>({
-    hostname: "127.0.0.1",
-    port: 0,
-    socket: {
-      open: (client) => void (client.data = {}),
-      data(client, bytes) {
-        if (client.data.upstream) return void client.data.upstream.write(bytes);
-        const target = /^CONNECT (\S+):(\d+) /.exec(bytes.toString("latin1"));
-        tunnels.push(target?.[0] ?? "");
-        const socket = { data: (_: unknown, b: Buffer) => void client.write(b), close: () => void client.end() };
-        void Bun.connect({ hostname: target?.[1] ?? "", port: Number(target?.[2]), socket }).then((upstream) => {
-          client.data.upstream = upstream;
-          client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-        });
-      },
-      close: (client) => void client.data.upstream?.end(),
-    },
-  });
+  const { listener: proxy, targets: tunnels } = connectProxy();
   afterAll(() => {
     apiserver.close();
     proxy.stop(true);
