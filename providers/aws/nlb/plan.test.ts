@@ -30,14 +30,50 @@ describe("NLB plan", () => {
     );
   });
 
-  test("target group names: k8s-<ns[:8]>-<name[:8]>-<10 hex>, stable, changed by the NodePort", () => {
+  // Upstream's buildTargetGroupName, by hand: sha1 of cluster ID, namespace, name, service port, NodePort,
+  // target protocol, "instance", health-check protocol and interval, written one after another:
+  //   printf '%s' c1networkingresolver-frontend5330053TCPinstanceTCP30 | sha1sum   → a8ec9c6886…
+  //   printf '%s' kubernetesmy-nsweb-app-v244331844TLSinstanceHTTP10 | sha1sum     → 4e4f0879e0…
+  // and 8 characters of the namespace and of the name, each without its non-alphanumerics.
+  const TLS_TARGETS = {
+    [`${P}ssl-cert`]: "arn:aws:acm:eu-west-1:111122223333:certificate/abc",
+    [`${P}backend-protocol`]: "ssl",
+    [`${P}healthcheck-protocol`]: "http",
+    [`${P}healthcheck-interval`]: "10",
+  };
+  test.each([
+    {
+      cluster: "c1",
+      ns: "networking",
+      name: "resolver-frontend",
+      port: 53,
+      nodePort: 30053,
+      annotations: {},
+      want: "k8s-networki-resolver-a8ec9c6886",
+    },
+    {
+      cluster: "kubernetes",
+      ns: "my-ns",
+      name: "web-app-v2",
+      port: 443,
+      nodePort: 31844,
+      annotations: TLS_TARGETS,
+      want: "k8s-myns-webappv2-4e4f0879e0",
+    },
+  ])("target group name as upstream's: $cluster $ns/$name $port→$nodePort", (c) => {
+    const svc = service({ ports: [{ port: c.port, nodePort: c.nodePort }] }, c.annotations);
+    const named: Service = { ...svc, metadata: { ...svc.metadata, namespace: c.ns, name: c.name } };
+    expect(desiredTargetGroups(c.cluster, named, parseLbOptions(named)).map((g) => g.name)).toEqual([c.want]);
+  });
+
+  test("target group names: stable, changed by the service port, the NodePort and the cluster", () => {
     const hc = nlbHealthCheck(service(), parseLbOptions(service()));
-    const name = targetGroupName("c1", service(), { nodePort: 30053, protocol: "TCP" }, hc);
-    expect(name).toMatch(/^k8s-networki-resolver-[0-9a-f]{10}$/);
-    expect(name.length).toBeLessThanOrEqual(32);
-    expect(targetGroupName("c1", service(), { nodePort: 30053, protocol: "TCP" }, hc)).toBe(name);
-    expect(targetGroupName("c1", service(), { nodePort: 30054, protocol: "TCP" }, hc)).not.toBe(name);
-    expect(targetGroupName("c2", service(), { nodePort: 30053, protocol: "TCP" }, hc)).not.toBe(name);
+    const port = { servicePort: 53, nodePort: 30053, protocol: "TCP" };
+    const name = targetGroupName("c1", service(), port, hc);
+    expect(targetGroupName("c1", service(), port, hc)).toBe(name);
+    expect(targetGroupName("c1", service(), { ...port, servicePort: 54 }, hc)).not.toBe(name);
+    expect(targetGroupName("c1", service(), { ...port, nodePort: 30054 }, hc)).not.toBe(name);
+    expect(targetGroupName("c2", service(), port, hc)).not.toBe(name);
   });
 
   test.each([

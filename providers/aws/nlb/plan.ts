@@ -1,6 +1,6 @@
 /**
  * What a Service's network load balancer should look like (cloud-provider-aws NLB rules), as pure
- * functions: one instance target group per port, named `k8s-<ns[:8]>-<name[:8]>-<hash>` so that any
+ * functions: one instance target group per port, named as upstream's (`targetGroupName`) so that any
  * change of what a target group cannot change in place (port, protocol, health-check protocol) gives a new
  * one; a listener per service port forwarding to it; health checks TCP on the traffic port, interval 30 s,
  * thresholds 3/3 (HTTP on the health-check NodePort, 10 s, 2/2 for `externalTrafficPolicy: Local`); and the
@@ -95,23 +95,33 @@ export function nlbHealthCheck(service: Service, options: LbOptions, probe: Shar
   return { ...base, protocol, port: hc.port ?? base.port, path, ...given };
 }
 
+/**
+ * Upstream's `buildTargetGroupName`, to the byte, so that a cluster moving from cloud-provider-aws finds
+ * and keeps its target groups: `k8s-<ns[:8]>-<name[:8]>-<sha1[:10]>` over the cluster ID, namespace,
+ * name, service port, NodePort, target protocol, target type, health-check protocol and interval, written
+ * one after another with no separator. Everything hashed is what a target group cannot change in place.
+ */
 export function targetGroupName(
   clusterID: string,
   service: Service,
-  port: { nodePort: number; protocol: string },
+  port: { servicePort: number; nodePort: number; protocol: string },
   hc: NlbHealthCheck,
 ): string {
   const { namespace = "", name } = service.metadata;
-  const hash = createHash("sha1")
-    .update([clusterID, namespace, name, port.nodePort, port.protocol, "instance", hc.protocol, hc.interval].join("|"))
-    .digest("hex");
-  return `${targetGroupPrefix(service)}${hash.slice(0, 10)}`;
+  const hash = createHash("sha1");
+  for (const part of [clusterID, namespace, name, port.servicePort, port.nodePort, port.protocol, "instance"])
+    hash.update(String(part));
+  hash.update(hc.protocol).update(String(hc.interval));
+  return `${targetGroupPrefix(service)}${hash.digest("hex").slice(0, 10)}`;
 }
+
+/** Upstream keeps only ASCII letters and digits of the namespace and name (`[^[:alnum:]]` removed). */
+const sanitise = (part: string): string => part.replace(/[^0-9A-Za-z]/g, "");
 
 /** What every target group name of `service` starts with (other Services' may too). */
 export function targetGroupPrefix(service: Service): string {
   const { namespace = "", name } = service.metadata;
-  return `k8s-${namespace.slice(0, 8)}-${name.slice(0, 8)}-`;
+  return `k8s-${sanitise(namespace).slice(0, 8)}-${sanitise(name).slice(0, 8)}-`;
 }
 
 export function desiredTargetGroups(
@@ -128,7 +138,7 @@ export function desiredTargetGroups(
     const listener = nlbListener(p, options.listener);
     const protocol =
       listener.protocol === "TLS" && options.listener.backendProtocol !== "ssl" ? "TCP" : listener.protocol;
-    const name = targetGroupName(clusterID, service, { nodePort: p.nodePort!, protocol }, hc);
+    const name = targetGroupName(clusterID, service, { servicePort: p.port, nodePort: p.nodePort!, protocol }, hc);
     return {
       name,
       servicePort: p.port,

@@ -1,8 +1,9 @@
 /**
  * The target groups of a Service being deleted, found by name and tags rather than through its NLB:
  * those left when DeleteTargetGroup failed (or the process died) after the NLB went, or after a listener
- * moved to a replacement group. Named for the Service (`k8s-<ns[:8]>-<name[:8]>-`, other Services' names
- * may start the same) and tagged for this cluster and for this Service (`kubernetes.io/service-name`).
+ * moved to a replacement group. Named for the Service (`targetGroupPrefix`: `k8s-<ns[:8]>-<name[:8]>-` of
+ * the namespace and name without their non-alphanumerics, which other Services' names may share) and
+ * tagged for this cluster and for this Service (`kubernetes.io/service-name`).
  * One still in use is refused by AWS (ResourceInUse), and the deletion is retried.
  */
 import type { TagDescription } from "@aws-sdk/client-elastic-load-balancing-v2";
