@@ -8,6 +8,7 @@
  *   all traffic from the ELB's group, unless `DisableSecurityGroupIngress`.
  */
 import type { IpPermission } from "@aws-sdk/client-ec2";
+import { RetryError } from "../../src/cloud/errors.ts";
 import type { AwsApi } from "./api.ts";
 import { errorCode } from "./call.ts";
 import { tagMap, taggedForCluster, ownedTags, type ClusterTags } from "./tags.ts";
@@ -86,16 +87,32 @@ export function ruleChanges(actual: readonly Rule[], desired: readonly Rule[]): 
 
 export const ownGroupName = (lbName: string): string => `k8s-elb-${lbName}`;
 
+/** A load balancer's own group: its name and description (used at creation), and where and how it is tagged. */
+export interface OwnGroup {
+  readonly groupName: string;
+  readonly description: string;
+  readonly service: string;
+  readonly vpc: string;
+  readonly extraTags: Readonly<Record<string, string>>;
+}
+
+/** The classic ELB's own group, named and described as upstream's `buildELBSecurityGroupList`. */
+export function elbOwnGroup(lb: Omit<OwnGroup, "groupName" | "description"> & { name: string }): OwnGroup {
+  const { name, ...rest } = lb;
+  return {
+    ...rest,
+    groupName: ownGroupName(name),
+    description: `Security group for Kubernetes ELB ${name} (${lb.service})`,
+  };
+}
+
 async function findOwnGroup(
   deps: SecurityGroupDeps,
-  lbName: string,
+  groupName: string,
   vpc: string | undefined,
   signal?: AbortSignal,
 ): Promise<{ id: string; rules: Rule[] } | undefined> {
-  const filters = [
-    { Name: "group-name", Values: [ownGroupName(lbName)] },
-    ...(vpc ? [{ Name: "vpc-id", Values: [vpc] }] : []),
-  ];
+  const filters = [{ Name: "group-name", Values: [groupName] }, ...(vpc ? [{ Name: "vpc-id", Values: [vpc] }] : [])];
   const groups = (await deps.api.ec2.describeSecurityGroups({ Filters: filters }, signal)).SecurityGroups ?? [];
   const mine = groups.find((g) => taggedForCluster(tagMap(g.Tags), deps.cluster));
   return mine?.GroupId ? { id: mine.GroupId, rules: rulesOf(mine.IpPermissions) } : undefined;
@@ -119,45 +136,48 @@ export async function applyRules(
     );
 }
 
-/** The ELB's own group, created when missing (tagged with `extraTags` too, as upstream), with `rules` as ingress. */
+/**
+ * The load balancer's own group, created when missing (tagged with `extraTags` too, as upstream), with
+ * `rules` as ingress.
+ */
 export async function ensureOwnGroup(
   deps: SecurityGroupDeps,
-  lb: { name: string; service: string; vpc: string; extraTags: Readonly<Record<string, string>> },
+  own: OwnGroup,
   rules: readonly Rule[],
   signal?: AbortSignal,
 ): Promise<string> {
-  let group = await findOwnGroup(deps, lb.name, lb.vpc, signal);
+  let group = await findOwnGroup(deps, own.groupName, own.vpc, signal);
   if (!group) {
     const created = await deps.api.ec2
       .createSecurityGroup(
         {
-          GroupName: ownGroupName(lb.name),
-          Description: `Security group for Kubernetes ELB ${lb.name} (${lb.service})`,
-          VpcId: lb.vpc,
+          GroupName: own.groupName,
+          Description: own.description,
+          VpcId: own.vpc,
           TagSpecifications: [
-            { ResourceType: "security-group", Tags: ownedTags(deps.cluster, lb.service, lb.extraTags) },
+            { ResourceType: "security-group", Tags: ownedTags(deps.cluster, own.service, own.extraTags) },
           ],
         },
         signal,
       )
       .catch(async (error: unknown) => {
         if (errorCode(error) !== "InvalidGroup.Duplicate") throw error;
-        return { GroupId: (await findOwnGroup(deps, lb.name, lb.vpc, signal))?.id };
+        return { GroupId: (await findOwnGroup(deps, own.groupName, own.vpc, signal))?.id };
       });
-    if (!created.GroupId) throw new Error(`security group ${ownGroupName(lb.name)} was neither created nor found`);
+    if (!created.GroupId) throw new Error(`security group ${own.groupName} was neither created nor found`);
     group = { id: created.GroupId, rules: [] };
   }
   await applyRules(deps, group.id, ruleChanges(group.rules, rules), signal);
   return group.id;
 }
 
-/** Deletes the ELB's own group if it exists. Throws DependencyViolation while AWS still uses it. */
+/** Deletes the own group `groupName` if it exists. Throws DependencyViolation while AWS still uses it. */
 export async function deleteOwnGroup(
   deps: SecurityGroupDeps,
-  lbName: string,
+  groupName: string,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
-  const group = await findOwnGroup(deps, lbName, undefined, signal);
+  const group = await findOwnGroup(deps, groupName, undefined, signal);
   if (!group) return undefined;
   await removeNodeRules(deps, group.id, new Set(), signal);
   try {
@@ -166,6 +186,28 @@ export async function deleteOwnGroup(
     if (errorCode(error) !== "InvalidGroup.NotFound") throw error;
   }
   return group.id;
+}
+
+/**
+ * `deleteOwnGroup`, with AWS's DependencyViolation (a deleted load balancer's network interfaces linger
+ * for a while) turned into a RetryError after `retryMs`.
+ */
+export async function deleteOwnGroupWhenFree(
+  deps: SecurityGroupDeps,
+  group: { groupName: string; lbName: string },
+  retryMs: number,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
+  try {
+    return await deleteOwnGroup(deps, group.groupName, signal);
+  } catch (error) {
+    if (errorCode(error) !== "DependencyViolation") throw error;
+    throw new RetryError(
+      `security group of load balancer ${group.lbName} is still in use (the load balancer's network interfaces linger after deletion); retrying`,
+      retryMs,
+      { cause: error },
+    );
+  }
 }
 
 /** Revokes the "all from `lbGroup`" rule from every group except those in `keep`. */

@@ -64,6 +64,7 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
     sg,
     manageNodeRules: !deps.config.disableSecurityGroupIngress,
     managedGroup: deps.config.nlbManagedSecurityGroup,
+    securityGroupRetryMs: elbDeps.securityGroupRetryMs,
   };
 
   /** Running instances behind `nodes` (upstream registers only running ones); others are left out, logged. */
@@ -105,11 +106,11 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
   }
 
   async function ensureNetwork(
-    service: Service,
-    options: LbOptions,
+    of: { clusterName: string; service: Service; options: LbOptions },
     nodes: readonly Node[],
     signal?: AbortSignal,
   ): Promise<{ DNSName?: string }> {
+    const { clusterName, service, options } = of;
     validateNlbService(service);
     const groups = desiredTargetGroups(deps.cluster.clusterID, service, options, deps.config.healthProbe);
     const name = loadBalancerName(service);
@@ -120,7 +121,7 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
     ]);
     if (elb) throw typeChange(name, "classic ELB", "network load balancer");
     const where = await placement(service, options, { instances, vpc: nlb?.VpcId }, signal);
-    return ensureNlb(nlbDeps, { ...where, service, options, groups }, instances, signal);
+    return ensureNlb(nlbDeps, { ...where, clusterName, service, options, groups }, instances, signal);
   }
 
   async function ensureClassic(
@@ -149,11 +150,11 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
       return lb ? { exists: true, status: statusOf(lb) } : { exists: false, status: {} };
     },
 
-    async ensureLoadBalancer(_clusterName, service, nodes, signal) {
+    async ensureLoadBalancer(clusterName, service, nodes, signal) {
       const options = parseLbOptions(service);
       const lb =
         options.kind === "nlb"
-          ? await ensureNetwork(service, options, nodes, signal)
+          ? await ensureNetwork({ clusterName, service, options }, nodes, signal)
           : await ensureClassic(service, options, nodes, signal);
       return { status: statusOf(lb), warnings: options.warnings };
     },
@@ -161,7 +162,7 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
     // Node changes: a classic ELB's backends follow target-node-labels alone (upstream's UpdateLoadBalancer);
     // an NLB is ensured whole, and when that fails (a refused annotation, internal or eip-allocations
     // changed on the live NLB) its targets still follow the nodes before the error is reported.
-    async updateLoadBalancer(_clusterName, service, nodes, signal) {
+    async updateLoadBalancer(clusterName, service, nodes, signal) {
       const name = loadBalancerName(service);
       const selection = nodeSelection(service);
       const [instances, lb] = await Promise.all([
@@ -180,7 +181,7 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
           throw nlb
             ? typeChange(name, "network load balancer", "classic ELB")
             : new Error(`load balancer ${name} does not exist`);
-        await ensureNetwork(service, options, nodes, signal);
+        await ensureNetwork({ clusterName, service, options }, nodes, signal);
       } catch (error) {
         if (nlb)
           await syncNlbTargets(deps.api, nlb.LoadBalancerArn!, instances, signal).catch((e: unknown) =>
@@ -190,9 +191,9 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
       }
     },
 
-    async ensureLoadBalancerDeleted(_clusterName, service, signal) {
+    async ensureLoadBalancerDeleted(clusterName, service, signal) {
       const name = loadBalancerName(service);
-      await deleteNlb(nlbDeps, service, signal);
+      await deleteNlb(nlbDeps, clusterName, service, signal);
       await deleteElb(elbDeps, name, (await describeElb(deps.api, name, signal)) !== undefined, signal);
     },
   };

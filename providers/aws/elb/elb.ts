@@ -4,11 +4,9 @@
  * to it, and instances registered to match the node set.
  */
 import type { LoadBalancerDescription } from "@aws-sdk/client-elastic-load-balancing";
-import { RetryError } from "../../../src/cloud/errors.ts";
 import type { Service } from "../../../src/kube/objects.ts";
 import type { Logger } from "../../../src/log/logger.ts";
 import type { AwsApi } from "../api.ts";
-import { errorCode } from "../call.ts";
 import type { AwsConfig } from "../config.ts";
 import type { Ec2Instance } from "../ec2-instance.ts";
 import type { LbOptions } from "../lb-annotations.ts";
@@ -16,7 +14,14 @@ import { syncNodeRules } from "../lb-node-rules.ts";
 import { serviceName } from "../lb-names.ts";
 import { desiredListeners, validateService } from "./plan.ts";
 import { reconcileElb } from "./reconcile.ts";
-import { deleteOwnGroup, desiredLbRules, ensureOwnGroup, type SecurityGroupDeps } from "../lb-security-groups.ts";
+import {
+  deleteOwnGroupWhenFree,
+  desiredLbRules,
+  elbOwnGroup,
+  ensureOwnGroup,
+  ownGroupName,
+  type SecurityGroupDeps,
+} from "../lb-security-groups.ts";
 import type { ClusterTags } from "../tags.ts";
 
 export interface ElbDeps {
@@ -57,7 +62,7 @@ async function securityGroups(
   if (options.securityGroups.length > 0) return { groups: [...options.securityGroups, ...options.extraSecurityGroups] };
   if (deps.config.elbSecurityGroup !== "")
     return { groups: [deps.config.elbSecurityGroup, ...options.extraSecurityGroups] };
-  const lb = { name: r.name, service: serviceName(service), vpc: r.vpc, extraTags: options.extraTags };
+  const lb = elbOwnGroup({ name: r.name, service: serviceName(service), vpc: r.vpc, extraTags: options.extraTags });
   const own = await ensureOwnGroup(deps.sg, lb, desiredLbRules(ports, options.sourceRanges), signal);
   return { groups: [own, ...options.extraSecurityGroups], own };
 }
@@ -130,15 +135,7 @@ export function groupsOf(
 /** Deletes the ELB and its own group; the own group's node rules go with it, shared groups keep theirs. */
 export async function deleteElb(deps: ElbDeps, name: string, exists: boolean, signal?: AbortSignal): Promise<void> {
   if (exists) await deps.api.elb.deleteLoadBalancer({ LoadBalancerName: name }, signal);
-  try {
-    const deleted = await deleteOwnGroup(deps.sg, name, signal);
-    if (deleted) deps.logger.info(`deleted security group ${deleted} of load balancer ${name}`);
-  } catch (error) {
-    if (errorCode(error) !== "DependencyViolation") throw error;
-    throw new RetryError(
-      `security group of load balancer ${name} is still in use (the ELB's network interfaces linger after deletion); retrying`,
-      deps.securityGroupRetryMs,
-      { cause: error },
-    );
-  }
+  const own = { groupName: ownGroupName(name), lbName: name };
+  const deleted = await deleteOwnGroupWhenFree(deps.sg, own, deps.securityGroupRetryMs, signal);
+  if (deleted) deps.logger.info(`deleted security group ${deleted} of load balancer ${name}`);
 }

@@ -16,10 +16,11 @@ import type { Ec2Instance } from "../ec2-instance.ts";
 import { PREFIX, type LbOptions } from "../lb-annotations.ts";
 import { syncMarkedRules } from "../lb-node-rules.ts";
 import { loadBalancerName, serviceName } from "../lb-names.ts";
-import { ensureOwnGroup, ownGroupName, type SecurityGroupDeps } from "../lb-security-groups.ts";
+import type { SecurityGroupDeps } from "../lb-security-groups.ts";
 import { fixedAddressConflict, subnetMappings, type SubnetInfo } from "./addresses.ts";
 import { syncListeners, type WantedListener } from "./listeners.ts";
-import { nlbFrontendRules, nlbNodeRules, type TargetGroupSpec } from "./plan.ts";
+import { deleteManagedGroup, ensureManagedGroup, syncManagedGroup } from "./managed-group.ts";
+import { nlbNodeRules, type TargetGroupSpec } from "./plan.ts";
 import { deleteStrayGroups } from "./stray-groups.ts";
 import { ensureTargetGroup, syncAttributes, syncTargets } from "./target-groups.ts";
 import type { Service } from "../../../src/kube/objects.ts";
@@ -30,11 +31,15 @@ export interface NlbDeps {
   readonly cluster: ClusterTags;
   readonly sg: SecurityGroupDeps;
   readonly manageNodeRules: boolean;
-  /** `NLBSecurityGroupMode = Managed`: new NLBs without annotated groups get their own (`k8s-elb-<name>`). */
+  /** `NLBSecurityGroupMode = Managed`: new NLBs without annotated groups get their own (`managed-group.ts`). */
   readonly managedGroup: boolean;
+  /** Delay before deleting the managed group again while AWS still reports it in use. */
+  readonly securityGroupRetryMs: number;
 }
 
 export interface NlbTarget {
+  /** The manager's `--cluster-name`: upstream hashes it into the managed group's name. */
+  readonly clusterName: string;
   readonly name: string;
   readonly service: Service;
   readonly options: LbOptions;
@@ -108,7 +113,7 @@ async function createNlb(
     t.options.securityGroups.length > 0
       ? [...t.options.securityGroups]
       : deps.managedGroup
-        ? [await ensureManagedGroup(deps, t, signal)]
+        ? [await ensureManagedGroup(deps, t, undefined, signal)]
         : [];
   const created = await deps.api.elbv2.createLoadBalancer(
     {
@@ -184,30 +189,6 @@ async function syncSecurityGroups(
     );
   }
   await api.elbv2.setSecurityGroups({ LoadBalancerArn: lb.LoadBalancerArn, SecurityGroups: [...wanted] }, signal);
-}
-
-/**
- * The NLB's managed group with the listener ports open from the source ranges (deleted with the NLB as the ELB's is).
- */
-async function ensureManagedGroup(deps: NlbDeps, t: NlbTarget, signal?: AbortSignal): Promise<string> {
-  const rules = nlbFrontendRules(t.name, t.groups, t.options.sourceRanges).map(({ description: _, ...r }) => r);
-  const lb = { name: t.name, service: serviceName(t.service), vpc: t.vpc, extraTags: t.options.extraTags };
-  return ensureOwnGroup(deps.sg, lb, rules, signal);
-}
-
-/** Keeps the managed group's rules on the listener ports, when the NLB carries it. */
-async function syncManagedGroup(deps: NlbDeps, t: NlbTarget, lb: V2LoadBalancer, signal?: AbortSignal): Promise<void> {
-  const found = await deps.api.ec2.describeSecurityGroups(
-    {
-      Filters: [
-        { Name: "group-name", Values: [ownGroupName(t.name)] },
-        { Name: "vpc-id", Values: [t.vpc] },
-      ],
-    },
-    signal,
-  );
-  const own = found.SecurityGroups?.[0]?.GroupId;
-  if (own && (lb.SecurityGroups ?? []).includes(own)) await ensureManagedGroup(deps, t, signal);
 }
 
 async function subnetCidrs(api: AwsApi, subnets: readonly string[], signal?: AbortSignal): Promise<SubnetInfo[]> {
@@ -295,7 +276,12 @@ async function syncRules(
  * are then looked for by name and tags too: a retry after DeleteTargetGroup failed finds the NLB gone
  * and nothing attached to it. Without an NLB, only a Service of type `nlb` is looked for.
  */
-export async function deleteNlb(deps: NlbDeps, service: Service, signal?: AbortSignal): Promise<void> {
+export async function deleteNlb(
+  deps: NlbDeps,
+  clusterName: string,
+  service: Service,
+  signal?: AbortSignal,
+): Promise<void> {
   const name = loadBalancerName(service);
   const lb = await describeNlb(deps.api, name, signal);
   if (!lb && service.metadata.annotations?.[`${PREFIX}type`] !== "nlb") return;
@@ -307,4 +293,5 @@ export async function deleteNlb(deps: NlbDeps, service: Service, signal?: AbortS
     for (const arn of groups) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
   }
   await deleteStrayGroups(deps.api, deps.cluster, service, signal);
+  await deleteManagedGroup(deps, { clusterName, lbName: name }, service, signal);
 }

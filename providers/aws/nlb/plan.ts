@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import type { Service, ServicePort } from "../../../src/kube/objects.ts";
 import type { LbOptions } from "../lb-annotations.ts";
+import { k8sNamePrefix } from "../lb-names.ts";
 import { usesTls, type ListenerOptions } from "../lb-listener-options.ts";
 import type { SharedProbe } from "../elb/plan.ts";
 import type { Rule } from "../lb-security-groups.ts";
@@ -95,6 +96,9 @@ export function nlbHealthCheck(service: Service, options: LbOptions, probe: Shar
   return { ...base, protocol, port: hc.port ?? base.port, path, ...given };
 }
 
+/** What every target group name of `service` starts with (other Services' may too). */
+export const targetGroupPrefix = k8sNamePrefix;
+
 /**
  * Upstream's `buildTargetGroupName`, to the byte, so that a cluster moving from cloud-provider-aws finds
  * and keeps its target groups: `k8s-<ns[:8]>-<name[:8]>-<sha1[:10]>` over the cluster ID, namespace,
@@ -113,15 +117,6 @@ export function targetGroupName(
     hash.update(String(part));
   hash.update(hc.protocol).update(String(hc.interval));
   return `${targetGroupPrefix(service)}${hash.digest("hex").slice(0, 10)}`;
-}
-
-/** Upstream keeps only ASCII letters and digits of the namespace and name (`[^[:alnum:]]` removed). */
-const sanitise = (part: string): string => part.replace(/[^0-9A-Za-z]/g, "");
-
-/** What every target group name of `service` starts with (other Services' may too). */
-export function targetGroupPrefix(service: Service): string {
-  const { namespace = "", name } = service.metadata;
-  return `k8s-${sanitise(namespace).slice(0, 8)}-${sanitise(name).slice(0, 8)}-`;
 }
 
 export function desiredTargetGroups(

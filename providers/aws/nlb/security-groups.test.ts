@@ -94,35 +94,63 @@ describe("NLB security groups (moto)", () => {
   });
 });
 
+/** Upstream's GetSecurityGroupNameForNLB for `service()` under --cluster-name=kubernetes (managed-group.test.ts). */
+const MANAGED = "k8s-edge-gw-3c66b4817e";
+
+async function groupsNamed(name: string): Promise<ec2.SecurityGroup[]> {
+  const filters = [{ Name: "group-name", Values: [name] }];
+  return (await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ Filters: filters }))).SecurityGroups ?? [];
+}
+
 describe("NLB managed security group (NLBSecurityGroupMode = Managed, moto)", () => {
-  test("a new NLB gets its own group with the listener ports open; a port change follows; deletion removes the group", async () => {
-    const managed = awsTestProvider(cloud, {
-      extra: "NLBSecurityGroupMode = Managed",
-      options: { cacheMaxAgeMs: 0 },
-    }).loadBalancer!;
-    await managed.ensureLoadBalancer("kubernetes", service(), nodes);
-    const [own] = (
-      await cloud.ec2.send(
-        new ec2.DescribeSecurityGroupsCommand({ Filters: [{ Name: "group-name", Values: [`k8s-elb-${NAME}`] }] }),
-      )
-    ).SecurityGroups!;
+  const managed = (): LoadBalancer =>
+    awsTestProvider(cloud, { extra: "NLBSecurityGroupMode = Managed", options: { cacheMaxAgeMs: 0 } }).loadBalancer!;
+
+  test("a new NLB gets its own group, named and described as upstream's; a port change follows; deletion removes it", async () => {
+    const provider = managed();
+    await provider.ensureLoadBalancer("kubernetes", service(), nodes);
+    const [own] = await groupsNamed(MANAGED);
+    expect(own?.Description).toBe("[k8s] Managed SecurityGroup for LoadBalancer");
     expect(await nlbGroups()).toEqual([own!.GroupId!]);
     expect(own!.Tags).toContainEqual({ Key: "kubernetes.io/cluster/test-cluster", Value: "owned" });
     expect(await frontendRules(own!.GroupId!)).toEqual(["tcp:443:203.0.113.0/24:undefined"]);
+    expect(await groupsNamed(`k8s-elb-${NAME}`)).toEqual([]);
     const more = service();
     more.spec!.ports = [...more.spec!.ports!, { name: "quic", port: 8443, nodePort: 30843 }];
-    await managed.ensureLoadBalancer("kubernetes", more, nodes);
+    await provider.ensureLoadBalancer("kubernetes", more, nodes);
     expect((await frontendRules(own!.GroupId!)).sort()).toEqual([
       "tcp:443:203.0.113.0/24:undefined",
       "tcp:8443:203.0.113.0/24:undefined",
     ]);
-    await managed.ensureLoadBalancerDeleted("kubernetes", more);
-    expect(
-      (
-        await cloud.ec2.send(
-          new ec2.DescribeSecurityGroupsCommand({ Filters: [{ Name: "group-name", Values: [`k8s-elb-${NAME}`] }] }),
-        )
-      ).SecurityGroups,
-    ).toEqual([]);
+    await provider.ensureLoadBalancerDeleted("kubernetes", more);
+    expect(await groupsNamed(MANAGED)).toEqual([]);
+  });
+
+  test("an NLB made by an earlier version with k8s-elb-<name> keeps that group in step, gets no second one, and loses it on deletion", async () => {
+    const provider = managed();
+    const legacy = await cloud.ec2.send(
+      new ec2.CreateSecurityGroupCommand({
+        GroupName: `k8s-elb-${NAME}`,
+        Description: "Security group for Kubernetes ELB",
+        VpcId: cloud.vpcId,
+        TagSpecifications: [
+          { ResourceType: "security-group", Tags: [{ Key: "kubernetes.io/cluster/test-cluster", Value: "owned" }] },
+        ],
+      }),
+    );
+    await cloud.elbv2.send(
+      new elbv2.CreateLoadBalancerCommand({
+        Name: NAME,
+        Type: "network",
+        Subnets: [cloud.subnetIds[0]!],
+        SecurityGroups: [legacy.GroupId!],
+      }),
+    );
+    await provider.ensureLoadBalancer("kubernetes", service(), nodes);
+    expect(await nlbGroups()).toEqual([legacy.GroupId!]);
+    expect(await frontendRules(legacy.GroupId!)).toEqual(["tcp:443:203.0.113.0/24:undefined"]);
+    expect(await groupsNamed(MANAGED)).toEqual([]);
+    await provider.ensureLoadBalancerDeleted("kubernetes", service());
+    expect(await groupsNamed(`k8s-elb-${NAME}`)).toEqual([]);
   });
 });

@@ -1,0 +1,94 @@
+/**
+ * The NLB's own security group under `NLBSecurityGroupMode = Managed` (upstream's `ensureNLBSecurityGroup`):
+ * named and described as upstream's `GetSecurityGroupNameForNLB`, so a cluster moving from
+ * cloud-provider-aws finds the group its NLBs already carry. NLBs made by earlier versions of this
+ * provider carry `k8s-elb-<lb name>` instead: that group is still kept in step, and deleted by the classic
+ * ELB's path.
+ */
+import { createHash } from "node:crypto";
+import type { LoadBalancer as V2LoadBalancer } from "@aws-sdk/client-elastic-load-balancing-v2";
+import { k8sNamePrefix, serviceName } from "../lb-names.ts";
+import type { LbOptions } from "../lb-annotations.ts";
+import {
+  deleteOwnGroupWhenFree,
+  ensureOwnGroup,
+  ownGroupName,
+  type OwnGroup,
+  type SecurityGroupDeps,
+} from "../lb-security-groups.ts";
+import type { Service } from "../../../src/kube/objects.ts";
+import { nlbFrontendRules, type TargetGroupSpec } from "./plan.ts";
+
+export interface ManagedGroupDeps {
+  readonly sg: SecurityGroupDeps;
+  /** Delay before deleting the group again while AWS still reports it in use. */
+  readonly securityGroupRetryMs: number;
+}
+
+/** What the managed group follows: the NLB's name, its Service, VPC, source ranges, tags and listener ports. */
+export interface ManagedGroupTarget {
+  readonly clusterName: string;
+  readonly name: string;
+  readonly service: Service;
+  readonly vpc: string;
+  readonly options: Pick<LbOptions, "extraTags" | "sourceRanges">;
+  readonly groups: readonly TargetGroupSpec[];
+}
+
+/** Upstream's description of every managed NLB group. */
+export const MANAGED_GROUP_DESCRIPTION = "[k8s] Managed SecurityGroup for LoadBalancer";
+
+/**
+ * Upstream's `GetSecurityGroupNameForNLB`: `k8s-<ns[:8]>-<name[:8]>-<sha256[:10]>`, the hash over the
+ * cluster name (`--cluster-name`, not the cluster ID tag), the Service's name, namespace and UID written
+ * one after another (name before namespace, as upstream).
+ */
+export function managedGroupName(clusterName: string, service: Service): string {
+  const { namespace = "", name, uid = "" } = service.metadata;
+  const hash = createHash("sha256").update(clusterName).update(name).update(namespace).update(uid).digest("hex");
+  return `${k8sNamePrefix(service)}${hash.slice(0, 10)}`;
+}
+
+function ownGroup(t: ManagedGroupTarget, groupName: string): OwnGroup {
+  const tags = { service: serviceName(t.service), vpc: t.vpc, extraTags: t.options.extraTags };
+  return { groupName, description: MANAGED_GROUP_DESCRIPTION, ...tags };
+}
+
+/** The managed group named `groupName` with the listener ports open from the source ranges; resolves its ID. */
+export async function ensureManagedGroup(
+  deps: ManagedGroupDeps,
+  t: ManagedGroupTarget,
+  groupName = managedGroupName(t.clusterName, t.service),
+  signal?: AbortSignal,
+): Promise<string> {
+  const rules = nlbFrontendRules(t.name, t.groups, t.options.sourceRanges).map(({ description: _, ...r }) => r);
+  return ensureOwnGroup(deps.sg, ownGroup(t, groupName), rules, signal);
+}
+
+/** Keeps the managed group's rules on the listener ports, when the NLB carries it (either name). */
+export async function syncManagedGroup(
+  deps: ManagedGroupDeps,
+  t: ManagedGroupTarget,
+  lb: V2LoadBalancer,
+  signal?: AbortSignal,
+): Promise<void> {
+  const names = [managedGroupName(t.clusterName, t.service), ownGroupName(t.name)];
+  const filters = [
+    { Name: "group-name", Values: names },
+    { Name: "vpc-id", Values: [t.vpc] },
+  ];
+  const found = (await deps.sg.api.ec2.describeSecurityGroups({ Filters: filters }, signal)).SecurityGroups ?? [];
+  const own = found.find((g) => g.GroupId && (lb.SecurityGroups ?? []).includes(g.GroupId));
+  if (own?.GroupName) await ensureManagedGroup(deps, t, own.GroupName, signal);
+}
+
+/** Deletes the managed group of `service`, if any; a RetryError while AWS still reports it in use. */
+export async function deleteManagedGroup(
+  deps: ManagedGroupDeps,
+  at: { clusterName: string; lbName: string },
+  service: Service,
+  signal?: AbortSignal,
+): Promise<void> {
+  const group = { groupName: managedGroupName(at.clusterName, service), lbName: at.lbName };
+  await deleteOwnGroupWhenFree(deps.sg, group, deps.securityGroupRetryMs, signal);
+}
