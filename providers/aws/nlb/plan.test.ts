@@ -136,6 +136,18 @@ describe("NLB plan", () => {
     expect(() => validateNlbService(service(spec))).toThrow(message);
   });
 
+  test("preserve_client_ip.enabled=false is refused on a UDP Service (upstream's check, AWS's rule), kept on TCP", () => {
+    const attrs = { [`${P}target-group-attributes`]: "preserve_client_ip.enabled=false" };
+    const udp = service({ ports: [{ port: 53, protocol: "UDP", nodePort: 30053 }] }, attrs);
+    expect(() => desiredTargetGroups("c1", udp, parseLbOptions(udp))).toThrow(
+      /target-group-attributes: invalid value "preserve_client_ip.enabled=false": client IP preservation cannot be disabled for UDP ports/,
+    );
+    const tcp = service({}, attrs);
+    expect(desiredTargetGroups("c1", tcp, parseLbOptions(tcp))[0]!.attributes).toEqual({
+      "preserve_client_ip.enabled": "false",
+    });
+  });
+
   test("node rules: client NodePorts from the source ranges, health from the subnets, ICMP MTU, each marked", () => {
     const svc = service({
       ports: [

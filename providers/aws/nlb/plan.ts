@@ -13,6 +13,7 @@ import { k8sNamePrefix } from "../lb-names.ts";
 import { usesTls, type ListenerOptions } from "../lb-listener-options.ts";
 import type { SharedProbe } from "../elb/plan.ts";
 import type { Rule } from "../lb-security-groups.ts";
+import { checkAttributesForPorts } from "./target-group-attributes.ts";
 
 export interface NlbHealthCheck {
   readonly protocol: string;
@@ -126,6 +127,7 @@ export function desiredTargetGroups(
   probe: SharedProbe = OWN_PROBE,
 ): TargetGroupSpec[] {
   const hc = nlbHealthCheck(service, options, probe);
+  checkAttributesForPorts(options.targetGroupAttributes, service.spec?.ports ?? []);
   const ports = (service.spec?.ports ?? []).filter((p) => (p.nodePort ?? 0) > 0);
   if (ports.length === 0)
     throw new Error("the Service has no port with a NodePort: a network load balancer needs one to forward to");

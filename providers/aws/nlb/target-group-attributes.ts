@@ -1,9 +1,10 @@
 /**
- * `aws-load-balancer-target-group-attributes` for NLB target groups (`key=value,…`, the AWS Load Balancer
- * Controller's annotation; upstream cloud-provider-aws has none), plus upstream's `proxy-protocol: "*"`,
- * which on an NLB means `proxy_protocol_v2.enabled=true`. Only the keys AWS defines for network target
- * groups are accepted, each with its value checked. A key the annotation stops naming goes back to its
- * AWS default, so the target group follows the Service.
+ * `aws-load-balancer-target-group-attributes` for NLB target groups (`key=value,…`). Upstream's
+ * (`validateServiceAnnotationTargetGroupAttributes`) takes only `preserve_client_ip.enabled` and
+ * `proxy_protocol_v2.enabled` and leaves a dropped key as it is; this one takes every key AWS defines for
+ * network target groups (the AWS Load Balancer Controller's set), each with its value checked, and a key
+ * the annotation stops naming goes back to its AWS default, so the target group follows the Service.
+ * Beyond upstream (whose NLB path ignores it), `proxy-protocol: "*"` means `proxy_protocol_v2.enabled=true`.
  */
 import type { TargetGroupAttribute } from "@aws-sdk/client-elastic-load-balancing-v2";
 import { badAnnotation as bad, readMap, type Read } from "../lb-annotation-values.ts";
@@ -52,6 +53,18 @@ export function readTargetGroupAttributes(read: Read, proxyProtocol: boolean): R
     throw bad(NAME, "proxy_protocol_v2.enabled=false", `contradicts proxy-protocol "*"`);
   }
   return proxyProtocol ? { ...given, "proxy_protocol_v2.enabled": "true" } : given;
+}
+
+/**
+ * Upstream's check against the Service's ports (AWS refuses it too, at ModifyTargetGroupAttributes):
+ * client IP preservation cannot be turned off on a UDP target group.
+ */
+export function checkAttributesForPorts(
+  attributes: Readonly<Record<string, string>>,
+  ports: readonly { protocol?: string }[],
+): void {
+  if (attributes["preserve_client_ip.enabled"] === "false" && ports.some((p) => p.protocol === "UDP"))
+    throw bad(NAME, "preserve_client_ip.enabled=false", "client IP preservation cannot be disabled for UDP ports");
 }
 
 /**
