@@ -86,11 +86,10 @@ const ELB_ONLY = [
   "connection-draining-enabled",
   "connection-draining-timeout",
   "connection-idle-timeout",
-  "access-log-enabled",
   "access-log-emit-interval",
-  "access-log-s3-bucket-name",
-  "access-log-s3-bucket-prefix",
 ];
+/** Both kinds: the classic ELB's AccessLog, the NLB's `access_logs.s3.*` (upstream's reconcileLBAttributes). */
+const ACCESS_LOG = ["access-log-enabled", "access-log-s3-bucket-name", "access-log-s3-bucket-prefix"];
 const REFUSED: Readonly<Record<LbKind, Readonly<Record<string, string>>>> = {
   elb: {},
   nlb: {
@@ -123,6 +122,7 @@ const HANDLED = [
   "eip-allocations",
   "private-ipv4-addresses",
   "manage-backend-security-group-rules",
+  ...ACCESS_LOG,
   ...ELB_ONLY,
 ];
 
@@ -133,6 +133,7 @@ const EMPTY_IS_ABSENT: readonly string[] = [
   "backend-protocol",
   "ssl-cert",
   "cross-zone-load-balancing-enabled",
+  ...ACCESS_LOG,
   ...ELB_ONLY,
 ];
 

@@ -245,6 +245,32 @@ describe("aws network load balancer (moto)", () => {
     ]);
   });
 
+  test("access-log annotations set the NLB's access_logs.s3.* attributes; turning logs off keeps the bucket", async () => {
+    const attributes = async (): Promise<Record<string, string>> => {
+      const arn = (await nlb()).LoadBalancerArn;
+      const found = await cloud.elbv2.send(new elbv2.DescribeLoadBalancerAttributesCommand({ LoadBalancerArn: arn }));
+      return Object.fromEntries((found.Attributes ?? []).map((a) => [a.Key ?? "", a.Value ?? ""]));
+    };
+    const logs = {
+      [`${P}access-log-enabled`]: "true",
+      [`${P}access-log-s3-bucket-name`]: "nlb-logs",
+      [`${P}access-log-s3-bucket-prefix`]: "infra/dns",
+    };
+    const ensured = await lb.ensureLoadBalancer("kubernetes", service(logs), nodes);
+    expect(ensured.warnings).toEqual([]);
+    expect(await attributes()).toMatchObject({
+      "access_logs.s3.enabled": "true",
+      "access_logs.s3.bucket": "nlb-logs",
+      "access_logs.s3.prefix": "infra/dns",
+    });
+    await lb.ensureLoadBalancer("kubernetes", service({ [`${P}access-log-s3-bucket-name`]: "nlb-logs" }), nodes);
+    expect(await attributes()).toMatchObject({
+      "access_logs.s3.enabled": "false",
+      "access_logs.s3.bucket": "nlb-logs",
+      "access_logs.s3.prefix": "infra/dns",
+    });
+  });
+
   test("the type cannot change on a live Service; fixed addresses that do not fit the subnets are refused", async () => {
     await lb.ensureLoadBalancer("kubernetes", service(), nodes);
     const classic = { ...service(), metadata: { ...service().metadata, annotations: {} } };

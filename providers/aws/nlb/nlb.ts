@@ -1,7 +1,7 @@
 /**
  * Network load balancers (`aws-load-balancer-type: nlb`), upstream's NLB flow without security groups on
  * the NLB itself: the NLB in the chosen subnets, an instance target group per port, a listener per port
- * forwarding to it, running backends registered on their NodePorts, cross-zone as an attribute, and the
+ * forwarding to it, running backends registered on their NodePorts, cross-zone and access logs as attributes, and the
  * client / health / MTU rules on the backends' security groups. Target groups that no listener uses any
  * more are deleted after the listeners move.
  */
@@ -19,6 +19,7 @@ import { loadBalancerName, serviceName } from "../lb-names.ts";
 import type { SecurityGroupDeps } from "../lb-security-groups.ts";
 import { fixedAddressConflict, subnetMappings, type SubnetInfo } from "./addresses.ts";
 import { syncListeners, type WantedListener } from "./listeners.ts";
+import { syncLbAttributes } from "./lb-attributes.ts";
 import { deleteManagedGroup, ensureManagedGroup, syncManagedGroup } from "./managed-group.ts";
 import { nlbNodeRules, type TargetGroupSpec } from "./plan.ts";
 import { deleteStrayGroups } from "./stray-groups.ts";
@@ -89,18 +90,6 @@ export async function syncNlbTargets(
   for (const g of await attachedTargetGroups(api, lbArn, signal))
     if (g.TargetGroupArn && g.Port)
       await syncTargets(api, { arn: g.TargetGroupArn, spec: { nodePort: g.Port } }, instances, signal);
-}
-
-async function syncCrossZone(api: AwsApi, lbArn: string, enabled: boolean, signal?: AbortSignal): Promise<void> {
-  const key = "load_balancing.cross_zone.enabled";
-  const attributes =
-    (await api.elbv2.describeLoadBalancerAttributes({ LoadBalancerArn: lbArn }, signal)).Attributes ?? [];
-  const current = attributes.find((a) => a.Key === key)?.Value ?? "false";
-  if (current !== String(enabled))
-    await api.elbv2.modifyLoadBalancerAttributes(
-      { LoadBalancerArn: lbArn, Attributes: [{ Key: key, Value: String(enabled) }] },
-      signal,
-    );
 }
 
 async function createNlb(
@@ -246,7 +235,7 @@ export async function ensureNlb(
   const before = await attachedGroups(deps.api, lb.LoadBalancerArn!, signal);
   const keep = await syncGroupsAndListeners(deps, t, { lbArn: lb.LoadBalancerArn!, instances }, signal);
   for (const arn of before) if (!keep.has(arn)) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
-  await syncCrossZone(deps.api, lb.LoadBalancerArn!, t.options.crossZone ?? false, signal);
+  await syncLbAttributes(deps.api, lb.LoadBalancerArn!, t.options, signal);
   if (deps.manageNodeRules) await syncRules(deps, target, instances, signal);
   return lb;
 }
