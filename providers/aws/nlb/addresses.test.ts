@@ -7,14 +7,15 @@ import type { Node, Service } from "../../../src/kube/objects.ts";
 import { requestFor, requestsOf } from "../../../test/harness/aws-acm.ts";
 import { loadBalancerBed, type AwsTestCloud } from "../../../test/harness/aws-cloud.ts";
 import { rejection } from "../../../test/harness/rejection.ts";
-import { fixedAddressConflict, readFixedAddresses, subnetMappings } from "./addresses.ts";
+import { fixedAddressConflict, inZoneOrder, readFixedAddresses, subnetMappings } from "./addresses.ts";
 
 setDefaultTimeout(180_000);
 
 const P = "service.beta.kubernetes.io/aws-load-balancer-";
+/** Zone order (upstream's) and ID order differ: subnet-b is in the first zone. */
 const SUBNETS = [
-  { id: "subnet-b", cidr: "10.0.2.0/24" },
-  { id: "subnet-a", cidr: "10.0.1.0/24" },
+  { id: "subnet-b", cidr: "10.0.2.0/24", zone: "eu-west-1a" },
+  { id: "subnet-a", cidr: "10.0.1.0/24", zone: "eu-west-1b" },
 ];
 const read = (a: Record<string, string>) => (name: string) => a[name];
 
@@ -33,6 +34,11 @@ describe("fixed NLB addresses (plan)", () => {
       { SubnetId: "subnet-a", PrivateIPv4Address: "10.0.1.10" },
     ]);
     expect(subnetMappings(SUBNETS, readFixedAddresses(read({}), false))).toBeUndefined();
+  });
+
+  test("the subnets are paired in upstream's order: by zone name (findELBSubnets), then by ID", () => {
+    const three = [...SUBNETS, { id: "subnet-0", cidr: "10.0.3.0/24", zone: "eu-west-1b" }];
+    expect(inZoneOrder([...three].reverse()).map((s) => s.id)).toEqual(["subnet-b", "subnet-0", "subnet-a"]);
   });
 
   test.each([
@@ -126,12 +132,17 @@ describe("fixed NLB addresses (moto)", () => {
     ({ cloud, lb, nodes } = await loadBalancerBed());
   });
 
-  test("request sent (moto does not report subnet mappings): one Elastic IP per subnet, subnets in ID order", async () => {
+  test("request sent (moto does not report subnet mappings): one Elastic IP per subnet, subnets in zone order", async () => {
     const eips = [await allocate(), await allocate()];
     const bodies = await requestsOf(cloud, async (viaProxy) => {
       await viaProxy.ensureLoadBalancer("kubernetes", service({ [`${P}eip-allocations`]: eips.join(",") }), nodes);
     });
     const create = requestFor(bodies, "CreateLoadBalancer");
+    const described = (await cloud.ec2.send(new ec2.DescribeSubnetsCommand({ SubnetIds: [...cloud.subnetIds] })))
+      .Subnets!;
+    const byZone = described
+      .sort((a, b) => (a.AvailabilityZone! < b.AvailabilityZone! ? -1 : 1))
+      .map((s) => s.SubnetId!);
     const sorted = [...cloud.subnetIds].sort();
     expect(
       [1, 2].map((i) => [
@@ -139,8 +150,8 @@ describe("fixed NLB addresses (moto)", () => {
         create.get(`SubnetMappings.member.${i}.AllocationId`),
       ]),
     ).toEqual([
-      [sorted[0]!, eips[0]!],
-      [sorted[1]!, eips[1]!],
+      [byZone[0]!, eips[0]!],
+      [byZone[1]!, eips[1]!],
     ]);
     expect(create.get("Subnets.member.1")).toBeNull();
     expect((await loadBalancers()).map((l) => l.AvailabilityZones?.map((z) => z.SubnetId).sort())).toEqual([sorted]);

@@ -1,8 +1,9 @@
 /**
  * Fixed NLB addresses: `eip-allocations` (upstream; Elastic IP allocation IDs for an internet-facing NLB)
  * and `private-ipv4-addresses` (the AWS Load Balancer Controller's; addresses for an internal NLB), one per
- * subnet, sent as subnet mappings when the NLB is created. Elastic IPs go to the subnets in the order of
- * their IDs (the order the subnets are chosen in); a private address goes to the subnet whose CIDR holds it.
+ * subnet, sent as subnet mappings when the NLB is created. Elastic IPs go to the subnets in the order
+ * upstream's `createSubnetMappings` pairs them: by zone name (the order `findELBSubnets` returns them in),
+ * then subnet ID; a private address goes to the subnet whose CIDR holds it.
  * A count that does not match the subnets, or an address outside them, is refused before anything is
  * created, so there is never a half-built NLB. AWS cannot change the addresses of a live NLB; asking for
  * other addresses than it reports is refused with the advice to recreate the Service; dropping the
@@ -48,6 +49,14 @@ function checkScheme(read: Read, fixed: FixedAddresses, internal: boolean): void
 export interface SubnetInfo {
   readonly id: string;
   readonly cidr: string;
+  /** The availability zone's name ("" when unknown). */
+  readonly zone: string;
+}
+
+/** Upstream's order of the NLB's subnets: by zone name, then (two in one zone, annotated) by ID. */
+export function inZoneOrder(subnets: readonly SubnetInfo[]): SubnetInfo[] {
+  const key = (s: SubnetInfo): string => `${s.zone}\u0000${s.id}`;
+  return [...subnets].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 function inCidr(ip: string, cidr: string): boolean {

@@ -17,7 +17,7 @@ import { PREFIX, type LbOptions } from "../lb-annotations.ts";
 import { syncMarkedRules } from "../lb-node-rules.ts";
 import { loadBalancerName, serviceName } from "../lb-names.ts";
 import type { SecurityGroupDeps } from "../lb-security-groups.ts";
-import { fixedAddressConflict, subnetMappings, type SubnetInfo } from "./addresses.ts";
+import { fixedAddressConflict, inZoneOrder, subnetMappings, type SubnetInfo } from "./addresses.ts";
 import { syncListeners, type WantedListener } from "./listeners.ts";
 import { syncLbAttributes } from "./lb-attributes.ts";
 import { deleteManagedGroup, ensureManagedGroup, syncManagedGroup } from "./managed-group.ts";
@@ -183,7 +183,7 @@ async function syncSecurityGroups(
 async function subnetCidrs(api: AwsApi, subnets: readonly string[], signal?: AbortSignal): Promise<SubnetInfo[]> {
   const found = (await api.ec2.describeSubnets({ SubnetIds: [...subnets] }, signal)).Subnets ?? [];
   return found
-    .map((s) => ({ id: s.SubnetId ?? "", cidr: s.CidrBlock ?? "" }))
+    .map((s) => ({ id: s.SubnetId ?? "", cidr: s.CidrBlock ?? "", zone: s.AvailabilityZone ?? "" }))
     .filter((s) => s.id !== "" && s.cidr !== "");
 }
 
@@ -193,7 +193,7 @@ async function fixedMappings(api: AwsApi, t: NlbTarget, signal?: AbortSignal): P
   if (fixed.eipAllocations.length === 0 && fixed.privateIpv4Addresses.length === 0) return undefined;
   const known = await subnetCidrs(api, t.subnets, signal);
   return subnetMappings(
-    [...t.subnets].sort().map((id) => known.find((s) => s.id === id) ?? { id, cidr: "" }),
+    inZoneOrder(t.subnets.map((id) => known.find((s) => s.id === id) ?? { id, cidr: "", zone: "" })),
     fixed,
   );
 }
