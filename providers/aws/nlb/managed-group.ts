@@ -10,12 +10,17 @@ import type { LoadBalancer as V2LoadBalancer } from "@aws-sdk/client-elastic-loa
 import { k8sNamePrefix, serviceName } from "../lb-names.ts";
 import type { LbOptions } from "../lb-annotations.ts";
 import {
+  applyRules,
   deleteOwnGroupWhenFree,
   ensureOwnGroup,
   ownGroupName,
+  ruleChanges,
+  rulesOf,
   type OwnGroup,
+  type Rule,
   type SecurityGroupDeps,
 } from "../lb-security-groups.ts";
+import { tagMap, taggedForCluster } from "../tags.ts";
 import type { Service } from "../../../src/kube/objects.ts";
 import { nlbFrontendRules, type TargetGroupSpec } from "./plan.ts";
 
@@ -49,23 +54,29 @@ export function managedGroupName(clusterName: string, service: Service): string 
   return `${k8sNamePrefix(service)}${hash.slice(0, 10)}`;
 }
 
-function ownGroup(t: ManagedGroupTarget, groupName: string): OwnGroup {
+function ownGroup(t: ManagedGroupTarget): OwnGroup {
   const tags = { service: serviceName(t.service), vpc: t.vpc, extraTags: t.options.extraTags };
-  return { groupName, description: MANAGED_GROUP_DESCRIPTION, ...tags };
+  return { groupName: managedGroupName(t.clusterName, t.service), description: MANAGED_GROUP_DESCRIPTION, ...tags };
 }
 
-/** The managed group named `groupName` with the listener ports open from the source ranges; resolves its ID. */
+/** The listener ports, open from the source ranges. */
+function frontendRules(t: ManagedGroupTarget): Rule[] {
+  return nlbFrontendRules(t.name, t.groups, t.options.sourceRanges).map(({ description: _, ...r }) => r);
+}
+
+/** The managed group, created when missing, with the listener ports open from the source ranges; resolves its ID. */
 export async function ensureManagedGroup(
   deps: ManagedGroupDeps,
   t: ManagedGroupTarget,
-  groupName = managedGroupName(t.clusterName, t.service),
   signal?: AbortSignal,
 ): Promise<string> {
-  const rules = nlbFrontendRules(t.name, t.groups, t.options.sourceRanges).map(({ description: _, ...r }) => r);
-  return ensureOwnGroup(deps.sg, ownGroup(t, groupName), rules, signal);
+  return ensureOwnGroup(deps.sg, ownGroup(t), frontendRules(t), signal);
 }
 
-/** Keeps the managed group's rules on the listener ports, when the NLB carries it (either name). */
+/**
+ * Keeps the managed group's rules on the listener ports, when the NLB carries it (under either name,
+ * tagged for this cluster); never creates one, and reads the group once.
+ */
 export async function syncManagedGroup(
   deps: ManagedGroupDeps,
   t: ManagedGroupTarget,
@@ -78,8 +89,12 @@ export async function syncManagedGroup(
     { Name: "vpc-id", Values: [t.vpc] },
   ];
   const found = (await deps.sg.api.ec2.describeSecurityGroups({ Filters: filters }, signal)).SecurityGroups ?? [];
-  const own = found.find((g) => g.GroupId && (lb.SecurityGroups ?? []).includes(g.GroupId));
-  if (own?.GroupName) await ensureManagedGroup(deps, t, own.GroupName, signal);
+  const attached = new Set(lb.SecurityGroups ?? []);
+  const own = found.find(
+    (g) => g.GroupId && attached.has(g.GroupId) && taggedForCluster(tagMap(g.Tags), deps.sg.cluster),
+  );
+  if (own?.GroupId)
+    await applyRules(deps.sg, own.GroupId, ruleChanges(rulesOf(own.IpPermissions), frontendRules(t)), signal);
 }
 
 /** Deletes the managed group of `service`, if any; a RetryError while AWS still reports it in use. */

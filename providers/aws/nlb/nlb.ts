@@ -1,9 +1,10 @@
 /**
- * Network load balancers (`aws-load-balancer-type: nlb`), upstream's NLB flow without security groups on
- * the NLB itself: the NLB in the chosen subnets, an instance target group per port, a listener per port
- * forwarding to it, running backends registered on their NodePorts, cross-zone and access logs as attributes, and the
- * client / health / MTU rules on the backends' security groups. Target groups that no listener uses any
- * more are deleted after the listeners move.
+ * Network load balancers (`aws-load-balancer-type: nlb`), upstream's NLB flow: the NLB in the chosen
+ * subnets (with the annotated security groups, or its own under `NLBSecurityGroupMode = Managed`), an
+ * instance target group per port, a listener per port forwarding to it, running backends registered on
+ * their NodePorts, cross-zone and access logs as attributes, and the client / health / MTU rules on the
+ * backends' security groups. Target groups that no listener uses any more are deleted after the
+ * listeners move.
  */
 import type {
   LoadBalancer as V2LoadBalancer,
@@ -102,7 +103,7 @@ async function createNlb(
     t.options.securityGroups.length > 0
       ? [...t.options.securityGroups]
       : deps.managedGroup
-        ? [await ensureManagedGroup(deps, t, undefined, signal)]
+        ? [await ensureManagedGroup(deps, t, signal)]
         : [];
   const created = await deps.api.elbv2.createLoadBalancer(
     {
