@@ -13,6 +13,7 @@ import {
 import { faultProxy, type Fault } from "../../../test/harness/aws-faults.ts";
 import { rejection } from "../../../test/harness/rejection.ts";
 import { targetGroupPrefix } from "./plan.ts";
+import { earlierPrefix } from "./stray-groups.ts";
 
 // The first test of a run may install moto into the cache and start it; hooks default to 5 s.
 setDefaultTimeout(180_000);
@@ -390,6 +391,30 @@ describe("aws network load balancer (moto)", () => {
       await gone.stop();
     }
     expect((await targetGroups()).map((g) => g.Port)).toEqual([31999]);
+  });
+
+  // AWS refuses a name with "--", so earlier versions could make groups only where no dash was doubled.
+  test("a stray group named as earlier versions named it (dashes kept) is found by its tags and deleted", async () => {
+    const dashed = named("web-app", UID);
+    const stray = async (owner: string): Promise<void> =>
+      void (await cloud.elbv2.send(
+        new elbv2.CreateTargetGroupCommand({
+          Name: `${earlierPrefix(dashed)}${owner === "infra/web-app" ? "0123456789" : "9876543210"}`,
+          Protocol: "TCP",
+          Port: owner === "infra/web-app" ? 31001 : 31002,
+          VpcId: cloud.vpcId,
+          Tags: [
+            { Key: `kubernetes.io/cluster/${cloud.clusterID}`, Value: "owned" },
+            { Key: "kubernetes.io/service-name", Value: owner },
+          ],
+        }),
+      ));
+    expect(earlierPrefix(dashed)).toBe("k8s-infra-web-app-");
+    expect(targetGroupPrefix(dashed)).toBe("k8s-infra-webapp-");
+    await stray("infra/web-app");
+    await stray("infra/web-app-v1");
+    await lb.ensureLoadBalancerDeleted("kubernetes", dashed);
+    expect((await targetGroups()).map((g) => g.Port)).toEqual([31002]);
   });
 
   test("two NLBs share the MTU rule of their source range: both sync, and it goes with the last one", async () => {

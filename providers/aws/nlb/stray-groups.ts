@@ -3,7 +3,8 @@
  * those left when DeleteTargetGroup failed (or the process died) after the NLB went, or after a listener
  * moved to a replacement group. Named for the Service (`targetGroupPrefix`: `k8s-<ns[:8]>-<name[:8]>-` of
  * the namespace and name without their non-alphanumerics, which other Services' names may share) and
- * tagged for this cluster and for this Service (`kubernetes.io/service-name`).
+ * tagged for this cluster and for this Service (`kubernetes.io/service-name`). Groups made by earlier
+ * versions of this provider, whose names kept the non-alphanumerics (`earlierPrefix`), are found too.
  * One still in use is refused by AWS (ResourceInUse), and the deletion is retried.
  */
 import type { TagDescription } from "@aws-sdk/client-elastic-load-balancing-v2";
@@ -17,13 +18,20 @@ import { targetGroupPrefix } from "./plan.ts";
 /** DescribeTags takes at most 20 ARNs. */
 const TAGS_PER_CALL = 20;
 
-async function named(api: AwsApi, prefix: string, signal?: AbortSignal): Promise<string[]> {
+/** How earlier versions began a Service's target group names: `k8s-<ns[:8]>-<name[:8]>-`, as written. */
+export function earlierPrefix(service: Service): string {
+  const { namespace = "", name } = service.metadata;
+  return `k8s-${namespace.slice(0, 8)}-${name.slice(0, 8)}-`;
+}
+
+async function named(api: AwsApi, prefixes: readonly string[], signal?: AbortSignal): Promise<string[]> {
   const found: string[] = [];
   let marker: string | undefined;
   do {
     const page = await api.elbv2.describeTargetGroups({ PageSize: 400, Marker: marker }, signal);
     for (const group of page.TargetGroups ?? [])
-      if (group.TargetGroupArn && group.TargetGroupName?.startsWith(prefix)) found.push(group.TargetGroupArn);
+      if (group.TargetGroupArn && prefixes.some((p) => group.TargetGroupName?.startsWith(p)))
+        found.push(group.TargetGroupArn);
     marker = page.NextMarker;
   } while (marker);
   return found;
@@ -53,7 +61,7 @@ export async function deleteStrayGroups(
   service: Service,
   signal?: AbortSignal,
 ): Promise<string[]> {
-  const candidates = await named(api, targetGroupPrefix(service), signal);
+  const candidates = await named(api, [targetGroupPrefix(service), earlierPrefix(service)], signal);
   const owner = serviceName(service);
   const strays: string[] = [];
   for (let i = 0; i < candidates.length; i += TAGS_PER_CALL) {
