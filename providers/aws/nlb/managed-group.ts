@@ -26,6 +26,8 @@ import { nlbFrontendRules, type TargetGroupSpec } from "./plan.ts";
 
 export interface ManagedGroupDeps {
   readonly sg: SecurityGroupDeps;
+  /** `NLBSecurityGroupMode = Managed`. */
+  readonly managedGroup: boolean;
   /** Delay before deleting the group again while AWS still reports it in use. */
   readonly securityGroupRetryMs: number;
 }
@@ -59,9 +61,9 @@ function ownGroup(t: ManagedGroupTarget): OwnGroup {
   return { groupName: managedGroupName(t.clusterName, t.service), description: MANAGED_GROUP_DESCRIPTION, ...tags };
 }
 
-/** The listener ports, open from the source ranges. */
+/** The listener ports and ICMP fragmentation-needed, open from the source ranges. */
 function frontendRules(t: ManagedGroupTarget): Rule[] {
-  return nlbFrontendRules(t.name, t.groups, t.options.sourceRanges).map(({ description: _, ...r }) => r);
+  return nlbFrontendRules(t.groups, t.options.sourceRanges);
 }
 
 /** The managed group, created when missing, with the listener ports open from the source ranges; resolves its ID. */
@@ -74,8 +76,11 @@ export async function ensureManagedGroup(
 }
 
 /**
- * Keeps the managed group's rules on the listener ports, when the NLB carries it (under either name,
- * tagged for this cluster); never creates one, and reads the group once.
+ * An NLB with security groups, none annotated: the managed group it carries (under either name, tagged
+ * for this cluster) keeps its rules in step, read once and never created. Under `NLBSecurityGroupMode =
+ * Managed`, one that carries none (its annotated groups dropped) is moved to its managed group, as
+ * upstream's `ensureNLBSecurityGroup`; the groups it leaves are not deleted (they were the Service's own
+ * choice, not this provider's).
  */
 export async function syncManagedGroup(
   deps: ManagedGroupDeps,
@@ -94,7 +99,10 @@ export async function syncManagedGroup(
     (g) => g.GroupId && attached.has(g.GroupId) && taggedForCluster(tagMap(g.Tags), deps.sg.cluster),
   );
   if (own?.GroupId)
-    await applyRules(deps.sg, own.GroupId, ruleChanges(rulesOf(own.IpPermissions), frontendRules(t)), signal);
+    return applyRules(deps.sg, own.GroupId, ruleChanges(rulesOf(own.IpPermissions), frontendRules(t)), signal);
+  if (!deps.managedGroup) return;
+  const id = await ensureManagedGroup(deps, t, signal);
+  await deps.sg.api.elbv2.setSecurityGroups({ LoadBalancerArn: lb.LoadBalancerArn, SecurityGroups: [id] }, signal);
 }
 
 /** Deletes the managed group of `service`, if any; a RetryError while AWS still reports it in use. */

@@ -163,7 +163,8 @@ async function dropUnused(api: AwsApi, lbArn: string, arns: readonly string[]): 
 /**
  * Upstream's bring-your-own groups: an NLB created with groups takes the annotated ones in place; AWS
  * cannot give groups to an NLB created without any, so asking for that is refused (recreate the Service).
- * Dropping the annotation leaves the groups as they are.
+ * Dropping the annotation leaves the groups as they are, but under `NLBSecurityGroupMode = Managed`,
+ * where the NLB moves to its managed group (`syncManagedGroup`).
  */
 async function syncSecurityGroups(
   api: AwsApi,

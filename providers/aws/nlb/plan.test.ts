@@ -2,7 +2,14 @@ import { describe, expect, test } from "bun:test";
 import type { Service } from "../../../src/kube/objects.ts";
 import { parseLbOptions } from "../lb-annotations.ts";
 import { ruleKey } from "../lb-security-groups.ts";
-import { desiredTargetGroups, nlbHealthCheck, nlbNodeRules, targetGroupName, validateNlbService } from "./plan.ts";
+import {
+  desiredTargetGroups,
+  nlbFrontendRules,
+  nlbHealthCheck,
+  nlbNodeRules,
+  targetGroupName,
+  validateNlbService,
+} from "./plan.ts";
 
 const P = "service.beta.kubernetes.io/aws-load-balancer-";
 
@@ -162,6 +169,23 @@ describe("NLB plan", () => {
       "icmp|3|4|10.0.0.0/8|kubernetes.io/rule/nlb/mtu",
       "tcp|30053|30053|10.1.0.0/24|kubernetes.io/rule/nlb/health=lb1",
       "tcp|30054|30054|10.1.0.0/24|kubernetes.io/rule/nlb/health=lb1",
+    ]);
+  });
+
+  test("managed group rules: listener ports from every source range, ICMP fragmentation-needed from the IPv4 ones", () => {
+    const svc = service({
+      ports: [
+        { port: 53, nodePort: 30053, protocol: "UDP" },
+        { port: 443, nodePort: 30443 },
+      ],
+    });
+    const groups = desiredTargetGroups("c1", svc, parseLbOptions(svc));
+    expect(nlbFrontendRules(groups, ["10.0.0.0/8", "2001:db8::/32"]).map(ruleKey)).toEqual([
+      "udp|53|53|10.0.0.0/8",
+      "tcp|443|443|10.0.0.0/8",
+      "icmp|3|4|10.0.0.0/8",
+      "udp|53|53|2001:db8::/32",
+      "tcp|443|443|2001:db8::/32",
     ]);
   });
 });

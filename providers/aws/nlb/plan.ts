@@ -163,7 +163,7 @@ export function nlbListener(port: ServicePort, options: ListenerOptions): NlbLis
   };
 }
 
-export const ruleDescription = (kind: "client" | "health" | "frontend", lbName: string): string =>
+export const ruleDescription = (kind: "client" | "health", lbName: string): string =>
   `kubernetes.io/rule/nlb/${kind}=${lbName}`;
 
 /**
@@ -213,22 +213,16 @@ export function nlbNodeRules(
   return rules;
 }
 
-/** Ingress on the NLB's own (first) security group: each listener port from the source ranges. */
-export function nlbFrontendRules(
-  lbName: string,
-  groups: readonly TargetGroupSpec[],
-  sourceRanges: readonly string[],
-): Rule[] {
-  return sourceRanges.flatMap((cidr) =>
-    groups.map((g): Rule => {
+/**
+ * Ingress on the NLB's managed security group, as upstream's `ensureNLBSecurityGroupRules`: each listener
+ * port from the source ranges, and ICMP fragmentation-needed (path MTU discovery) from the IPv4 ones.
+ */
+export function nlbFrontendRules(groups: readonly TargetGroupSpec[], sourceRanges: readonly string[]): Rule[] {
+  return sourceRanges.flatMap((cidr): Rule[] => [
+    ...groups.map((g): Rule => {
       const protocol = g.protocol === "UDP" ? "udp" : "tcp";
-      return {
-        protocol,
-        from: g.servicePort,
-        to: g.servicePort,
-        source: { cidr },
-        description: ruleDescription("frontend", lbName),
-      };
+      return { protocol, from: g.servicePort, to: g.servicePort, source: { cidr } };
     }),
-  );
+    ...(cidr.includes(":") ? [] : [{ protocol: "icmp", from: 3, to: 4, source: { cidr } }]),
+  ]);
 }

@@ -113,17 +113,41 @@ describe("NLB managed security group (NLBSecurityGroupMode = Managed, moto)", ()
     expect(own?.Description).toBe("[k8s] Managed SecurityGroup for LoadBalancer");
     expect(await nlbGroups()).toEqual([own!.GroupId!]);
     expect(own!.Tags).toContainEqual({ Key: "kubernetes.io/cluster/test-cluster", Value: "owned" });
-    expect(await frontendRules(own!.GroupId!)).toEqual(["tcp:443:203.0.113.0/24:undefined"]);
+    // Upstream's ensureNLBSecurityGroupRules: the listener ports and ICMP fragmentation-needed (3/4).
+    expect((await frontendRules(own!.GroupId!)).sort()).toEqual([
+      "icmp:3:203.0.113.0/24:undefined",
+      "tcp:443:203.0.113.0/24:undefined",
+    ]);
     expect(await groupsNamed(`k8s-elb-${NAME}`)).toEqual([]);
     const more = service();
     more.spec!.ports = [...more.spec!.ports!, { name: "quic", port: 8443, nodePort: 30843 }];
     await provider.ensureLoadBalancer("kubernetes", more, nodes);
     expect((await frontendRules(own!.GroupId!)).sort()).toEqual([
+      "icmp:3:203.0.113.0/24:undefined",
       "tcp:443:203.0.113.0/24:undefined",
       "tcp:8443:203.0.113.0/24:undefined",
     ]);
     await provider.ensureLoadBalancerDeleted("kubernetes", more);
     expect(await groupsNamed(MANAGED)).toEqual([]);
+  });
+
+  test("annotated groups dropped: the NLB moves to its managed group, as upstream; the annotated group stays", async () => {
+    const provider = managed();
+    const byo = await group("byo-one");
+    await provider.ensureLoadBalancer("kubernetes", service({ [`${P}security-groups`]: byo }), nodes);
+    expect(await nlbGroups()).toEqual([byo]);
+    expect(await groupsNamed(MANAGED)).toEqual([]);
+    await provider.ensureLoadBalancer("kubernetes", service(), nodes);
+    const [own] = await groupsNamed(MANAGED);
+    expect(await nlbGroups()).toEqual([own!.GroupId!]);
+    expect((await frontendRules(own!.GroupId!)).sort()).toEqual([
+      "icmp:3:203.0.113.0/24:undefined",
+      "tcp:443:203.0.113.0/24:undefined",
+    ]);
+    expect(await frontendRules(byo)).toEqual([]);
+    await provider.ensureLoadBalancerDeleted("kubernetes", service());
+    expect(await groupsNamed(MANAGED)).toEqual([]);
+    expect(await groupsNamed("byo-one")).toHaveLength(1);
   });
 
   test("an NLB made by an earlier version with k8s-elb-<name> keeps that group in step, gets no second one, and loses it on deletion", async () => {
@@ -148,7 +172,10 @@ describe("NLB managed security group (NLBSecurityGroupMode = Managed, moto)", ()
     );
     await provider.ensureLoadBalancer("kubernetes", service(), nodes);
     expect(await nlbGroups()).toEqual([legacy.GroupId!]);
-    expect(await frontendRules(legacy.GroupId!)).toEqual(["tcp:443:203.0.113.0/24:undefined"]);
+    expect((await frontendRules(legacy.GroupId!)).sort()).toEqual([
+      "icmp:3:203.0.113.0/24:undefined",
+      "tcp:443:203.0.113.0/24:undefined",
+    ]);
     expect(await groupsNamed(MANAGED)).toEqual([]);
     await provider.ensureLoadBalancerDeleted("kubernetes", service());
     expect(await groupsNamed(`k8s-elb-${NAME}`)).toEqual([]);
