@@ -25,6 +25,7 @@ import { describeMachine } from "./bench/machine.ts";
 import { tunedLimits, type Binaries } from "./bench/managers.ts";
 import { parseOptions, type Options } from "./bench/options.ts";
 import { pack } from "./bench/pack.ts";
+import { settleExecutable } from "./bench/page-cache.ts";
 import { PLANS, withLive, withThreads, type BenchPlan } from "./bench/plan.ts";
 import { publish } from "./bench/publish.ts";
 import { ensureRefCcm } from "./bench/ref-ccm.ts";
@@ -52,6 +53,9 @@ async function binaries(plan: BenchPlan, o: Options): Promise<Binaries> {
   const ours = o.oursBinary ?? (await build());
   const go = o.goBinary ?? (await ensureRefCcm(log));
   const kwok = needsKwok(plan, o) ? (o.kwokBinary ?? (await ensureKwok(log))) : o.kwokBinary;
+  for (const manager of [ours, go])
+    if (!(await settleExecutable(manager)))
+      log(`${manager} could not be dropped from the page cache: RSS may read high`);
   return { ours: resolve(ours), go: resolve(go), kwok: kwok && resolve(kwok) };
 }
 
