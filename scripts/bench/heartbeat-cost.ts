@@ -14,6 +14,7 @@ import { NODES } from "../../src/kube/api.ts";
 import { forEachLimited } from "../../src/util/concurrency.ts";
 import { rfc3339 } from "../../src/util/clock.ts";
 import { nodeName } from "./objects.ts";
+import { settleExecutable } from "./page-cache.ts";
 import { readProc } from "./proc-stats.ts";
 import { withManager, withStaticNodes } from "./static-cluster.ts";
 
@@ -89,6 +90,7 @@ async function main(argv: string[]): Promise<void> {
     process.exit(2);
   }
   const options = { nodes, rate, warmMs: warm * 1000, profile };
+  for (const binary of binaries) await settleExecutable(binary);
   await withStaticNodes("heartbeat", nodes, async (cp) => {
     for (const binary of binaries) console.log(await measure(binary, cp, options));
   });

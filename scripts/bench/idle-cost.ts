@@ -8,6 +8,7 @@
  */
 import type { ControlPlane } from "../control-plane/control-plane.ts";
 import { readProc } from "./proc-stats.ts";
+import { settleExecutable } from "./page-cache.ts";
 import { withManager, withStaticNodes } from "./static-cluster.ts";
 
 const SETTLE_MS = 20_000;
@@ -33,6 +34,7 @@ async function main(argv: string[]): Promise<void> {
     console.error("usage: bun scripts/bench/idle-cost.ts [--nodes 5000] <compiled manager> [...]");
     process.exit(2);
   }
+  for (const binary of binaries) await settleExecutable(binary);
   await withStaticNodes("idle", nodes, async (cp) => {
     for (const binary of [...binaries, ...binaries]) console.log(await measure(binary, cp));
   });

@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { build } from "../build.ts";
 import { cacheRoot } from "../control-plane/binaries.ts";
 import { tunedLimits } from "./managers.ts";
+import { settleExecutable } from "./page-cache.ts";
 import type { BenchContext } from "./run.ts";
 import { withLagScrape } from "./lag.ts";
 import { threadCpuCell } from "./report.ts";
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
   // Only our manager runs here: no Go reference is built or started.
   const binaryAt = argv.indexOf("--binary");
   const ours = binaryAt >= 0 ? (argv[binaryAt + 1] ?? "") : await build();
+  await settleExecutable(ours);
   const ctx: BenchContext = {
     bin: { ours, go: "" },
     workDir,

@@ -4,7 +4,8 @@
  * measured on 2 cores: `--version` 43 against 39 MiB, the quick plan's 300-Node cold start 100 against
  * 87 MiB). A binary built or copied just before a run would carry that into every RSS figure, so each
  * is synced, dropped from the page cache (GNU dd's `iflag=nocache count=0`: POSIX_FADV_DONTNEED for
- * the whole file) and run once with `--version`, and every measured run maps it as an installed one.
+ * the whole file) and run once with `--version`, and every measured run maps it as an installed one
+ * (`npm run bench` and the cost scripts beside this file).
  */
 type Run = (argv: string[]) => Promise<number>;
 

@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import type { ControlPlane } from "../control-plane/control-plane.ts";
 import { freePort } from "../control-plane/ports.ts";
 import { readProc } from "./proc-stats.ts";
+import { settleExecutable } from "./page-cache.ts";
 import { withManager, withStaticNodes } from "./static-cluster.ts";
 
 const ROUNDS = 4;
@@ -55,6 +56,7 @@ async function main(argv: string[]): Promise<void> {
     console.error("usage: bun scripts/bench/start-time.ts [--nodes 2000] [--threads 0] <compiled manager> [...]");
     process.exit(2);
   }
+  for (const binary of positionals) await settleExecutable(binary);
   await withStaticNodes("start", nodes, async (cp) => {
     for (let round = 0; round < ROUNDS; round++)
       for (const binary of positionals) console.log(await measure(binary, cp, threads));
