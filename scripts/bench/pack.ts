@@ -28,8 +28,8 @@ export KUBEBUILDER_ASSETS="$here/bin" CCM_BENCH_ROOT="$here" CCM_CACHE_DIR="\${C
 # the benchmark runs as it, so its pages are dropped before it starts.
 ccm="$here/bin/cloud-controller-manager"
 sync "$ccm" 2>/dev/null && dd if="$ccm" iflag=nocache count=0 2>/dev/null || true
-exec env BUN_BE_BUN=1 "$here/bin/cloud-controller-manager" "$here/bench.js" \\
-  --ours-binary "$here/bin/cloud-controller-manager" --go-binary "$here/bin/ref-ccm" \\
+exec env BUN_BE_BUN=1 "$ccm" "$here/bench.js" \\
+  --ours-binary "$ccm" --go-binary "$here/bin/ref-ccm" \\
   --kwok-binary "$here/bin/kwok" "$@"
 `;
 

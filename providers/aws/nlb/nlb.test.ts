@@ -50,20 +50,30 @@ function named(name: string, uid: string, ports = service().spec!.ports!): Servi
   return { ...service({}, { ports }), metadata: { ...service().metadata, name, uid } };
 }
 
-/** A target group named as resolver-a's (port 31999), tagged as its, for `clusterID`. */
-async function resolverGroup(clusterID: string): Promise<elbv2.CreateTargetGroupCommandOutput> {
+/** A target group made outside the provider: `name` on `port`, tagged for `clusterID` and `owner`. */
+async function taggedGroup(g: {
+  name: string;
+  port: number;
+  clusterID: string;
+  owner: string;
+}): Promise<elbv2.CreateTargetGroupCommandOutput> {
   return cloud.elbv2.send(
     new elbv2.CreateTargetGroupCommand({
-      Name: "k8s-infra-resolver-0123456789",
+      Name: g.name,
       Protocol: "TCP",
-      Port: 31999,
+      Port: g.port,
       VpcId: cloud.vpcId,
       Tags: [
-        { Key: `kubernetes.io/cluster/${clusterID}`, Value: "owned" },
-        { Key: "kubernetes.io/service-name", Value: "infra/resolver-a" },
+        { Key: `kubernetes.io/cluster/${g.clusterID}`, Value: "owned" },
+        { Key: "kubernetes.io/service-name", Value: g.owner },
       ],
     }),
   );
+}
+
+/** A target group named as resolver-a's (port 31999), tagged as its, for `clusterID`. */
+async function resolverGroup(clusterID: string): Promise<elbv2.CreateTargetGroupCommandOutput> {
+  return taggedGroup({ name: "k8s-infra-resolver-0123456789", port: 31999, clusterID, owner: "infra/resolver-a" });
 }
 
 async function nlb(): Promise<elbv2.LoadBalancer> {
@@ -396,23 +406,12 @@ describe("aws network load balancer (moto)", () => {
   // AWS refuses a name with "--", so earlier versions could make groups only where no dash was doubled.
   test("a stray group named as earlier versions named it (dashes kept) is found by its tags and deleted", async () => {
     const dashed = named("web-app", UID);
-    const stray = async (owner: string): Promise<void> =>
-      void (await cloud.elbv2.send(
-        new elbv2.CreateTargetGroupCommand({
-          Name: `${earlierPrefix(dashed)}${owner === "infra/web-app" ? "0123456789" : "9876543210"}`,
-          Protocol: "TCP",
-          Port: owner === "infra/web-app" ? 31001 : 31002,
-          VpcId: cloud.vpcId,
-          Tags: [
-            { Key: `kubernetes.io/cluster/${cloud.clusterID}`, Value: "owned" },
-            { Key: "kubernetes.io/service-name", Value: owner },
-          ],
-        }),
-      ));
+    const stray = (owner: string, suffix: string, port: number): Promise<unknown> =>
+      taggedGroup({ name: `${earlierPrefix(dashed)}${suffix}`, port, clusterID: cloud.clusterID, owner });
     expect(earlierPrefix(dashed)).toBe("k8s-infra-web-app-");
     expect(targetGroupPrefix(dashed)).toBe("k8s-infra-webapp-");
-    await stray("infra/web-app");
-    await stray("infra/web-app-v1");
+    await stray("infra/web-app", "0123456789", 31001);
+    await stray("infra/web-app-v1", "9876543210", 31002);
     await lb.ensureLoadBalancerDeleted("kubernetes", dashed);
     expect((await targetGroups()).map((g) => g.Port)).toEqual([31002]);
   });
