@@ -106,16 +106,34 @@ export function elbOwnGroup(lb: Omit<OwnGroup, "groupName" | "description"> & { 
   };
 }
 
+interface FoundGroup {
+  readonly id: string;
+  readonly rules: Rule[];
+}
+
+/** The groups named `names` (in `vpc` when given) that are tagged for the cluster. */
+async function findOwnGroups(
+  deps: SecurityGroupDeps,
+  names: readonly string[],
+  vpc: string | undefined,
+  signal?: AbortSignal,
+): Promise<FoundGroup[]> {
+  const filters = [{ Name: "group-name", Values: [...names] }, ...(vpc ? [{ Name: "vpc-id", Values: [vpc] }] : [])];
+  const groups = (await deps.api.ec2.describeSecurityGroups({ Filters: filters }, signal)).SecurityGroups ?? [];
+  return groups.flatMap((g) =>
+    g.GroupId && taggedForCluster(tagMap(g.Tags), deps.cluster)
+      ? [{ id: g.GroupId, rules: rulesOf(g.IpPermissions) }]
+      : [],
+  );
+}
+
 async function findOwnGroup(
   deps: SecurityGroupDeps,
   groupName: string,
   vpc: string | undefined,
   signal?: AbortSignal,
-): Promise<{ id: string; rules: Rule[] } | undefined> {
-  const filters = [{ Name: "group-name", Values: [groupName] }, ...(vpc ? [{ Name: "vpc-id", Values: [vpc] }] : [])];
-  const groups = (await deps.api.ec2.describeSecurityGroups({ Filters: filters }, signal)).SecurityGroups ?? [];
-  const mine = groups.find((g) => taggedForCluster(tagMap(g.Tags), deps.cluster));
-  return mine?.GroupId ? { id: mine.GroupId, rules: rulesOf(mine.IpPermissions) } : undefined;
+): Promise<FoundGroup | undefined> {
+  return (await findOwnGroups(deps, [groupName], vpc, signal))[0];
 }
 
 export async function applyRules(
@@ -171,39 +189,47 @@ export async function ensureOwnGroup(
   return group.id;
 }
 
-/** Deletes the own group `groupName` if it exists. Throws DependencyViolation while AWS still uses it. */
-export async function deleteOwnGroup(
-  deps: SecurityGroupDeps,
-  groupName: string,
-  signal?: AbortSignal,
-): Promise<string | undefined> {
-  const group = await findOwnGroup(deps, groupName, undefined, signal);
-  if (!group) return undefined;
-  await removeNodeRules(deps, group.id, new Set(), signal);
-  try {
-    await deps.api.ec2.deleteSecurityGroup({ GroupId: group.id }, signal);
-  } catch (error) {
-    if (errorCode(error) !== "InvalidGroup.NotFound") throw error;
-  }
-  return group.id;
+/** Which own groups to delete: those named `names` (in `vpc` when given), except the ones in `inUse`. */
+export interface OwnGroups {
+  readonly names: readonly string[];
+  readonly vpc?: string;
+  readonly inUse?: readonly string[];
 }
 
 /**
- * `deleteOwnGroup`, with AWS's DependencyViolation (a deleted load balancer's network interfaces linger
- * for a while) turned into a RetryError after `retryMs`.
+ * Deletes the own groups `of` names, each after the rules of other groups that admit it are revoked;
+ * resolves their IDs. Throws DependencyViolation while AWS still uses one.
  */
-export async function deleteOwnGroupWhenFree(
+export async function deleteOwnGroups(deps: SecurityGroupDeps, of: OwnGroups, signal?: AbortSignal): Promise<string[]> {
+  const inUse = new Set(of.inUse ?? []);
+  const groups = (await findOwnGroups(deps, of.names, of.vpc, signal)).filter((g) => !inUse.has(g.id));
+  for (const group of groups) {
+    await removeNodeRules(deps, group.id, new Set(), signal);
+    try {
+      await deps.api.ec2.deleteSecurityGroup({ GroupId: group.id }, signal);
+    } catch (error) {
+      if (errorCode(error) !== "InvalidGroup.NotFound") throw error;
+    }
+  }
+  return groups.map((g) => g.id);
+}
+
+/**
+ * `deleteOwnGroups`, with AWS's DependencyViolation (a deleted or just changed load balancer's network
+ * interfaces linger for a while) turned into a RetryError after `retryMs`.
+ */
+export async function deleteOwnGroupsWhenFree(
   deps: SecurityGroupDeps,
-  group: { groupName: string; lbName: string },
+  of: OwnGroups & { readonly lbName: string },
   retryMs: number,
   signal?: AbortSignal,
-): Promise<string | undefined> {
+): Promise<string[]> {
   try {
-    return await deleteOwnGroup(deps, group.groupName, signal);
+    return await deleteOwnGroups(deps, of, signal);
   } catch (error) {
     if (errorCode(error) !== "DependencyViolation") throw error;
     throw new RetryError(
-      `security group of load balancer ${group.lbName} is still in use (the load balancer's network interfaces linger after deletion); retrying`,
+      `security group of load balancer ${of.lbName} is still in use (the load balancer's network interfaces linger after a change or deletion); retrying`,
       retryMs,
       { cause: error },
     );

@@ -188,7 +188,7 @@ describe("aws classic ELB (moto)", () => {
     );
   });
 
-  test("security-groups replaces the own group; extra-security-groups adds to it", async () => {
+  test("security-groups replaces the own group, which is deleted with its node rule; extra-security-groups adds to it", async () => {
     const extra = (
       await cloud.ec2.send(
         new ec2.CreateSecurityGroupCommand({ GroupName: "extra", Description: "x", VpcId: cloud.vpcId }),
@@ -199,6 +199,44 @@ describe("aws classic ELB (moto)", () => {
     expect((await describeElb()).SecurityGroups).toEqual([own!.GroupId!, extra]);
     await lb.ensureLoadBalancer("kubernetes", service({ [`${P}security-groups`]: extra }), nodes);
     expect((await describeElb()).SecurityGroups).toEqual([extra]);
+    // Upstream's removeOwnedSecurityGroups: the replaced own group goes, and the rule admitting it.
+    expect(await groupsNamed(`k8s-elb-${NAME}`)).toEqual([]);
+    expect(await nodeGroupSources()).toEqual([`-1:${extra}`]);
+    await lb.ensureLoadBalancerDeleted("kubernetes", service({ [`${P}security-groups`]: extra }));
+    expect(await groupsNamed("extra")).toHaveLength(1);
+  });
+
+  test("a replaced own group AWS still reports in use is retried (RetryError) until deleted; one the annotation names stays", async () => {
+    await lb.ensureLoadBalancer("kubernetes", service(), nodes);
+    const [own] = await groupsNamed(`k8s-elb-${NAME}`);
+    const extra = (
+      await cloud.ec2.send(
+        new ec2.CreateSecurityGroupCommand({ GroupName: "extra", Description: "x", VpcId: cloud.vpcId }),
+      )
+    ).GroupId!;
+    const both = service({ [`${P}security-groups`]: `${own!.GroupId!},${extra}` });
+    await lb.ensureLoadBalancer("kubernetes", both, nodes);
+    expect((await describeElb()).SecurityGroups).toEqual([own!.GroupId!, extra]);
+    expect(await groupsNamed(`k8s-elb-${NAME}`)).toHaveLength(1);
+    const proxy = faultProxy(cloud.endpoint, (_n, body) =>
+      body.includes("Action=DeleteSecurityGroup") ? { code: "DependencyViolation", status: 400 } : "pass",
+    );
+    const moved = service({ [`${P}security-groups`]: extra });
+    try {
+      const lingering = awsTestProvider(cloud, {
+        endpoint: proxy.endpoint,
+        options: { securityGroupRetryMs: 1234 },
+      }).loadBalancer!;
+      const failure = await rejection(lingering.ensureLoadBalancer("kubernetes", moved, nodes));
+      expect(failure).toBeInstanceOf(RetryError);
+      expect((failure as RetryError).retryAfterMs).toBe(1234);
+    } finally {
+      await proxy.stop();
+    }
+    expect((await describeElb()).SecurityGroups).toEqual([extra]);
+    expect(await groupsNamed(`k8s-elb-${NAME}`)).toHaveLength(1);
+    await lb.ensureLoadBalancer("kubernetes", moved, nodes);
+    expect(await groupsNamed(`k8s-elb-${NAME}`)).toEqual([]);
   });
 
   test("subnets and target-node-labels annotations choose subnets and backends (a bare key: the label present)", async () => {

@@ -15,7 +15,7 @@ import { serviceName } from "../lb-names.ts";
 import { desiredListeners, validateService } from "./plan.ts";
 import { reconcileElb } from "./reconcile.ts";
 import {
-  deleteOwnGroupWhenFree,
+  deleteOwnGroupsWhenFree,
   desiredLbRules,
   elbOwnGroup,
   ensureOwnGroup,
@@ -118,7 +118,25 @@ export async function ensureElb(deps: ElbDeps, r: ElbRequest, signal?: AbortSign
     signal,
   );
   await syncBackends(deps, lb, { groups, instances: r.instances }, signal);
+  if (r.existing && groups.own === undefined) await releaseOwnGroup(deps, r, groups.groups, signal);
   return lb;
+}
+
+/**
+ * An ELB whose groups are annotated or configured: the own group it carried before is deleted, and the
+ * rules admitting it revoked (upstream's `removeOwnedSecurityGroups`). Looked for by name on every sync,
+ * the one call the own group's upkeep costs otherwise, so a deletion AWS refused for a while is retried.
+ * Groups the Service named stay as they are: they were its choice, not this provider's.
+ */
+async function releaseOwnGroup(
+  deps: ElbDeps,
+  r: ElbPlacement,
+  inUse: readonly string[],
+  signal?: AbortSignal,
+): Promise<void> {
+  const own = { names: [ownGroupName(r.name)], vpc: r.vpc, inUse, lbName: r.name };
+  for (const id of await deleteOwnGroupsWhenFree(deps.sg, own, deps.securityGroupRetryMs, signal))
+    deps.logger.info(`deleted security group ${id}, which ELB ${r.name} no longer uses`);
 }
 
 /** The groups an existing ELB uses, and which of them is its own. */
@@ -135,7 +153,7 @@ export function groupsOf(
 /** Deletes the ELB and its own group; the own group's node rules go with it, shared groups keep theirs. */
 export async function deleteElb(deps: ElbDeps, name: string, exists: boolean, signal?: AbortSignal): Promise<void> {
   if (exists) await deps.api.elb.deleteLoadBalancer({ LoadBalancerName: name }, signal);
-  const own = { groupName: ownGroupName(name), lbName: name };
-  const deleted = await deleteOwnGroupWhenFree(deps.sg, own, deps.securityGroupRetryMs, signal);
-  if (deleted) deps.logger.info(`deleted security group ${deleted} of load balancer ${name}`);
+  const own = { names: [ownGroupName(name)], lbName: name };
+  for (const id of await deleteOwnGroupsWhenFree(deps.sg, own, deps.securityGroupRetryMs, signal))
+    deps.logger.info(`deleted security group ${id} of load balancer ${name}`);
 }

@@ -3,7 +3,7 @@
  * named and described as upstream's `GetSecurityGroupNameForNLB`, so a cluster moving from
  * cloud-provider-aws finds the group its NLBs already carry. NLBs made by earlier versions of this
  * provider carry `k8s-elb-<lb name>` instead: that group is still kept in step, and deleted by the classic
- * ELB's path.
+ * ELB's path. Either is deleted when annotated groups take its place.
  */
 import { createHash } from "node:crypto";
 import type { LoadBalancer as V2LoadBalancer } from "@aws-sdk/client-elastic-load-balancing-v2";
@@ -11,7 +11,7 @@ import { k8sNamePrefix, serviceName } from "../lb-names.ts";
 import type { LbOptions } from "../lb-annotations.ts";
 import {
   applyRules,
-  deleteOwnGroupWhenFree,
+  deleteOwnGroupsWhenFree,
   ensureOwnGroup,
   ownGroupName,
   ruleChanges,
@@ -112,6 +112,22 @@ export async function deleteManagedGroup(
   service: Service,
   signal?: AbortSignal,
 ): Promise<void> {
-  const group = { groupName: managedGroupName(at.clusterName, service), lbName: at.lbName };
-  await deleteOwnGroupWhenFree(deps.sg, group, deps.securityGroupRetryMs, signal);
+  const group = { names: [managedGroupName(at.clusterName, service)], lbName: at.lbName };
+  await deleteOwnGroupsWhenFree(deps.sg, group, deps.securityGroupRetryMs, signal);
+}
+
+/**
+ * An NLB whose groups are annotated: the own group it carried before (under either name) is deleted, and
+ * the rules admitting it revoked, as upstream's `removeOwnedSecurityGroups` after `SetSecurityGroups`.
+ * Looked for on every sync, so a deletion AWS refused for a while is retried.
+ */
+export async function releaseManagedGroup(
+  deps: ManagedGroupDeps,
+  t: ManagedGroupTarget,
+  inUse: readonly string[],
+  signal?: AbortSignal,
+): Promise<void> {
+  const names = [managedGroupName(t.clusterName, t.service), ownGroupName(t.name)];
+  const own = { names, vpc: t.vpc, inUse, lbName: t.name };
+  await deleteOwnGroupsWhenFree(deps.sg, own, deps.securityGroupRetryMs, signal);
 }

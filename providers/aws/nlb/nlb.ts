@@ -21,7 +21,7 @@ import type { SecurityGroupDeps } from "../lb-security-groups.ts";
 import { fixedAddressConflict, inZoneOrder, subnetMappings, type SubnetInfo } from "./addresses.ts";
 import { syncListeners, type WantedListener } from "./listeners.ts";
 import { syncLbAttributes } from "./lb-attributes.ts";
-import { deleteManagedGroup, ensureManagedGroup, syncManagedGroup } from "./managed-group.ts";
+import { deleteManagedGroup, ensureManagedGroup, releaseManagedGroup, syncManagedGroup } from "./managed-group.ts";
 import { nlbNodeRules, type TargetGroupSpec } from "./plan.ts";
 import { deleteStrayGroups } from "./stray-groups.ts";
 import { ensureTargetGroup, syncAttributes, syncTargets } from "./target-groups.ts";
@@ -164,7 +164,8 @@ async function dropUnused(api: AwsApi, lbArn: string, arns: readonly string[]): 
  * Upstream's bring-your-own groups: an NLB created with groups takes the annotated ones in place; AWS
  * cannot give groups to an NLB created without any, so asking for that is refused (recreate the Service).
  * Dropping the annotation leaves the groups as they are, but under `NLBSecurityGroupMode = Managed`,
- * where the NLB moves to its managed group (`syncManagedGroup`).
+ * where the NLB moves to its managed group (`syncManagedGroup`); annotated groups replacing the managed
+ * group delete it once the NLB is in step (`releaseManagedGroup`).
  */
 async function syncSecurityGroups(
   api: AwsApi,
@@ -239,6 +240,8 @@ export async function ensureNlb(
   for (const arn of before) if (!keep.has(arn)) await deps.api.elbv2.deleteTargetGroup({ TargetGroupArn: arn }, signal);
   await syncLbAttributes(deps.api, lb.LoadBalancerArn!, t.options, signal);
   if (deps.manageNodeRules) await syncRules(deps, target, instances, signal);
+  if (existing && t.options.securityGroups.length > 0)
+    await releaseManagedGroup(deps, target, t.options.securityGroups, signal);
   return lb;
 }
 

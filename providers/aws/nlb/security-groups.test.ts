@@ -150,6 +150,21 @@ describe("NLB managed security group (NLBSecurityGroupMode = Managed, moto)", ()
     expect(await groupsNamed("byo-one")).toHaveLength(1);
   });
 
+  test("annotated groups replacing the managed group: it is deleted once the NLB is in step; the annotated group stays", async () => {
+    const provider = managed();
+    await provider.ensureLoadBalancer("kubernetes", service(), nodes);
+    expect(await groupsNamed(MANAGED)).toHaveLength(1);
+    const byo = await group("byo-one");
+    await provider.ensureLoadBalancer("kubernetes", service({ [`${P}security-groups`]: byo }), nodes);
+    expect(await nlbGroups()).toEqual([byo]);
+    expect(await groupsNamed(MANAGED)).toEqual([]);
+    expect(
+      (await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ GroupIds: [byo] }))).SecurityGroups,
+    ).toHaveLength(1);
+    await provider.ensureLoadBalancerDeleted("kubernetes", service({ [`${P}security-groups`]: byo }));
+    expect(await groupsNamed("byo-one")).toHaveLength(1);
+  });
+
   test("an NLB made by an earlier version with k8s-elb-<name> keeps that group in step, gets no second one, and loses it on deletion", async () => {
     const provider = managed();
     const legacy = await cloud.ec2.send(
