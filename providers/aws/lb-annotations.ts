@@ -284,10 +284,12 @@ function nlbOptions(read: Read, kind: LbKind, o: { internal: boolean; proxyProto
  */
 export function nodeSelection(service: Service): Pick<LbOptions, "targetNodeLabels" | "securityGroups"> {
   const read: Read = (name) => service.metadata.annotations?.[`${PREFIX}${name}`];
-  return {
-    targetNodeLabels: readMap(read, "target-node-labels", true),
-    securityGroups: readList(read, "security-groups"),
-  };
+  return { targetNodeLabels: readMap(read, "target-node-labels", true), securityGroups: annotatedGroups(service) };
+}
+
+/** The `security-groups` annotation's groups; never throws, so a deletion can read it. */
+export function annotatedGroups(service: Service): string[] {
+  return readList((name) => service.metadata.annotations?.[`${PREFIX}${name}`], "security-groups");
 }
 
 /** Everything the annotations ask of this Service's ELB; throws on a bad value. */

@@ -204,6 +204,51 @@ describe("aws classic ELB (moto)", () => {
     expect(await nodeGroupSources()).toEqual([`-1:${extra}`]);
     await lb.ensureLoadBalancerDeleted("kubernetes", service({ [`${P}security-groups`]: extra }));
     expect(await groupsNamed("extra")).toHaveLength(1);
+    expect(await nodeGroupSources()).toEqual([]);
+  });
+
+  test("the node rule admitting a shared group is revoked when the last ELB carrying it is deleted or moves off it", async () => {
+    const shared = (
+      await cloud.ec2.send(
+        new ec2.CreateSecurityGroupCommand({ GroupName: "shared", Description: "x", VpcId: cloud.vpcId }),
+      )
+    ).GroupId!;
+    const annotated = { [`${P}security-groups`]: shared };
+    const other = service(annotated);
+    other.metadata = { ...other.metadata, name: "api", uid: "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9" };
+    await lb.ensureLoadBalancer("kubernetes", service(annotated), nodes);
+    await lb.ensureLoadBalancer("kubernetes", other, nodes);
+    expect(await nodeGroupSources()).toEqual([`-1:${shared}`]);
+    await lb.ensureLoadBalancerDeleted("kubernetes", service(annotated));
+    // The other ELB still relies on the rule.
+    expect(await nodeGroupSources()).toEqual([`-1:${shared}`]);
+    // Moving the last ELB on to another group closes the nodes to the former one.
+    const next = (
+      await cloud.ec2.send(
+        new ec2.CreateSecurityGroupCommand({ GroupName: "next", Description: "x", VpcId: cloud.vpcId }),
+      )
+    ).GroupId!;
+    other.metadata.annotations = { [`${P}security-groups`]: next };
+    await lb.ensureLoadBalancer("kubernetes", other, nodes);
+    expect(await nodeGroupSources()).toEqual([`-1:${next}`]);
+    await lb.ensureLoadBalancerDeleted("kubernetes", other);
+    expect(await nodeGroupSources()).toEqual([]);
+    expect(await groupsNamed("shared")).toHaveLength(1);
+  });
+
+  test("ElbSecurityGroup: the configured group is opened on the nodes, and closed when its last ELB is deleted", async () => {
+    const shared = (
+      await cloud.ec2.send(
+        new ec2.CreateSecurityGroupCommand({ GroupName: "elbs", Description: "x", VpcId: cloud.vpcId }),
+      )
+    ).GroupId!;
+    const configured = awsTestProvider(cloud, { extra: `ElbSecurityGroup = ${shared}` }).loadBalancer!;
+    await configured.ensureLoadBalancer("kubernetes", service(), nodes);
+    expect((await describeElb()).SecurityGroups).toEqual([shared]);
+    expect(await nodeGroupSources()).toEqual([`-1:${shared}`]);
+    await configured.ensureLoadBalancerDeleted("kubernetes", service());
+    expect(await nodeGroupSources()).toEqual([]);
+    expect(await groupsNamed("elbs")).toHaveLength(1);
   });
 
   test("a replaced own group AWS still reports in use is retried (RetryError) until deleted; one the annotation names stays", async () => {

@@ -12,7 +12,7 @@ import type { AwsConfig } from "./config.ts";
 import type { Ec2Instance } from "./ec2-instance.ts";
 import { deleteElb, ensureElb, groupsOf, syncBackends, type ElbDeps } from "./elb/elb.ts";
 import type { InstanceCache } from "./instance-cache.ts";
-import { nodeSelection, PREFIX, parseLbOptions, type LbOptions } from "./lb-annotations.ts";
+import { annotatedGroups, nodeSelection, PREFIX, parseLbOptions, type LbOptions } from "./lb-annotations.ts";
 import { loadBalancerName } from "./lb-names.ts";
 import { describeElb } from "./elb/reconcile.ts";
 import { findSubnets } from "./lb-subnets.ts";
@@ -194,7 +194,8 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
     async ensureLoadBalancerDeleted(clusterName, service, signal) {
       const name = loadBalancerName(service);
       await deleteNlb(nlbDeps, clusterName, service, signal);
-      await deleteElb(elbDeps, name, (await describeElb(deps.api, name, signal)) !== undefined, signal);
+      const lb = await describeElb(deps.api, name, signal);
+      await deleteElb(elbDeps, { name, lb, annotated: annotatedGroups(service) }, signal);
     },
   };
 }

@@ -14,6 +14,7 @@ import { syncNodeRules } from "../lb-node-rules.ts";
 import { serviceName } from "../lb-names.ts";
 import { desiredListeners, validateService } from "./plan.ts";
 import { reconcileElb } from "./reconcile.ts";
+import { releaseSharedGroupRule } from "./shared-group-rule.ts";
 import {
   deleteOwnGroupsWhenFree,
   desiredLbRules,
@@ -118,8 +119,18 @@ export async function ensureElb(deps: ElbDeps, r: ElbRequest, signal?: AbortSign
     signal,
   );
   await syncBackends(deps, lb, { groups, instances: r.instances }, signal);
-  if (r.existing && groups.own === undefined) await releaseOwnGroup(deps, r, groups.groups, signal);
+  await releaseFormerGroups(deps, r, groups, signal);
   return lb;
+}
+
+/** After a sync that changed the ELB's groups: the own group it no longer uses, and the former first group's rule. */
+async function releaseFormerGroups(deps: ElbDeps, r: ElbRequest, groups: Groups, signal?: AbortSignal): Promise<void> {
+  if (!r.existing) return;
+  const deleted = groups.own === undefined ? await releaseOwnGroup(deps, r, groups.groups, signal) : [];
+  const former = r.existing.SecurityGroups?.[0];
+  if (deps.config.disableSecurityGroupIngress || !former || former === groups.groups[0] || deleted.includes(former))
+    return;
+  await releaseSharedGroupRule(deps.sg, { group: former, lbName: r.name }, signal);
 }
 
 /**
@@ -133,10 +144,11 @@ async function releaseOwnGroup(
   r: ElbPlacement,
   inUse: readonly string[],
   signal?: AbortSignal,
-): Promise<void> {
+): Promise<string[]> {
   const own = { names: [ownGroupName(r.name)], vpc: r.vpc, inUse, lbName: r.name };
-  for (const id of await deleteOwnGroupsWhenFree(deps.sg, own, deps.securityGroupRetryMs, signal))
-    deps.logger.info(`deleted security group ${id}, which ELB ${r.name} no longer uses`);
+  const deleted = await deleteOwnGroupsWhenFree(deps.sg, own, deps.securityGroupRetryMs, signal);
+  for (const id of deleted) deps.logger.info(`deleted security group ${id}, which ELB ${r.name} no longer uses`);
+  return deleted;
 }
 
 /** The groups an existing ELB uses, and which of them is its own. */
@@ -150,10 +162,25 @@ export function groupsOf(
   return { groups, own: own ? groups[0] : undefined };
 }
 
-/** Deletes the ELB and its own group; the own group's node rules go with it, shared groups keep theirs. */
-export async function deleteElb(deps: ElbDeps, name: string, exists: boolean, signal?: AbortSignal): Promise<void> {
-  if (exists) await deps.api.elb.deleteLoadBalancer({ LoadBalancerName: name }, signal);
+/** What a deletion knows of the ELB: the description, when it still exists, and the annotated groups. */
+export interface ElbRemains {
+  readonly name: string;
+  readonly lb?: LoadBalancerDescription;
+  readonly annotated: readonly string[];
+}
+
+/**
+ * Deletes the ELB and its own group; the own group's node rules go with it. The rule admitting a shared
+ * first group (annotated or `ElbSecurityGroup`) is revoked once no other ELB carries that group.
+ */
+export async function deleteElb(deps: ElbDeps, at: ElbRemains, signal?: AbortSignal): Promise<void> {
+  const { name, lb } = at;
+  if (lb) await deps.api.elb.deleteLoadBalancer({ LoadBalancerName: name }, signal);
   const own = { names: [ownGroupName(name)], lbName: name };
-  for (const id of await deleteOwnGroupsWhenFree(deps.sg, own, deps.securityGroupRetryMs, signal))
-    deps.logger.info(`deleted security group ${id} of load balancer ${name}`);
+  const deleted = await deleteOwnGroupsWhenFree(deps.sg, own, deps.securityGroupRetryMs, signal);
+  for (const id of deleted) deps.logger.info(`deleted security group ${id} of load balancer ${name}`);
+  if (deps.config.disableSecurityGroupIngress) return;
+  const shared = new Set([lb?.SecurityGroups?.[0], at.annotated[0], deps.config.elbSecurityGroup]);
+  for (const group of shared)
+    if (group && !deleted.includes(group)) await releaseSharedGroupRule(deps.sg, { group, lbName: name }, signal);
 }
