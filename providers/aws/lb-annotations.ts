@@ -292,6 +292,15 @@ export function annotatedGroups(service: Service): string[] {
   return readList((name) => service.metadata.annotations?.[`${PREFIX}${name}`], "security-groups");
 }
 
+/** Whether the Service asks for a classic ELB; never throws (a refused type: no). */
+export function asksForClassic(service: Service): boolean {
+  try {
+    return kindOf((name) => service.metadata.annotations?.[`${PREFIX}${name}`]) === "elb";
+  } catch {
+    return false;
+  }
+}
+
 /** Everything the annotations ask of this Service's ELB; throws on a bad value. */
 export function parseLbOptions(service: Service): LbOptions {
   const annotations = service.metadata.annotations ?? {};

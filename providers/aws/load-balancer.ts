@@ -12,7 +12,14 @@ import type { AwsConfig } from "./config.ts";
 import type { Ec2Instance } from "./ec2-instance.ts";
 import { deleteElb, ensureElb, groupsOf, syncBackends, type ElbDeps } from "./elb/elb.ts";
 import type { InstanceCache } from "./instance-cache.ts";
-import { annotatedGroups, nodeSelection, PREFIX, parseLbOptions, type LbOptions } from "./lb-annotations.ts";
+import {
+  annotatedGroups,
+  asksForClassic,
+  nodeSelection,
+  PREFIX,
+  parseLbOptions,
+  type LbOptions,
+} from "./lb-annotations.ts";
 import { loadBalancerName } from "./lb-names.ts";
 import { describeElb } from "./elb/reconcile.ts";
 import { findSubnets } from "./lb-subnets.ts";
@@ -195,7 +202,8 @@ export function awsLoadBalancer(deps: LoadBalancerDeps): LoadBalancer {
       const name = loadBalancerName(service);
       await deleteNlb(nlbDeps, clusterName, service, signal);
       const lb = await describeElb(deps.api, name, signal);
-      await deleteElb(elbDeps, { name, lb, annotated: annotatedGroups(service) }, signal);
+      const classic = lb !== undefined || asksForClassic(service);
+      await deleteElb(elbDeps, { name, lb, classic, annotated: annotatedGroups(service) }, signal);
     },
   };
 }

@@ -166,6 +166,8 @@ export function groupsOf(
 export interface ElbRemains {
   readonly name: string;
   readonly lb?: LoadBalancerDescription;
+  /** The ELB exists, or the Service asks for one: an NLB's Service never releases a classic ELB's rule. */
+  readonly classic: boolean;
   readonly annotated: readonly string[];
 }
 
@@ -179,7 +181,7 @@ export async function deleteElb(deps: ElbDeps, at: ElbRemains, signal?: AbortSig
   const own = { names: [ownGroupName(name)], lbName: name };
   const deleted = await deleteOwnGroupsWhenFree(deps.sg, own, deps.securityGroupRetryMs, signal);
   for (const id of deleted) deps.logger.info(`deleted security group ${id} of load balancer ${name}`);
-  if (deps.config.disableSecurityGroupIngress) return;
+  if (deps.config.disableSecurityGroupIngress || !at.classic) return;
   const shared = new Set([lb?.SecurityGroups?.[0], at.annotated[0], deps.config.elbSecurityGroup]);
   for (const group of shared)
     if (group && !deleted.includes(group)) await releaseSharedGroupRule(deps.sg, { group, lbName: name }, signal);

@@ -80,6 +80,22 @@ describe("NLB security groups (moto)", () => {
     ).toHaveLength(2);
   });
 
+  test("deleting an NLB leaves a rule on the nodes admitting its annotated group: that rule is a classic ELB's, or the operator's", async () => {
+    const byo = await group("byo");
+    const admit = { IpProtocol: "-1", UserIdGroupPairs: [{ GroupId: byo }] };
+    await cloud.ec2.send(
+      new ec2.AuthorizeSecurityGroupIngressCommand({ GroupId: cloud.nodeSecurityGroup, IpPermissions: [admit] }),
+    );
+    const annotated = service({ [`${P}security-groups`]: byo });
+    await lb.ensureLoadBalancer("kubernetes", annotated, nodes);
+    await lb.ensureLoadBalancerDeleted("kubernetes", annotated);
+    const nodeGroup = (
+      await cloud.ec2.send(new ec2.DescribeSecurityGroupsCommand({ GroupIds: [cloud.nodeSecurityGroup] }))
+    ).SecurityGroups![0]!;
+    const sources = (nodeGroup.IpPermissions ?? []).flatMap((p) => (p.UserIdGroupPairs ?? []).map((g) => g.GroupId));
+    expect(sources).toEqual([byo]);
+  });
+
   test("groups asked for on an NLB created without any are refused; nothing changes", async () => {
     await lb.ensureLoadBalancer("kubernetes", service(), nodes);
     const sg = await group("late");
