@@ -78,7 +78,7 @@ export async function syncNodeRules(
     if (!rules.some((r) => r.protocol === "-1" && "group" in r.source && r.source.group === lbGroup))
       await applyRules(deps, groupId, { add: [rule], remove: [] }, signal);
   }
-  if (lb.revokeStale) await removeNodeRules(deps, lbGroup, new Set(groups.keys()), signal);
+  if (lb.revokeStale) await removeNodeRules(deps, lbGroup, { keep: new Set(groups.keys()) }, signal);
 }
 
 export interface MarkedRules {

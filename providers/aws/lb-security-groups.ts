@@ -204,7 +204,7 @@ export async function deleteOwnGroups(deps: SecurityGroupDeps, of: OwnGroups, si
   const inUse = new Set(of.inUse ?? []);
   const groups = (await findOwnGroups(deps, of.names, of.vpc, signal)).filter((g) => !inUse.has(g.id));
   for (const group of groups) {
-    await removeNodeRules(deps, group.id, new Set(), signal);
+    await removeNodeRules(deps, group.id, {}, signal);
     try {
       await deps.api.ec2.deleteSecurityGroup({ GroupId: group.id }, signal);
     } catch (error) {
@@ -236,11 +236,20 @@ export async function deleteOwnGroupsWhenFree(
   }
 }
 
-/** Revokes the "all from `lbGroup`" rule from every group except those in `keep`. */
+/**
+ * Which referencing groups lose their rules from `lbGroup`: all but `keep`, every rule from it (an own
+ * group's); with `shared`, the cluster's tagged groups only, the all-traffic rule only (a shared group's).
+ */
+export interface NodeRuleScope {
+  readonly keep?: ReadonlySet<string>;
+  readonly shared?: boolean;
+}
+
+/** Revokes the rules admitting `lbGroup` from the groups `scope` names. */
 export async function removeNodeRules(
   deps: SecurityGroupDeps,
   lbGroup: string,
-  keep: ReadonlySet<string>,
+  scope: NodeRuleScope,
   signal?: AbortSignal,
 ): Promise<void> {
   const referencing =
@@ -251,8 +260,11 @@ export async function removeNodeRules(
       )
     ).SecurityGroups ?? [];
   for (const g of referencing) {
-    if (!g.GroupId || g.GroupId === lbGroup || keep.has(g.GroupId)) continue;
-    const stale = rulesOf(g.IpPermissions).filter((r) => "group" in r.source && r.source.group === lbGroup);
+    if (!g.GroupId || g.GroupId === lbGroup || scope.keep?.has(g.GroupId)) continue;
+    if (scope.shared && !taggedForCluster(tagMap(g.Tags), deps.cluster)) continue;
+    const stale = rulesOf(g.IpPermissions).filter(
+      (r) => "group" in r.source && r.source.group === lbGroup && (!scope.shared || r.protocol === "-1"),
+    );
     await applyRules(deps, g.GroupId, { add: [], remove: stale }, signal);
   }
 }

@@ -14,7 +14,7 @@ import { syncNodeRules } from "../lb-node-rules.ts";
 import { serviceName } from "../lb-names.ts";
 import { desiredListeners, validateService } from "./plan.ts";
 import { reconcileElb } from "./reconcile.ts";
-import { releaseSharedGroupRule } from "./shared-group-rule.ts";
+import { releaseSharedGroupRules } from "./shared-group-rule.ts";
 import {
   deleteOwnGroupsWhenFree,
   desiredLbRules,
@@ -130,7 +130,7 @@ async function releaseFormerGroups(deps: ElbDeps, r: ElbRequest, groups: Groups,
   const former = r.existing.SecurityGroups?.[0];
   if (deps.config.disableSecurityGroupIngress || !former || former === groups.groups[0] || deleted.includes(former))
     return;
-  await releaseSharedGroupRule(deps.sg, { group: former, lbName: r.name }, signal);
+  await releaseSharedGroupRules(deps.sg, { groups: [former], lbName: r.name }, signal);
 }
 
 /**
@@ -183,6 +183,6 @@ export async function deleteElb(deps: ElbDeps, at: ElbRemains, signal?: AbortSig
   for (const id of deleted) deps.logger.info(`deleted security group ${id} of load balancer ${name}`);
   if (deps.config.disableSecurityGroupIngress || !at.classic) return;
   const shared = new Set([lb?.SecurityGroups?.[0], at.annotated[0], deps.config.elbSecurityGroup]);
-  for (const group of shared)
-    if (group && !deleted.includes(group)) await releaseSharedGroupRule(deps.sg, { group, lbName: name }, signal);
+  const groups = [...shared].filter((g): g is string => !!g && !deleted.includes(g));
+  await releaseSharedGroupRules(deps.sg, { groups, lbName: name }, signal);
 }

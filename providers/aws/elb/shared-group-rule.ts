@@ -6,36 +6,28 @@
  * whenever one of its ELBs is deleted or moves off the group, whoever else relies on it.
  */
 import type { AwsApi } from "../api.ts";
-import { applyRules, rulesOf, type SecurityGroupDeps } from "../lb-security-groups.ts";
-import { tagMap, taggedForCluster } from "../tags.ts";
+import { removeNodeRules, type SecurityGroupDeps } from "../lb-security-groups.ts";
 
-/** Whether a classic ELB other than `lbName` carries `group`. */
-async function carriedElsewhere(api: AwsApi, group: string, lbName: string, signal?: AbortSignal): Promise<boolean> {
+/** The groups the classic ELBs other than `lbName` carry, read in one pass over every ELB. */
+async function carriedElsewhere(api: AwsApi, lbName: string, signal?: AbortSignal): Promise<Set<string>> {
+  const carried = new Set<string>();
   let marker: string | undefined;
   do {
     const page = await api.elb.describeLoadBalancers({ PageSize: 400, Marker: marker }, signal);
-    for (const lb of page.LoadBalancerDescriptions ?? [])
-      if (lb.LoadBalancerName !== lbName && lb.SecurityGroups?.includes(group)) return true;
+    const others = (page.LoadBalancerDescriptions ?? []).filter((lb) => lb.LoadBalancerName !== lbName);
+    for (const g of others.flatMap((lb) => lb.SecurityGroups ?? [])) carried.add(g);
     marker = page.NextMarker;
   } while (marker);
-  return false;
+  return carried;
 }
 
-/** Revokes the "all from `group`" rule from the cluster's groups, unless another classic ELB carries `group`. */
-export async function releaseSharedGroupRule(
+/** Revokes the "all from the group" rule from the cluster's groups, for each group no other classic ELB carries. */
+export async function releaseSharedGroupRules(
   deps: SecurityGroupDeps,
-  at: { group: string; lbName: string },
+  at: { groups: readonly string[]; lbName: string },
   signal?: AbortSignal,
 ): Promise<void> {
-  const { group } = at;
-  if (await carriedElsewhere(deps.api, group, at.lbName, signal)) return;
-  const filters = [{ Name: "ip-permission.group-id", Values: [group] }];
-  const referencing = (await deps.api.ec2.describeSecurityGroups({ Filters: filters }, signal)).SecurityGroups ?? [];
-  for (const g of referencing) {
-    if (!g.GroupId || g.GroupId === group || !taggedForCluster(tagMap(g.Tags), deps.cluster)) continue;
-    const rule = rulesOf(g.IpPermissions).filter(
-      (r) => r.protocol === "-1" && "group" in r.source && r.source.group === group,
-    );
-    await applyRules(deps, g.GroupId, { add: [], remove: rule }, signal);
-  }
+  if (at.groups.length === 0) return;
+  const carried = await carriedElsewhere(deps.api, at.lbName, signal);
+  for (const group of at.groups) if (!carried.has(group)) await removeNodeRules(deps, group, { shared: true }, signal);
 }
