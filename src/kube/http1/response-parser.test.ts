@@ -73,6 +73,15 @@ describe("ResponseParser", () => {
       reusable: false,
     },
     {
+      name: "framing headers in any case among others, a repeated Connection joined",
+      wire:
+        "HTTP/1.1 200 OK\r\nAudit-Id: 1\r\nconnection: keep-alive\r\nCONTENT-length : 2\r\n" +
+        "X-Kubernetes-Pf-Flowschema-Uid: 2\r\nConnection: close\r\n\r\nok",
+      status: 200,
+      body: "ok",
+      reusable: false,
+    },
+    {
       name: "HTTP/1.0 without keep-alive",
       wire: "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
       status: 200,
@@ -100,6 +109,7 @@ describe("ResponseParser", () => {
     expect(heard.head?.statusText).toBe("Too Many Requests");
     expect(heard.head?.headers.get("retry-after")).toBe("3");
     expect(heard.head?.headers.get("warning")).toBe("a, b");
+    expect(heard.head?.headers.get("content-length")).toBeUndefined();
   });
 
   test("a body framed by the connection ends when it closes, and the connection is not reused", () => {
@@ -121,6 +131,7 @@ describe("ResponseParser", () => {
   const broken: { name: string; wire: string }[] = [
     { name: "not HTTP", wire: "SSH-2.0-OpenSSH\r\n\r\n" },
     { name: "a header without a colon", wire: "HTTP/1.1 200 OK\r\nbroken\r\n\r\n" },
+    { name: "a header without a name", wire: "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n: x\r\n\r\n" },
     { name: "a bad Content-Length", wire: "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n" },
     { name: "a bad chunk size", wire: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n" },
     { name: "a chunk longer than its size", wire: "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n" },
