@@ -11,41 +11,28 @@ export type JsonPatchOp =
   | { readonly op: "test" | "add"; readonly path: string; readonly value: unknown }
   | { readonly op: "remove"; readonly path: string };
 
-const escape = (key: string): string =>
+/** RFC 6901 escaping, skipped for the usual key that has neither `~` nor `/`. */
+const escapeKey = (key: string): string =>
   key.includes("~") || key.includes("/") ? key.replaceAll("~", "~0").replaceAll("/", "~1") : key;
-const unescape = (key: string): string => (key.includes("~") ? key.replaceAll("~1", "/").replaceAll("~0", "~") : key);
+const unescapeKey = (key: string): string =>
+  key.includes("~") ? key.replaceAll("~1", "/").replaceAll("~0", "~") : key;
 
 /** A JSON pointer (RFC 6901) from unescaped keys: `pointer("metadata", "labels")` is `/metadata/labels`. */
 export function pointer(...keys: readonly string[]): string {
   let path = "";
-  for (const key of keys) path += `/${escape(key)}`;
+  for (const key of keys) path += `/${escapeKey(key)}`;
   return path;
 }
 
 /** The unescaped keys of a JSON pointer: `pointer(...keysOf(path))` is `path`. */
 export function keysOf(path: string): string[] {
-  return path.split("/").slice(1).map(unescape);
-}
-
-/**
- * The keys of the pointers read again and again (a controller's guards, a handful of constants), split
- * once: every Node patch reads each guard. Other pointers are split at each call.
- */
-const splitGuards = new Map<string, readonly string[]>();
-const SPLIT_GUARDS_MAX = 64;
-
-function guardKeys(path: string): readonly string[] {
-  const known = splitGuards.get(path);
-  if (known) return known;
-  const keys = keysOf(path);
-  if (splitGuards.size < SPLIT_GUARDS_MAX) splitGuards.set(path, keys);
-  return keys;
+  return path.split("/").slice(1).map(unescapeKey);
 }
 
 /** The value at a JSON pointer, or undefined where any step of it is absent. */
 export function valueAt(doc: unknown, path: string): unknown {
   let at = doc;
-  for (const key of guardKeys(path)) {
+  for (const key of keysOf(path)) {
     if (Array.isArray(at)) at = at[Number(key)];
     else if (isJsonObject(at)) at = at[key];
     else return undefined;
