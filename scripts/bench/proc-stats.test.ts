@@ -21,12 +21,19 @@ describe("CPU by kind of thread", () => {
   test("adds up each kind's threads", () => {
     const tasks = [
       { tid: PID, name: "ccm", seconds: 1.2 },
-      { tid: 101, name: "Worker", seconds: 1.5 },
       { tid: 102, name: "Worker", seconds: 1.75 },
+      { tid: 101, name: "Worker", seconds: 1.5 },
       { tid: 103, name: "JITWorker", seconds: 0.5 },
       { tid: 104, name: "JITWorker", seconds: 0.25 },
     ];
-    expect(threadCpuOf(PID, tasks)).toEqual({ main: 1.2, controllers: 3.25, jit: 0.75, gc: 0, other: 0 });
+    expect(threadCpuOf(PID, tasks)).toEqual({
+      main: 1.2,
+      controllers: 3.25,
+      jit: 0.75,
+      gc: 0,
+      other: 0,
+      perController: [1.5, 1.75], // by thread id: the order the threads started
+    });
   });
 
   test("of this live process: its main thread is there, and the total is no more than the process's", () => {

@@ -44,6 +44,12 @@ export interface ThreadCpu {
   readonly jit: number;
   readonly gc: number;
   readonly other: number;
+  /**
+   * Each controller thread's own share of `controllers`, in the order they started (thread 0 first: the
+   * one that also runs the whole-cluster controllers, so it shows when that thread is the busy one).
+   * Absent from results measured before it was recorded.
+   */
+  readonly perController?: readonly number[];
 }
 
 export interface TaskCpu {
@@ -53,7 +59,9 @@ export interface TaskCpu {
   readonly seconds: number;
 }
 
-export function kindOfThread(pid: number, task: Pick<TaskCpu, "tid" | "name">): keyof ThreadCpu {
+export type ThreadKind = Exclude<keyof ThreadCpu, "perController">;
+
+export function kindOfThread(pid: number, task: Pick<TaskCpu, "tid" | "name">): ThreadKind {
   if (task.tid === pid) return "main";
   if (task.name === "Worker") return "controllers";
   if (task.name.startsWith("JIT")) return "jit";
@@ -63,9 +71,11 @@ export function kindOfThread(pid: number, task: Pick<TaskCpu, "tid" | "name">): 
 }
 
 export function threadCpuOf(pid: number, tasks: readonly TaskCpu[]): ThreadCpu {
-  const sums = { main: 0, controllers: 0, jit: 0, gc: 0, other: 0 };
+  const sums: Record<ThreadKind, number> = { main: 0, controllers: 0, jit: 0, gc: 0, other: 0 };
   for (const task of tasks) sums[kindOfThread(pid, task)] += task.seconds;
-  return sums;
+  // Thread ids grow in the order the threads were created, and the manager starts thread 0 first.
+  const workers = tasks.filter((task) => kindOfThread(pid, task) === "controllers").sort((a, b) => a.tid - b.tid);
+  return { ...sums, perController: workers.map((task) => task.seconds) };
 }
 
 /** The live threads' CPU by kind; a thread that has ended is in the process total but not here. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { scalingChart } from "./publish.ts";
-import { burstTable, readmeTables, resultsMarkdown, steadyTable, threadsTable } from "./report.ts";
+import { burstTable, readmeTables, resultsMarkdown, steadyTable, threadCpuCell, threadsTable } from "./report.ts";
 import type { BenchResults } from "./results.ts";
 import type { NodeInitResult } from "./scenarios/node-init.ts";
 import type { SteadyCase, SteadyResult } from "./scenarios/steady.ts";
@@ -196,5 +196,19 @@ describe("threads table", () => {
     expect(rows[0]).toEndWith("| ≤ 25.0 | 2.5 |");
     expect(rows[1]).toContain("| 4 | 5.0 | 200.0 | 0.50 |");
     expect(rows[1]).toEndWith("| – | 1.3 |");
+  });
+});
+
+describe("CPU by thread, as a cell", () => {
+  const cpu = { main: 5, controllers: 9.5, jit: 1, gc: 2.25, other: 0.5 };
+  test("each controller thread's share follows theirs, thread 0 first, where there are two or more", () => {
+    expect(threadCpuCell({ ...cpu, perController: [4, 3, 2.5] })).toBe(
+      "5.00 · 9.50 (4.00 + 3.00 + 2.50) · 1.00 · 2.25 · 0.50",
+    );
+    expect(threadCpuCell({ ...cpu, perController: [9.5] })).toBe("5.00 · 9.50 · 1.00 · 2.25 · 0.50");
+  });
+  test("results measured before the shares were recorded, and runs without any figure", () => {
+    expect(threadCpuCell(cpu)).toBe("5.00 · 9.50 · 1.00 · 2.25 · 0.50");
+    expect(threadCpuCell(undefined)).toBe("–");
   });
 });

@@ -224,10 +224,15 @@ export function threadsTable(r: BenchResults): string {
   );
 }
 
-/** Where the CPU went, as `main · controller threads · JIT · GC · other` ("–" from a run without it). */
+/**
+ * Where the CPU went, as `main · controller threads · JIT · GC · other` ("–" from a run without it),
+ * the controller threads' figure followed by each thread's, thread 0 first, where there are two or more.
+ */
 export function threadCpuCell(cpu: ThreadCpu | undefined): string {
   if (!cpu) return "–";
-  return [cpu.main, cpu.controllers, cpu.jit, cpu.gc, cpu.other].map((x) => f(x, 2)).join(" · ");
+  const each = cpu.perController ?? [];
+  const controllers = f(cpu.controllers, 2) + (each.length > 1 ? ` (${each.map((x) => f(x, 2)).join(" + ")})` : "");
+  return [f(cpu.main, 2), controllers, ...[cpu.jit, cpu.gc, cpu.other].map((x) => f(x, 2))].join(" · ");
 }
 
 export function ceilingTable(r: BenchResults): string {
