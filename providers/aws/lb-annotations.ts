@@ -278,24 +278,31 @@ function nlbOptions(read: Read, kind: LbKind, o: { internal: boolean; proxyProto
   };
 }
 
+/** The Service's annotations of this provider, by name without the prefix, as written. */
+function annotationsOf(service: Service): Read {
+  return (name) => service.metadata.annotations?.[`${PREFIX}${name}`];
+}
+
 /**
  * What the node-change path needs (upstream's UpdateLoadBalancer reads only target-node-labels), read
  * without the other annotations, so a refused one does not keep backends from following the nodes.
  */
 export function nodeSelection(service: Service): Pick<LbOptions, "targetNodeLabels" | "securityGroups"> {
-  const read: Read = (name) => service.metadata.annotations?.[`${PREFIX}${name}`];
-  return { targetNodeLabels: readMap(read, "target-node-labels", true), securityGroups: annotatedGroups(service) };
+  return {
+    targetNodeLabels: readMap(annotationsOf(service), "target-node-labels", true),
+    securityGroups: annotatedGroups(service),
+  };
 }
 
 /** The `security-groups` annotation's groups; never throws, so a deletion can read it. */
 export function annotatedGroups(service: Service): string[] {
-  return readList((name) => service.metadata.annotations?.[`${PREFIX}${name}`], "security-groups");
+  return readList(annotationsOf(service), "security-groups");
 }
 
 /** Whether the Service asks for a classic ELB; never throws (a refused type: no). */
 export function asksForClassic(service: Service): boolean {
   try {
-    return kindOf((name) => service.metadata.annotations?.[`${PREFIX}${name}`]) === "elb";
+    return kindOf(annotationsOf(service)) === "elb";
   } catch {
     return false;
   }
