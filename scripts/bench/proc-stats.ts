@@ -72,10 +72,14 @@ export function kindOfThread(pid: number, task: Pick<TaskCpu, "tid" | "name">): 
 
 export function threadCpuOf(pid: number, tasks: readonly TaskCpu[]): ThreadCpu {
   const sums: Record<ThreadKind, number> = { main: 0, controllers: 0, jit: 0, gc: 0, other: 0 };
-  for (const task of tasks) sums[kindOfThread(pid, task)] += task.seconds;
+  const workers: TaskCpu[] = [];
+  for (const task of tasks) {
+    const kind = kindOfThread(pid, task);
+    sums[kind] += task.seconds;
+    if (kind === "controllers") workers.push(task);
+  }
   // Thread ids grow in the order the threads were created, and the manager starts thread 0 first.
-  const workers = tasks.filter((task) => kindOfThread(pid, task) === "controllers").sort((a, b) => a.tid - b.tid);
-  return { ...sums, perController: workers.map((task) => task.seconds) };
+  return { ...sums, perController: workers.sort((a, b) => a.tid - b.tid).map((task) => task.seconds) };
 }
 
 /** The live threads' CPU by kind; a thread that has ended is in the process total but not here. */
